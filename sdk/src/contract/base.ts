@@ -1,0 +1,24 @@
+import { oc } from '@orpc/contract'
+import { z } from 'zod'
+
+/** One field error of a schema validation failure, as the server reports it. */
+export const ValidationIssue = z.looseObject({
+  code: z.string(),
+  path: z.array(z.union([z.string(), z.number()])),
+  message: z.string(),
+})
+
+/**
+ * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
+ * validation failure, whose field errors the SDK exposes as `data.issues`.
+ */
+export const base = oc.errors({
+  BAD_REQUEST: {
+    status: 400,
+    message: 'Bad request',
+    data: z.object({ issues: z.array(ValidationIssue) }).optional(),
+  },
+  INTERNAL_SERVER_ERROR: { status: 500, message: 'Internal server error' },
+})
+
+export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as const

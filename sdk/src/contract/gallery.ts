@@ -1,0 +1,38 @@
+import { z } from 'zod'
+
+import { Id, Slug } from '../schemas/common.js'
+import { EventPage, Gallery } from '../schemas/session.js'
+import { base, notFound } from './base.js'
+
+const tags = ['Gallery']
+
+export const gallery = {
+  getEventPage: base
+    .route({
+      method: 'GET',
+      path: '/gallery/events/{slug}',
+      operationId: 'getEventPage',
+      summary: "An event's page: every set with its latest 12 live sessions, newest first",
+      description: 'A private event answers 404 `{ "error": "no such event" }`; its session galleries still work.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ slug: Slug }) }))
+    .output(EventPage),
+
+  getGallery: base
+    .route({
+      method: 'GET',
+      path: '/gallery/{sessionId}',
+      operationId: 'getGallery',
+      summary: "One session's gallery, photos in gallery order",
+      description:
+        'Answers 404 `{ "error": "no such gallery" }` until the session is completed with at least one photo.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ sessionId: Id }) }))
+    .output(Gallery),
+}

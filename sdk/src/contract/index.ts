@@ -1,0 +1,7 @@
+import { gallery } from './gallery.js'
+import { kiosk } from './kiosk.js'
+
+/** The whole API: the one source of the server's routes, the OpenAPI document and the SDK. */
+export const contract = { kiosk, gallery }
+
+export type Contract = typeof contract

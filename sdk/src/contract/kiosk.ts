@@ -1,0 +1,44 @@
+import { z } from 'zod'
+
+import { Id, Slug } from '../schemas/common.js'
+import { EventSummary, SetSummary } from '../schemas/event.js'
+import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
+import { base, notFound } from './base.js'
+
+const tags = ['Kiosk']
+
+export const kiosk = {
+  getContext: base
+    .route({
+      method: 'GET',
+      path: '/events/{eventSlug}/sets/{setSlug}',
+      operationId: 'getKioskContext',
+      summary: "Load a kiosk's set and event from their slugs",
+      description: 'Answers 404 `{ "error": "no such set" }` when either slug names nothing.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ eventSlug: Slug, setSlug: Slug }) }))
+    .output(z.object({ set: SetSummary, event: EventSummary })),
+
+  registerGuests: base
+    .route({
+      method: 'POST',
+      path: '/sets/{setId}/sessions',
+      operationId: 'registerGuests',
+      summary: 'Register 1 to 12 guests, creating the active session the booth picks up',
+      description: [
+        'Each guest needs an email or a phone; phones are normalised to E.164 (US by default).',
+        'Guest-facing 400 messages: "This doesn\'t look like a phone number: <input>" and',
+        '"<name> needs an email or a phone number". Rate limited to 60 per minute per client IP.',
+      ].join(' '),
+      tags,
+      successStatus: 201,
+      successDescription: 'The session was created and is waiting for the booth',
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ setId: Id }), body: RegisterGuestsBody }))
+    .output(CreatedSession),
+}

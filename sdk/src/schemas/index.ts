@@ -1,0 +1,4 @@
+export * from './common.js'
+export * from './event.js'
+export * from './photo.js'
+export * from './session.js'

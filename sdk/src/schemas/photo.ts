@@ -1,0 +1,10 @@
+import { z } from 'zod'
+
+import { Id } from './common.js'
+
+export const Photo = z.object({
+  id: Id,
+  url: z.url().describe('Absolute URL on the CDN; rendering it is not counted as a download'),
+  width: z.int().min(1).max(100_000).describe('Pixels'),
+  height: z.int().min(1).max(100_000).describe('Pixels'),
+})

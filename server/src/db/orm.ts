@@ -1,0 +1,58 @@
+import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core'
+import { Migrator } from '@mikro-orm/migrations'
+import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
+
+import { CustomerSchema } from '../modules/customers/customer.entity.js'
+import { EventSetSchema } from '../modules/events/event-set.entity.js'
+import { EventSchema } from '../modules/events/event.entity.js'
+import { PhotoSchema } from '../modules/photos/photo.entity.js'
+import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
+import { SessionSchema } from '../modules/sessions/session.entity.js'
+import { InitialSchema } from './migrations/20261121-initial.js'
+
+export type Orm = MikroORM
+
+/** Every query the ORM sends, for tests that bound round trips. */
+export type QueryListener = (sql: string) => void
+
+class ListeningLogger extends DefaultLogger {
+  constructor(
+    options: LoggerOptions,
+    private readonly listener: QueryListener,
+  ) {
+    super(options)
+  }
+
+  override logQuery(context: { query: string } & LogContext): void {
+    this.listener(context.query)
+    super.logQuery(context)
+  }
+}
+
+export async function openOrm(databaseUrl: string, options: { onQuery?: QueryListener } = {}): Promise<Orm> {
+  const { onQuery } = options
+  return MikroORM.init({
+    driver: PostgreSqlDriver,
+    clientUrl: databaseUrl,
+    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema],
+    extensions: [Migrator],
+    migrations: {
+      // Listed, not globbed: the same list works from TypeScript sources and from a bundle.
+      migrationsList: [{ name: '20261121-initial', class: InitialSchema }],
+      transactional: true,
+      allOrNothing: true,
+    },
+    // Every request forks its own entity manager; a slip onto the global one is a bug.
+    allowGlobalContext: false,
+    ...(onQuery ? { loggerFactory: (loggerOptions: LoggerOptions) => new ListeningLogger(loggerOptions, onQuery) } : {}),
+  })
+}
+
+/** Applies pending migrations, one instance at a time when several start together. */
+export async function migrate(orm: Orm): Promise<void> {
+  const knex = orm.em.getConnection().getKnex()
+  await knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['photobooth:migrations'])
+    await orm.getMigrator().up()
+  })
+}

@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { AppError } from '../../errors.js'
+import { photoUrl } from './photo-url.js'
+
+/** Sessions per set on the event page: the spec's bound, with no paging. */
+export const SESSIONS_PER_SET = 12
+
+/** Times leave the database as integer milliseconds, the unit of every response. */
+const epochMillis = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8`
+
+type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number }
+type Photo = { id: string; url: string; width: number; height: number }
+
+/**
+ * The event page in three round trips whatever its size: the event with its sets, the latest
+ * live sessions of every set (one lateral query), then all their photos.
+ */
+export async function readEventPage(em: EntityManager, slug: string, cdnUrl: string) {
+  const sets = await em.execute<
+    { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }[]
+  >(
+    `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name
+       from event e left join event_set s on s.event_id = e.id
+      where e.slug = ?
+      order by s.created_at, s.slug`,
+    [slug],
+  )
+  const event = sets[0]
+  if (!event || event.is_private) throw new AppError('NOT_FOUND', 'no such event')
+
+  const sessions = await em.execute<{ id: string; set_id: string; label: string; created_at: number }[]>(
+    `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
+       from event_set s
+       cross join lateral (
+         select id, set_id, label, created_at from session
+          where set_id = s.id and status = 'completed' and photo_count > 0
+          order by created_at desc, id desc
+          limit ${SESSIONS_PER_SET}
+       ) live
+      where s.event_id = ?
+      order by live.set_id, live.created_at desc, live.id desc`,
+    [event.id],
+  )
+  const photos = await readPhotos(em, sessions.map((session) => session.id), cdnUrl)
+
+  const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: Photo[] }[]>()
+  for (const session of sessions) {
+    const list = sessionsBySet.get(session.set_id) ?? []
+    list.push({ id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [] })
+    sessionsBySet.set(session.set_id, list)
+  }
+  return {
+    id: event.id,
+    slug: event.slug,
+    name: event.name,
+    startAt: event.start_at,
+    sets: sets
+      .filter((row) => row.set_id !== null)
+      .map((row) => ({ id: row.set_id!, slug: row.set_slug, name: row.set_name, sessions: sessionsBySet.get(row.set_id!) ?? [] })),
+  }
+}
+
+/** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
+export async function readGallery(em: EntityManager, sessionId: string, cdnUrl: string) {
+  const [session] = await em.execute<
+    { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }[]
+  >(
+    `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at
+       from session s
+       join event_set st on st.id = s.set_id
+       join event e on e.id = st.event_id
+      where s.id = ? and s.status = 'completed' and s.photo_count > 0`,
+    [sessionId],
+  )
+  if (!session) throw new AppError('NOT_FOUND', 'no such gallery')
+  const photos = await readPhotos(em, [session.id], cdnUrl)
+  return {
+    id: session.id,
+    label: session.label,
+    event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
+    photos: photos.get(session.id) ?? [],
+  }
+}
+
+/** Photos of the given sessions in gallery order, grouped by session. */
+async function readPhotos(em: EntityManager, sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
+  const bySession = new Map<string, Photo[]>()
+  if (sessionIds.length === 0) return bySession
+  const rows = await em.execute<PhotoRow[]>(
+    'select id, session_id, storage_key, width, height from photo where session_id in (?) order by session_id, position',
+    [sessionIds],
+  )
+  for (const row of rows) {
+    const list = bySession.get(row.session_id) ?? []
+    list.push({ id: row.id, url: photoUrl(cdnUrl, row.storage_key), width: row.width, height: row.height })
+    bySession.set(row.session_id, list)
+  }
+  return bySession
+}

@@ -1,0 +1,11 @@
+import { pub } from '../../orpc.js'
+import { loadKioskContext, registerGuests } from './kiosk.service.js'
+
+export const kioskRouter = {
+  getContext: pub.kiosk.getContext.handler(({ input: { params }, context }) =>
+    loadKioskContext(context.em, params.eventSlug, params.setSlug),
+  ),
+  registerGuests: pub.kiosk.registerGuests.handler(({ input: { params, body }, context }) =>
+    registerGuests(context.em, params.setId, body.guests, context.now()),
+  ),
+}

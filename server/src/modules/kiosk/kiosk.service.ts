@@ -1,0 +1,70 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { AppError } from '../../errors.js'
+import { newId } from '../../ids.js'
+import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
+import { Customer } from '../customers/customer.entity.js'
+import { EventSet } from '../events/event-set.entity.js'
+import { SessionGuest } from '../sessions/session-guest.entity.js'
+import { Session } from '../sessions/session.entity.js'
+import { deriveLabel, splitName } from './guest-names.js'
+import { toE164 } from './phone.js'
+
+const NO_SUCH_SET = 'no such set'
+
+export async function loadKioskContext(em: EntityManager, eventSlug: string, setSlug: string) {
+  const set = await em.findOne(EventSet, { slug: setSlug, event: { slug: eventSlug } }, { populate: ['event'] })
+  if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  return {
+    set: { id: set.id, slug: set.slug, name: set.name },
+    event: { id: set.event.id, slug: set.event.slug, name: set.event.name },
+  }
+}
+
+export type GuestInput = { name: string; email?: string; phone?: string }
+
+/** Applies the guest rules, answering the first broken one in words a guest understands. */
+export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[] {
+  return guests.map((guest) => {
+    const email = guest.email?.trim() || undefined
+    const rawPhone = guest.phone?.trim() || undefined
+    const phone = rawPhone === undefined ? undefined : toE164(rawPhone)
+    if (rawPhone !== undefined && phone === undefined) {
+      throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${rawPhone}`)
+    }
+    if (!email && !phone) throw new AppError('BAD_REQUEST', `${guest.name.trim()} needs an email or a phone number`)
+    return { ...splitName(guest.name), email, phone }
+  })
+}
+
+/** Creates the active session of 1 to 12 guests, linking each guest to a customer. */
+export async function registerGuests(em: EntityManager, setId: string, guests: readonly GuestInput[], now: Date) {
+  const details = normaliseGuests(guests)
+  return em.transactional(async (tx) => {
+    const set = await tx.findOne(EventSet, { id: setId })
+    if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+    const customerIds = await linkCustomers(tx, details)
+    const session = tx.create(Session, {
+      id: newId(),
+      set,
+      label: deriveLabel(details),
+      status: 'active',
+      photoCount: 0,
+      createdAt: now,
+    })
+    details.forEach((guest, index) =>
+      tx.create(SessionGuest, {
+        id: newId(),
+        session,
+        position: index + 1,
+        firstName: guest.firstName,
+        lastName: guest.lastName,
+        email: guest.email,
+        phone: guest.phone,
+        customer: tx.getReference(Customer, customerIds[index]!),
+      }),
+    )
+    await tx.flush()
+    return { id: session.id, label: session.label, status: 'active' as const }
+  })
+}

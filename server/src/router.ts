@@ -1,0 +1,5 @@
+import { galleryRouter } from './modules/gallery/gallery.router.js'
+import { kioskRouter } from './modules/kiosk/kiosk.router.js'
+import { pub } from './orpc.js'
+
+export const router = pub.router({ kiosk: kioskRouter, gallery: galleryRouter })
