@@ -15,7 +15,7 @@ async function main() {
       [
         '',
         `  Photo booth service on ${base} (${settings.mode})`,
-        `  Kiosk context:   ${base}/events/${DEMO.eventSlug}/sets/${DEMO.setSlugs[0]}`,
+        `  Kiosk context:   ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug}`,
         `  Event page:      ${base}/gallery/events/${DEMO.eventSlug}`,
         `  OpenAPI:         ${base}/openapi.json`,
         '',

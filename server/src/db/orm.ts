@@ -39,6 +39,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.
       migrationsList: [{ name: '20261121-initial', class: InitialSchema }],
+      silent: true,
       transactional: true,
       allOrNothing: true,
     },

@@ -1,8 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
-import { newId } from '../ids.js'
+import { createEvent } from '../modules/events/events.service.js'
 
-export const DEMO = { eventSlug: 'demo', setSlugs: ['photo-wall', 'mirror-booth'] } as const
+export const DEMO = {
+  eventSlug: 'demo',
+  sets: [
+    { slug: 'photo-wall', name: 'Photo Wall' },
+    { slug: 'mirror-booth', name: 'Mirror Booth' },
+  ],
+} as const
 
 /** On the first run (no events at all), a demo event with two sets to try the kiosk routes on. */
 export async function seedDemo(em: EntityManager): Promise<void> {
@@ -11,11 +17,6 @@ export async function seedDemo(em: EntityManager): Promise<void> {
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', ['photobooth:seed'])
     const [existing] = await tx.execute<{ count: string }[]>('select count(*) from event')
     if (Number(existing?.count) > 0) return
-    const eventId = newId()
-    await tx.execute('insert into event (id, slug, name, start_at) values (?, ?, ?, now())', [eventId, DEMO.eventSlug, 'Demo Party'])
-    await tx.execute('insert into event_set (id, event_id, slug, name) values (?, ?, ?, ?), (?, ?, ?, ?)', [
-      newId(), eventId, DEMO.setSlugs[0], 'Photo Wall',
-      newId(), eventId, DEMO.setSlugs[1], 'Mirror Booth',
-    ])
+    await createEvent(tx, { slug: DEMO.eventSlug, name: 'Demo Party', startAt: new Date(), sets: [...DEMO.sets] })
   })
 }

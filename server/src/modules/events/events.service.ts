@@ -1,0 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { newId } from '../../ids.js'
+import { EventSet } from './event-set.entity.js'
+import { Event } from './event.entity.js'
+
+export type NewEvent = {
+  slug: string
+  name: string
+  startAt: Date
+  isPrivate?: boolean
+  sets: { slug: string; name: string }[]
+}
+
+/** Creates an event with its sets in one transaction; slugs are checked by the database. */
+export async function createEvent(em: EntityManager, input: NewEvent) {
+  return em.transactional(async (tx) => {
+    const event = tx.create(Event, {
+      id: newId(),
+      slug: input.slug,
+      name: input.name,
+      startAt: input.startAt,
+      isPrivate: input.isPrivate ?? false,
+      createdAt: new Date(),
+    })
+    const sets = input.sets.map((set) =>
+      tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: new Date() }),
+    )
+    await tx.flush()
+    return {
+      event: { id: event.id, slug: event.slug, name: event.name, startAt: event.startAt.getTime() },
+      sets: sets.map((set) => ({ id: set.id, slug: set.slug, name: set.name })),
+    }
+  })
+}

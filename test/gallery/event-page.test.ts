@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000)
+
+describe('GET /gallery/events/:slug', () => {
+  it('when an event has sets with live sessions, then each set lists them newest first with their photos', async () => {
+    const startAt = new Date('2026-07-04T17:30:00.123Z')
+    const { event, sets } = await seedEvent(app.orm, { sets: 2, startAt })
+    const older = await seedSession(app.orm, sets[0]!.id, { photos: 2, createdAt: minutesAgo(10) })
+    const newer = await seedSession(app.orm, sets[0]!.id, { photos: 1, createdAt: minutesAgo(5) })
+
+    const response = await fetch(`${app.url}/gallery/events/${event.slug}`)
+    expect(response.status).toBe(200)
+    const page = await response.json()
+    expect(page).toEqual({
+      id: event.id,
+      slug: event.slug,
+      name: event.name,
+      startAt: startAt.getTime(),
+      sets: [
+        {
+          id: sets[0]!.id,
+          slug: 'set-1',
+          name: 'Set 1',
+          sessions: [newer, older].map((session) => ({
+            id: session.id,
+            label: session.label,
+            createdAt: expect.any(Number),
+            photos: session.photos.map((photo) => ({
+              id: photo.id,
+              url: `${app.config.cdnUrl}/${photo.storageKey}`,
+              width: photo.width,
+              height: photo.height,
+            })),
+          })),
+        },
+        { id: sets[1]!.id, slug: 'set-2', name: 'Set 2', sessions: [] },
+      ],
+    })
+    expect(page.sets[0].sessions[0].createdAt).toBeGreaterThan(page.sets[0].sessions[1].createdAt)
+  })
+
+  it('when a set has more than 12 live sessions, then only the latest 12 are listed, newest first', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    const sessions = []
+    for (let i = 0; i < 15; i++) sessions.push(await seedSession(app.orm, sets[0]!.id, { photos: 1, createdAt: minutesAgo(100 - i) }))
+    const page = await (await fetch(`${app.url}/gallery/events/${event.slug}`)).json()
+    const listed = page.sets[0].sessions.map((session: { id: string }) => session.id)
+    expect(listed).toEqual(sessions.slice(3).reverse().map((session) => session.id))
+  })
+
+  it('when sessions are active, cancelled or completed without photos, then they are not listed', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    await seedSession(app.orm, sets[0]!.id, { status: 'active', photos: 0 })
+    await seedSession(app.orm, sets[0]!.id, { status: 'cancelled', photos: 0 })
+    await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 0 })
+    const live = await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 1 })
+    const page = await (await fetch(`${app.url}/gallery/events/${event.slug}`)).json()
+    expect(page.sets[0].sessions.map((session: { id: string }) => session.id)).toEqual([live.id])
+  })
+
+  it('when the event is private, then 404 "no such event", while its session gallery still answers', async () => {
+    const { event, sets } = await seedEvent(app.orm, { isPrivate: true })
+    const live = await seedSession(app.orm, sets[0]!.id, { photos: 1 })
+    const response = await fetch(`${app.url}/gallery/events/${event.slug}`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect((await fetch(`${app.url}/gallery/${live.id}`)).status).toBe(200)
+  })
+
+  it('when no event has the slug, then 404 "no such event"', async () => {
+    const response = await fetch(`${app.url}/gallery/events/no-such-event`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such event' })
+  })
+
+  it('when an event has no sets, then it answers with an empty list', async () => {
+    const { event } = await seedEvent(app.orm, { sets: 0 })
+    const page = await (await fetch(`${app.url}/gallery/events/${event.slug}`)).json()
+    expect(page.sets).toEqual([])
+  })
+
+  it('whatever the number of sets and sessions, then the page costs at most 3 SQL round trips', async () => {
+    const small = await seedEvent(app.orm, { sets: 1 })
+    await seedSession(app.orm, small.sets[0]!.id, { photos: 1 })
+    const large = await seedEvent(app.orm, { sets: 6 })
+    for (const set of large.sets) for (let i = 0; i < 13; i++) await seedSession(app.orm, set.id, { photos: 3, createdAt: minutesAgo(i) })
+
+    for (const { event, sessions } of [
+      { event: small.event, sessions: 1 },
+      { event: large.event, sessions: 6 * 12 },
+    ]) {
+      app.queries.length = 0
+      const page = await (await fetch(`${app.url}/gallery/events/${event.slug}`)).json()
+      const listed = page.sets.reduce((sum: number, set: { sessions: unknown[] }) => sum + set.sessions.length, 0)
+      expect(listed).toBe(sessions)
+      expect(app.queries.length).toBeGreaterThan(0)
+      expect(app.queries.length).toBeLessThanOrEqual(3)
+    }
+  })
+})

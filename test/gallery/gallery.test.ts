@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer({ cdnUrl: 'https://cdn.example.net/photos' })
+})
+afterAll(() => app?.stop())
+
+describe('GET /gallery/:sessionId', () => {
+  it('when a session is completed with photos, then its gallery lists them in gallery order on the CDN base', async () => {
+    const startAt = new Date('2026-08-01T20:00:00Z')
+    const { event, sets } = await seedEvent(app.orm, { startAt })
+    const session = await seedSession(app.orm, sets[0]!.id, { photos: 20, label: "Zoë & O'Brien" })
+    const response = await fetch(`${app.url}/gallery/${session.id}`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      id: session.id,
+      label: "Zoë & O'Brien",
+      event: { id: event.id, slug: event.slug, name: event.name, startAt: startAt.getTime() },
+      photos: session.photos.map((photo) => ({
+        id: photo.id,
+        url: `https://cdn.example.net/photos/${photo.storageKey}`,
+        width: photo.width,
+        height: photo.height,
+      })),
+    })
+  })
+
+  for (const [state, options] of [
+    ['active', { status: 'active', photos: 0 }],
+    ['cancelled', { status: 'cancelled', photos: 0 }],
+    ['completed without photos', { status: 'completed', photos: 0 }],
+  ] as const) {
+    it(`when the session is ${state}, then 404 "no such gallery"`, async () => {
+      const { sets } = await seedEvent(app.orm)
+      const session = await seedSession(app.orm, sets[0]!.id, options)
+      const response = await fetch(`${app.url}/gallery/${session.id}`)
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({ error: 'no such gallery' })
+    })
+  }
+
+  it('when no session has the id, then 404 "no such gallery"', async () => {
+    const response = await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such gallery' })
+  })
+
+  it('when the id is malformed, then 400 in the validator shape', async () => {
+    const response = await fetch(`${app.url}/gallery/${'a'.repeat(65)}`)
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body.success).toBe(false)
+    expect(JSON.parse(body.error.message)).toEqual([expect.objectContaining({ path: ['sessionId'] })])
+  })
+})

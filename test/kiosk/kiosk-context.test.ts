@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+describe('GET /events/:eventSlug/sets/:setSlug', () => {
+  it('when both slugs exist, then the set and its event are answered', async () => {
+    const { event, sets } = await seedEvent(app.orm, { sets: 2 })
+    const response = await fetch(`${app.url}/events/${event.slug}/sets/${sets[1]!.slug}`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await response.json()).toEqual({
+      set: { id: sets[1]!.id, slug: 'set-2', name: 'Set 2' },
+      event: { id: event.id, slug: event.slug, name: event.name },
+    })
+  })
+
+  it('when the event is private, then the kiosk still loads it', async () => {
+    const { event, sets } = await seedEvent(app.orm, { isPrivate: true })
+    const response = await fetch(`${app.url}/events/${event.slug}/sets/${sets[0]!.slug}`)
+    expect(response.status).toBe(200)
+  })
+
+  it('when the set slug names nothing, then 404 "no such set"', async () => {
+    const { event } = await seedEvent(app.orm)
+    const response = await fetch(`${app.url}/events/${event.slug}/sets/nope`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such set' })
+  })
+
+  it('when the set belongs to another event, then 404 "no such set"', async () => {
+    const first = await seedEvent(app.orm, { sets: 1 })
+    await seedEvent(app.orm, { sets: 2 })
+    const response = await fetch(`${app.url}/events/${first.event.slug}/sets/set-2`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such set' })
+  })
+
+  it('when the event slug names nothing, then 404 "no such set"', async () => {
+    const response = await fetch(`${app.url}/events/no-such-event/sets/set-1`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such set' })
+  })
+
+  it('when a slug is malformed, then 400 in the validator shape with the parameter as path', async () => {
+    const response = await fetch(`${app.url}/events/${'x'.repeat(101)}/sets/set-1`)
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body.success).toBe(false)
+    expect(body.error.name).toBe('ZodError')
+    const issues = JSON.parse(body.error.message)
+    expect(issues).toEqual([expect.objectContaining({ code: 'too_big', path: ['eventSlug'] })])
+  })
+})

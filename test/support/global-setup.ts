@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@photobooth/server/db/embedded-postgres'
+import { migrate, openOrm } from '@photobooth/server/db/orm'
+import type { TestProject } from 'vitest/node'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string
+  }
+}
+
+/** A port nobody listens on right now, for the embedded PostgreSQL of this run. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * One PostgreSQL for the whole run: `DATABASE_URL` when set, else a throwaway embedded cluster.
+ * Migrations run once here, as they do at start-up.
+ */
+export default async function setup(project: TestProject) {
+  let embedded: EmbeddedDatabase | undefined
+  let dataDir: string | undefined
+  let databaseUrl = process.env.DATABASE_URL
+  if (!databaseUrl) {
+    dataDir = await mkdtemp(join(tmpdir(), 'photobooth-test-'))
+    embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_test' })
+    databaseUrl = embedded.url
+  }
+  const orm = await openOrm(databaseUrl)
+  await migrate(orm)
+  await orm.close()
+  project.provide('databaseUrl', databaseUrl)
+  return async () => {
+    await embedded?.stop()
+    if (dataDir) await rm(dataDir, { recursive: true, force: true })
+  }
+}

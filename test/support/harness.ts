@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto'
+
+import { loadSettings, type Settings } from '@photobooth/server/config'
+import type { Orm } from '@photobooth/server/db/orm'
+import { newId } from '@photobooth/server/ids'
+import { createLogger } from '@photobooth/server/logger'
+import { createEvent } from '@photobooth/server/modules/events/events.service'
+import { startServer, type RunningServer } from '@photobooth/server/server'
+import { inject } from 'vitest'
+
+export type TestServer = RunningServer & {
+  /** SQL statements sent since the last `queries.length = 0`. */
+  queries: string[]
+}
+
+/** The real service on an ephemeral port against the run's PostgreSQL. */
+export async function startTestServer(overrides: Partial<Settings> = {}): Promise<TestServer> {
+  const queries: string[] = []
+  const settings: Settings = {
+    ...loadSettings({ MODE: 'development' }),
+    databaseUrl: inject('databaseUrl'),
+    host: '127.0.0.1',
+    port: 0,
+    seedDemo: false,
+    ...overrides,
+  }
+  const running = await startServer({ settings, logger: createLogger({ silent: true }), onQuery: (sql) => queries.push(sql) })
+  return Object.assign(running, { queries })
+}
+
+/** A slug no other test uses. */
+export function uniqueSlug(prefix = 'event'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`
+}
+
+export async function seedEvent(orm: Orm, options: { sets?: number; isPrivate?: boolean; startAt?: Date } = {}) {
+  const setCount = options.sets ?? 1
+  return createEvent(orm.em.fork(), {
+    slug: uniqueSlug(),
+    name: 'Test Event',
+    startAt: options.startAt ?? new Date('2026-06-01T18:00:00Z'),
+    isPrivate: options.isPrivate ?? false,
+    sets: Array.from({ length: setCount }, (_, index) => ({ slug: `set-${index + 1}`, name: `Set ${index + 1}` })),
+  })
+}
+
+export type SeededSession = { id: string; label: string; photos: { id: string; storageKey: string; width: number; height: number }[] }
+
+/**
+ * A session in a given state with photos, written directly: the booth API that completes
+ * sessions is its own capability, and these tests are about what the gallery shows.
+ */
+export async function seedSession(
+  orm: Orm,
+  setId: string,
+  options: { status?: 'active' | 'completed' | 'cancelled'; photos?: number; createdAt?: Date; label?: string } = {},
+): Promise<SeededSession> {
+  const id = newId()
+  const label = options.label ?? `Guest ${id.slice(0, 4)}`
+  const photoCount = options.photos ?? 0
+  const photos = Array.from({ length: photoCount }, (_, index) => ({
+    id: newId(),
+    storageKey: `sessions/${id}/${index + 1}.jpg`,
+    width: 1200 + index,
+    height: 1800 + index,
+  }))
+  const em = orm.em.fork()
+  await em.transactional(async (tx) => {
+    await tx.execute(
+      'insert into session (id, set_id, label, status, photo_count, created_at) values (?, ?, ?, ?, ?, ?)',
+      [id, setId, label, options.status ?? 'completed', photoCount, options.createdAt ?? new Date()],
+    )
+    for (const [index, photo] of photos.entries()) {
+      await tx.execute(
+        'insert into photo (id, session_id, position, storage_key, width, height, size_bytes) values (?, ?, ?, ?, ?, ?, ?)',
+        [photo.id, id, index + 1, photo.storageKey, photo.width, photo.height, 1000],
+      )
+    }
+  })
+  return { id, label, photos }
+}
+
+/** Row counts of the tables a registration writes, to prove a refused request wrote nothing. */
+export async function countRows(orm: Orm): Promise<Record<string, number>> {
+  const [row] = await orm.em.fork().execute<Record<string, string>[]>(
+    `select (select count(*) from session) as session, (select count(*) from session_guest) as session_guest,
+            (select count(*) from customer) as customer`,
+  )
+  return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value)]))
+}
+
+export async function postJson(url: string, body: unknown, init: RequestInit = {}) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  })
+}
