@@ -29,7 +29,7 @@ async function freePort(): Promise<number> {
  * One PostgreSQL for the whole run: `DATABASE_URL` when set, else a throwaway embedded cluster.
  * Migrations run once here, as they do at start-up.
  */
-export default async function setup(project: TestProject) {
+export async function setup(project: TestProject) {
   let embedded: EmbeddedDatabase | undefined
   let dataDir: string | undefined
   let databaseUrl = process.env.DATABASE_URL

@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { buildOpenApiDocument } from '@photobooth/server/openapi'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+const committedPath = resolve(import.meta.dirname, '../../openapi/openapi.json')
+
+type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
+
+function operations(document: { paths: Record<string, Record<string, Operation>> }) {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
+  )
+}
+
+describe('the OpenAPI document', () => {
+  it('when generated from the contract, then it equals the committed openapi/openapi.json', async () => {
+    const committed = JSON.parse(await readFile(committedPath, 'utf8'))
+    expect(JSON.parse(JSON.stringify(await buildOpenApiDocument()))).toEqual(committed)
+  })
+
+  it('when served at /openapi.json, then it is the committed document pointing at this instance', async () => {
+    const response = await fetch(`${app.url}/openapi.json`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    const served = await response.json()
+    const committed = JSON.parse(await readFile(committedPath, 'utf8'))
+    expect(served).toEqual({ ...committed, servers: [{ url: app.config.publicUrl }] })
+  })
+
+  it('when validated by swagger-parser, then it is valid OpenAPI 3.1', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    expect(document.openapi).toMatch(/^3\.1\./)
+    await expect(SwaggerParser.validate(document)).resolves.toBeTruthy()
+  })
+
+  it('when read, then it holds every spec route on its exact path and method', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    const routes = operations(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+    expect(routes.sort()).toEqual(
+      ['GET /events/{eventSlug}/sets/{setSlug}', 'POST /sets/{setId}/sessions', 'GET /gallery/events/{slug}', 'GET /gallery/{sessionId}'].sort(),
+    )
+  })
+
+  it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    for (const { operation } of operations(document)) {
+      const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
+      expect(schemaOf('400'), operation.operationId).toEqual({
+        oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
+      })
+      expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+      expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+    }
+    expect(document.components.schemas.Error.required).toEqual(['error'])
+    expect(document.components.schemas.ValidationError.required).toEqual(['success', 'error'])
+  })
+
+  it('when read, then registration answers 201 and its body refuses unknown fields', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    const operation = document.paths['/sets/{setId}/sessions'].post
+    expect(Object.keys(operation.responses)).toContain('201')
+    const body = operation.requestBody.content['application/json'].schema
+    expect(body.additionalProperties).toBe(false)
+    expect(body.properties.guests).toMatchObject({ minItems: 1, maxItems: 12 })
+  })
+})

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
+import { gzipSync } from 'node:zlib'
+
+import { build } from 'esbuild'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+
+const sdkDir = resolve(import.meta.dirname, '../../sdk')
+const run = promisify(execFile)
+
+let app: TestServer
+beforeAll(async () => {
+  // The published build: the package's own build script.
+  await run('pnpm', ['--filter', '@photobooth/sdk', 'build'], { cwd: sdkDir })
+  app = await startTestServer()
+}, 120_000)
+afterAll(() => app?.stop())
+
+describe('the built SDK package', () => {
+  it('when bundled for a kiosk app, then it ships the minified contract and no zod', async () => {
+    const result = await build({
+      entryPoints: [resolve(sdkDir, 'dist/index.js')],
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      metafile: true,
+    })
+    const inputs = Object.keys(result.metafile.inputs)
+    expect(inputs.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
+    expect(inputs.filter((input) => /[/\\]zod[/\\]/.test(input))).toEqual([])
+    const gzipped = gzipSync(result.outputFiles[0]!.contents).length
+    expect(gzipped).toBeLessThan(20 * 1024)
+  })
+
+  it('when its types are read, then the client and the contract types are declared', async () => {
+    const types = await readFile(resolve(sdkDir, 'dist/index.d.ts'), 'utf8')
+    expect(types).toMatch(/export declare function createClient\(options: ClientOptions\): PhotoBoothClient/)
+    expect(types).toMatch(/ContractRouterClient<Contract>/)
+    const contractTypes = await readFile(resolve(sdkDir, 'dist/contract/kiosk.d.ts'), 'utf8')
+    expect(contractTypes).toMatch(/registerGuests/)
+  })
+
+  it('when imported as built and called, then it talks to a live server', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    const sdk = await import(pathToFileURL(resolve(sdkDir, 'dist/index.js')).href)
+    const client = sdk.createClient({ baseUrl: app.url })
+    const context = await client.kiosk.getContext({ params: { eventSlug: event.slug, setSlug: sets[0]!.slug } })
+    expect(context.set.id).toBe(sets[0]!.id)
+    const [error] = await sdk.safe(client.kiosk.registerGuests({ params: { setId: 'nope' }, body: { guests: [{ name: 'A', email: 'a@b.co' }] } }))
+    expect(sdk.isDefinedError(error) && error.code).toBe('NOT_FOUND')
+  })
+})

@@ -1,0 +1,63 @@
+import { createClient, isDefinedError, ORPCError, safe } from '@photobooth/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+describe('the SDK against a live server', () => {
+  it('when a kiosk loads its context and registers guests, then typed answers come back', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    const client = createClient({ baseUrl: app.url })
+
+    const context = await client.kiosk.getContext({ params: { eventSlug: event.slug, setSlug: sets[0]!.slug } })
+    expect(context).toEqual({ set: sets[0], event: { id: event.id, slug: event.slug, name: event.name } })
+
+    const session = await client.kiosk.registerGuests({
+      params: { setId: context.set.id },
+      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { name: 'Grace', phone: '415 555 2671' }] },
+    })
+    const status: 'active' = session.status
+    expect(session).toEqual({ id: expect.any(String), label: 'Ada & Grace', status })
+  })
+
+  it('when a slug names nothing, then a typed NOT_FOUND error carries the API text', async () => {
+    const client = createClient({ baseUrl: app.url })
+    const [error, data, isDefined] = await safe(client.kiosk.getContext({ params: { eventSlug: 'nope', setSlug: 'nope' } }))
+    expect(data).toBeUndefined()
+    expect(isDefined).toBe(true)
+    expect(error).toBeInstanceOf(ORPCError)
+    if (!isDefinedError(error)) throw new Error('expected a defined error')
+    expect(error.code).toBe('NOT_FOUND')
+    expect(error.status).toBe(404)
+    expect(error.message).toBe('no such set')
+  })
+
+  it('when a guest has no contact, then a typed BAD_REQUEST error carries the guest message', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const client = createClient({ baseUrl: app.url })
+    const [error] = await safe(client.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada' }] } }))
+    if (!isDefinedError(error)) throw new Error('expected a defined error')
+    expect(error.code).toBe('BAD_REQUEST')
+    expect(error.status).toBe(400)
+    expect(error.message).toBe('Ada needs an email or a phone number')
+  })
+
+  it('when the body fails the schema, then the typed BAD_REQUEST error lists the issues', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const client = createClient({ baseUrl: app.url })
+    const [error] = await safe(client.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [] } }))
+    if (!isDefinedError(error) || error.code !== 'BAD_REQUEST') throw new Error('expected a defined BAD_REQUEST')
+    expect(error.data?.issues).toEqual([expect.objectContaining({ code: 'too_small', path: ['guests'] })])
+  })
+
+  it('when the gallery is not live, then a typed NOT_FOUND "no such gallery"', async () => {
+    const client = createClient({ baseUrl: `${app.url}/` })
+    const [error] = await safe(client.gallery.getGallery({ params: { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' } }))
+    expect(isDefinedError(error) && error.code === 'NOT_FOUND' && error.message).toBe('no such gallery')
+  })
+})
