@@ -17,6 +17,8 @@ export type PhotoBoothClient = ContractRouterClient<Contract>
 export type ClientOptions = {
   /** Where the service runs, e.g. `https://booth.example.com`. */
   baseUrl: string | URL
+  /** The booth key (`pbk_…`) for the /booth routes; sent as `Authorization: Bearer <key>`. */
+  boothKey?: string
   /** Extra headers on every request. */
   headers?: Record<string, string>
   /** A fetch implementation (defaults to the global one). */
@@ -31,7 +33,10 @@ export function createClient(options: ClientOptions): PhotoBoothClient {
   const customFetch = options.fetch
   const link = new OpenAPILink(minifiedContract as unknown as Contract, {
     url: String(options.baseUrl).replace(/\/+$/, ''),
-    headers: () => options.headers ?? {},
+    headers: () => ({
+      ...options.headers,
+      ...(options.boothKey ? { authorization: `Bearer ${options.boothKey}` } : {}),
+    }),
     fetch: customFetch ? (request, init) => customFetch(request, init) : undefined,
     customErrorResponseBodyDecoder: decodeErrorBody,
   })

@@ -8,6 +8,10 @@ import helmet from 'helmet'
 import type { Config } from './config.js'
 import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import type { Logger } from './logger.js'
+import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
+import type { Caller } from './modules/booth-keys/booth-keys.service.js'
+import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
+import type { PhotoStorage } from './modules/storage/storage.js'
 import type { OpenApiDocument } from './openapi.js'
 import { router } from './router.js'
 
@@ -20,10 +24,11 @@ export type AppDependencies = {
   logger: Logger
   /** Built beforehand (it is async) so that the app itself is ready synchronously. */
   openApiDocument: OpenApiDocument
+  storage?: PhotoStorage
   now?: () => Date
 }
 
-export function createApp({ config, orm, logger, openApiDocument, now = () => new Date() }: AppDependencies): Express {
+export function createApp({ config, orm, logger, openApiDocument, storage, now = () => new Date() }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   const handler = new OpenAPIHandler(router, {
@@ -47,10 +52,13 @@ export function createApp({ config, orm, logger, openApiDocument, now = () => ne
     res.type('application/json').send(servedDocument)
   })
 
+  app.use('/photos', photoBytesRoutes(config, storage, now))
+  app.use('/booth', boothAuthentication(orm, now))
+
   app.use(async (req, res, next) => {
     try {
       const { matched } = await handler.handle(req, res, {
-        context: { config, em: orm.em.fork(), now },
+        context: { config, em: orm.em.fork(), now, storage, caller: res.locals.caller as Caller | undefined },
       })
       if (!matched) next()
     } catch (error) {

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+
 import { z } from 'zod'
 
 const optionalUrl = z.url().transform((url) => url.replace(/\/+$/, '')).optional()
@@ -14,8 +17,20 @@ const Environment = z
     CDN_URL: optionalUrl,
     GALLERY_URL: optionalUrl,
     SEED_DEMO: z.enum(['true', 'false']).optional(),
+    S3_BUCKET: z.string().min(1).optional(),
+    S3_REGION: z.string().min(1).default('us-east-1'),
+    S3_ENDPOINT: z.url().optional(),
+    S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
   })
   .superRefine((env, ctx) => {
+    if (env.S3_BUCKET) {
+      for (const key of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
+        if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required with S3_BUCKET' })
+      }
+    }
     if (env.MODE !== 'production') return
     for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required in production' })
@@ -37,7 +52,17 @@ export type Config = {
   /** Base of the gallery links sent to guests. */
   galleryUrl: string
   seedDemo: boolean
+  storage: StorageSettings
 }
+
+/**
+ * S3 when a bucket is configured; otherwise the local bucket on disk in development, and none in
+ * production (the routes that need storage then answer 503).
+ */
+export type StorageSettings =
+  | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean; accessKeyId: string; secretAccessKey: string }
+  | { kind: 'local'; root: string; secret: string }
+  | { kind: 'none' }
 
 /** The environment as parsed: the URLs may still depend on the port the server gets. */
 export type Settings = Omit<Config, 'publicUrl' | 'cdnUrl' | 'galleryUrl'> & {
@@ -65,6 +90,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cdnUrl: e.CDN_URL,
     galleryUrl: e.GALLERY_URL,
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : e.MODE === 'development',
+    storage: e.S3_BUCKET
+      ? {
+          kind: 's3',
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION,
+          endpoint: e.S3_ENDPOINT,
+          forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
+          accessKeyId: e.S3_ACCESS_KEY_ID!,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+        }
+      : e.MODE === 'development'
+        ? // Upload URLs signed with a per-process secret die on restart; they live 15 minutes anyway.
+          { kind: 'local', root: join(e.DATA_DIR, 'bucket'), secret: e.LOCAL_UPLOAD_SECRET ?? randomBytes(32).toString('base64url') }
+        : { kind: 'none' },
   }
 }
 

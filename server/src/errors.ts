@@ -1,7 +1,7 @@
 import { ORPCError, ValidationError } from '@orpc/server'
 import { z } from 'zod'
 
-export type AppErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT'
+export type AppErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT' | 'SERVICE_UNAVAILABLE'
 
 export function statusOf(code: AppErrorCode): number {
   switch (code) {
@@ -13,6 +13,8 @@ export function statusOf(code: AppErrorCode): number {
       return 409
     case 'UNPROCESSABLE_CONTENT':
       return 422
+    case 'SERVICE_UNAVAILABLE':
+      return 503
   }
 }
 
@@ -45,7 +47,8 @@ export const INTERNAL_ERROR_BODY = { error: 'Internal server error' } as const
  * to the body or path parameters, domain errors as `{ error }`, and nothing of a fault's details.
  */
 export function encodeErrorBody(error: ORPCError<string, unknown>): unknown {
-  if (error.status >= 500) return INTERNAL_ERROR_BODY
+  // A 503 is a domain answer ("storage is not configured"); any other 5xx discloses nothing.
+  if (error.status >= 500 && !(error.cause instanceof AppError)) return INTERNAL_ERROR_BODY
   if (error.cause instanceof ValidationError) {
     // Inputs are declared `detailed` ({ params, body }); the client only knows the body and the path.
     const issues = error.cause.issues.map((issue) => ({ ...issue, path: (issue.path ?? []).slice(1) }))

@@ -6,15 +6,30 @@ import { EventSummary, GalleryEventSummary, Guest, Photo, SetSummary } from '@ph
 export type OpenApiDocument = Awaited<ReturnType<OpenAPIGenerator['generate']>>
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '400': 'Bad input: a schema failure in the validator\'s shape (`success: false`), or a message for the guest (`{ error }`). Retrying is pointless.',
+  '400': 'Bad input: a schema failure in the validator\'s shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless.',
+  '401': 'Missing, unknown or revoked booth key: the plain text `Unauthorized`.',
   '404': 'No such resource, or not live yet: `{ error }`.',
+  '409': 'The session is already completed or cancelled, or was completed concurrently: re-read the queue.',
+  '422': 'Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written.',
   '500': 'Server fault; nothing about it is disclosed. Retry with backoff.',
+  '503': 'Photo storage is not configured on this deployment.',
 }
 
 const ErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
   description: 'A domain error: one human-readable string.',
   properties: { error: { type: 'string' } },
+  required: ['error'],
+}
+
+const PhotoKeysErrorSchema: OpenAPI.SchemaObject = {
+  type: 'object',
+  description: 'Completion refused because of the stored photos; nothing was written.',
+  properties: {
+    error: { type: 'string' },
+    missing: { type: 'array', items: { type: 'string' }, description: 'Keys with no object in storage' },
+    notJpeg: { type: 'array', items: { type: 'string' }, description: 'Keys whose objects are not JPEG images' },
+  },
   required: ['error'],
 }
 
@@ -44,7 +59,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       title: 'Photo Booth Service',
       version: '1.0.0',
       description:
-        'Kiosk registration and public galleries of the photo booth service. Times are integers, milliseconds since the Unix epoch. Every error answers `{ error }`, except schema failures, which answer in the validator\'s own shape.',
+        'Kiosk registration, public galleries and the booth API of the photo booth service. Times are integers, milliseconds since the Unix epoch. Every error answers `{ error }`, except schema failures, which answer in the validator\'s own shape.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     // Relative: the instance that serves this document (it rewrites this to its own public URL).
@@ -52,8 +67,19 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     tags: [
       { name: 'Kiosk', description: 'Registration at the booth; no credential, rate limited.' },
       { name: 'Gallery', description: 'Public galleries; no credential.' },
+      { name: 'Booth', description: 'The device that takes the photos; a booth key as Bearer token.' },
     ],
-    components: { schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema } },
+    components: {
+      schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
+      securitySchemes: {
+        boothKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'pbk_<id>_<secret>',
+          description: 'A booth key, created with `pnpm admin booth-key create --name "<booth>"` and shown once.',
+        },
+      },
+    },
     commonSchemas: {
       Event: { schema: EventSummary },
       GalleryEvent: { schema: GalleryEventSummary },
@@ -61,16 +87,25 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       Photo: { schema: Photo, strategy: 'output' },
       Guest: { schema: Guest },
     },
-    customErrorResponseBodySchema: (_definedErrors, status) =>
-      status === 400
-        ? { oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }] }
-        : { $ref: '#/components/schemas/Error' },
+    customErrorResponseBodySchema: (_definedErrors, status) => {
+      if (status === 400) return { oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }] }
+      if (status === 422) return { $ref: '#/components/schemas/PhotoKeysError' }
+      return { $ref: '#/components/schemas/Error' }
+    },
   })
-  for (const pathItem of Object.values(document.paths ?? {})) {
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(pathItem ?? {})) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue
-      // No credential on these routes: say so explicitly rather than leave it undefined.
-      operation.security = []
+      const isBooth = path.startsWith('/booth/')
+      // The public routes need no credential: say so explicitly rather than leave it undefined.
+      operation.security = isBooth ? [{ boothKey: [] }] : []
+      // Bearer failures are answered in plain text before the API is reached.
+      if (isBooth && operation.responses) {
+        operation.responses['401'] = {
+          description: ERROR_DESCRIPTIONS['401']!,
+          content: { 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } },
+        }
+      }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const description = ERROR_DESCRIPTIONS[status]
         if (description && response && 'description' in response) response.description = description

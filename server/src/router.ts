@@ -1,5 +1,6 @@
+import { boothRouter } from './modules/booth/booth.router.js'
 import { galleryRouter } from './modules/gallery/gallery.router.js'
 import { kioskRouter } from './modules/kiosk/kiosk.router.js'
 import { pub } from './orpc.js'
 
-export const router = pub.router({ kiosk: kioskRouter, gallery: galleryRouter })
+export const router = pub.router({ kiosk: kioskRouter, gallery: galleryRouter, booth: boothRouter })

@@ -2,12 +2,26 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 import { createApp } from './app.js'
-import { resolveConfig, type Config, type Settings } from './config.js'
+import { resolveConfig, type Config, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
 import { seedDemo } from './db/seed.js'
 import type { Logger } from './logger.js'
+import { createLocalStorage } from './modules/storage/local-storage.js'
+import { createS3Storage } from './modules/storage/s3-storage.js'
+import type { PhotoStorage } from './modules/storage/storage.js'
 import { buildOpenApiDocument } from './openapi.js'
+
+function createStorage(settings: StorageSettings, publicUrl: string): PhotoStorage | undefined {
+  switch (settings.kind) {
+    case 's3':
+      return createS3Storage(settings)
+    case 'local':
+      return createLocalStorage({ root: settings.root, publicUrl, secret: settings.secret })
+    case 'none':
+      return undefined
+  }
+}
 
 export type RunningServer = {
   url: string
@@ -51,7 +65,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const { port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
     // Attached in the same tick as the listen callback, so no request can arrive before it.
-    server.on('request', createApp({ config, orm, logger, openApiDocument, now }))
+    const storage = createStorage(settings.storage, config.publicUrl)
+    server.on('request', createApp({ config, orm, logger, openApiDocument, storage, now }))
 
     const stop = async () => {
       await new Promise<void>((resolve) => {

@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 import { loadSettings, type Settings } from '@photobooth/server/config'
 import type { Orm } from '@photobooth/server/db/orm'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
+import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 import { inject } from 'vitest'
@@ -13,19 +17,36 @@ export type TestServer = RunningServer & {
   queries: string[]
 }
 
-/** The real service on an ephemeral port against the run's PostgreSQL. */
-export async function startTestServer(overrides: Partial<Settings> = {}): Promise<TestServer> {
+/**
+ * The real service on an ephemeral port against the run's PostgreSQL, with a local bucket of its
+ * own in a temporary folder unless the test chooses another storage.
+ */
+export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date } = {}): Promise<TestServer> {
   const queries: string[] = []
+  const bucket = await mkdtemp(join(tmpdir(), 'photobooth-bucket-'))
   const settings: Settings = {
     ...loadSettings({ MODE: 'development' }),
     databaseUrl: inject('databaseUrl'),
     host: '127.0.0.1',
     port: 0,
     seedDemo: false,
+    storage: { kind: 'local', root: bucket, secret: randomBytes(32).toString('base64url') },
     ...overrides,
   }
-  const running = await startServer({ settings, logger: createLogger({ silent: true }), onQuery: (sql) => queries.push(sql) })
-  return Object.assign(running, { queries })
+  const running = await startServer({ settings, logger: createLogger({ silent: true }), onQuery: (sql) => queries.push(sql), now: options.now })
+  const stop = running.stop
+  return Object.assign(running, {
+    queries,
+    stop: async () => {
+      await stop()
+      await rm(bucket, { recursive: true, force: true })
+    },
+  })
+}
+
+/** A booth key for this server's database, whole, as the admin command prints it. */
+export async function createTestBoothKey(app: RunningServer, name = 'Test booth'): Promise<string> {
+  return (await createBoothKey(app.orm.em.fork(), name)).key
 }
 
 /** A slug no other test uses. */

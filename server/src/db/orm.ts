@@ -2,12 +2,15 @@ import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/c
 import { Migrator } from '@mikro-orm/migrations'
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
 
+import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
+import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
 import { EventSetSchema } from '../modules/events/event-set.entity.js'
 import { EventSchema } from '../modules/events/event.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
+import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 
 export type Orm = MikroORM
@@ -34,11 +37,14 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema],
+    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema],
     extensions: [Migrator],
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.
-      migrationsList: [{ name: '20261121-initial', class: InitialSchema }],
+      migrationsList: [
+        { name: '20261121-initial', class: InitialSchema },
+        { name: '20261121-booth', class: BoothSchema },
+      ],
       silent: true,
       transactional: true,
       allOrNothing: true,

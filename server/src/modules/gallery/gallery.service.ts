@@ -1,13 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
+import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
 import { photoUrl } from './photo-url.js'
 
 /** Sessions per set on the event page: the spec's bound, with no paging. */
 export const SESSIONS_PER_SET = 12
-
-/** Times leave the database as integer milliseconds, the unit of every response. */
-const epochMillis = (column: string) => `floor(extract(epoch from ${column}) * 1000)::float8`
 
 type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number }
 type Photo = { id: string; url: string; width: number; height: number }

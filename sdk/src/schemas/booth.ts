@@ -1,0 +1,54 @@
+import { z } from 'zod'
+
+import { EpochMillis, Id } from './common.js'
+import { GalleryEventSummary, SetSummary } from './event.js'
+import { Photo } from './photo.js'
+
+/** Photos one session may hold. */
+export const MAX_PHOTOS_PER_SESSION = 60
+
+export const BoothEvent = GalleryEventSummary.extend({
+  isPrivate: z.boolean().describe('Private events hide their index page; booths still work them'),
+  sets: z.array(SetSummary),
+})
+
+export const QueuedGuest = z.object({
+  name: z.string().describe('Display name: first name and the rest'),
+  firstName: z.string(),
+  lastName: z.string(),
+})
+
+export const QueuedSession = z.object({
+  id: Id,
+  label: z.string(),
+  createdAt: EpochMillis,
+  guests: z.array(QueuedGuest),
+})
+
+/** A storage key under the session's own prefix, as handed out by the upload route. */
+export const PhotoKey = z.string().min(1).max(200).describe('A key returned by the upload route: sessions/<session id>/<photo id>.jpg')
+
+export const UploadTarget = z.object({
+  key: PhotoKey,
+  url: z.url().describe('Presigned: PUT the JPEG bytes here, answered by the storage service (XML errors)'),
+  method: z.literal('PUT'),
+  headers: z.record(z.string(), z.string()).describe('Send exactly these; the signature binds Content-Type: image/jpeg'),
+  expiresAt: EpochMillis,
+})
+
+export const UploadRequest = z.strictObject({
+  count: z.int().min(1).max(MAX_PHOTOS_PER_SESSION).describe('How many upload targets to hand out'),
+})
+
+export const CompleteRequest = z.strictObject({
+  photos: z.array(PhotoKey).max(MAX_PHOTOS_PER_SESSION).describe('Uploaded keys in gallery order; may be empty'),
+})
+
+export const CompletedSession = z.object({
+  id: Id,
+  status: z.literal('completed'),
+  galleryUrl: z.url().describe('Sent to every guest; live when the session has photos'),
+  photos: z.array(Photo),
+})
+
+export const CancelledSession = z.object({ id: Id, status: z.literal('cancelled') })

@@ -1,0 +1,69 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { BoothKey } from './booth-key.entity.js'
+
+/** `pbk_<id>_<secret>`: recognisable in logs and by secret scanners, 256 random bits of secret. */
+const KEY_PREFIX = 'pbk_'
+const KEY_FORMAT = /^pbk_([A-Za-z0-9]{12})_([A-Za-z0-9_-]{43})$/
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest()
+
+function newKeyId(): string {
+  // 12 characters of 62: rejection-free enough for a handle, uniqueness is enforced by the key.
+  return Array.from(randomBytes(12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('')
+}
+
+export type CreatedBoothKey = { id: string; name: string; key: string; createdAt: Date }
+
+/** Creates a key and returns it whole: this is the only time the secret exists outside the booth. */
+export async function createBoothKey(em: EntityManager, name: string, now = new Date()): Promise<CreatedBoothKey> {
+  const trimmed = name.trim()
+  if (!trimmed || trimmed.length > 100) throw new Error('A booth key needs a name of 1 to 100 characters')
+  const id = newKeyId()
+  const secret = randomBytes(32).toString('base64url')
+  em.create(BoothKey, { id, name: trimmed, secretHash: hashSecret(secret), createdAt: now })
+  await em.flush()
+  return { id, name: trimmed, key: `${KEY_PREFIX}${id}_${secret}`, createdAt: now }
+}
+
+export type Caller = { keyId: string; name: string }
+
+/**
+ * The booth a presented key belongs to, or undefined when the key is unknown, wrong or revoked.
+ * The secret is compared in constant time; last use is recorded at most once a minute.
+ */
+export async function authenticateBoothKey(em: EntityManager, presented: string, now = new Date()): Promise<Caller | undefined> {
+  const match = KEY_FORMAT.exec(presented)
+  if (!match) return undefined
+  const [, id, secret] = match as unknown as [string, string, string]
+  const [row] = await em.execute<{ id: string; name: string; secret_hash: Buffer; revoked_at: Date | null }[]>(
+    'select id, name, secret_hash, revoked_at from booth_key where id = ?',
+    [id],
+  )
+  const presentedHash = hashSecret(secret)
+  // Compare even for unknown ids, so that timing tells nothing about which ids exist.
+  const storedHash = row?.secret_hash ?? Buffer.alloc(presentedHash.length)
+  const secretMatches = timingSafeEqual(presentedHash, storedHash)
+  if (!row || !secretMatches || row.revoked_at !== null) return undefined
+  await em.execute(
+    `update booth_key set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?::timestamptz - interval '1 minute')`,
+    [now, id, now],
+  )
+  return { keyId: row.id, name: row.name }
+}
+
+export async function revokeBoothKey(em: EntityManager, id: string, now = new Date()): Promise<boolean> {
+  const result = await em.execute<{ affectedRows?: number }>(
+    'update booth_key set revoked_at = ? where id = ? and revoked_at is null',
+    [now, id],
+    'run',
+  )
+  return (result.affectedRows ?? 0) > 0
+}
+
+export async function listBoothKeys(em: EntityManager) {
+  return em.find(BoothKey, {}, { orderBy: { createdAt: 'asc' }, fields: ['id', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+}

@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+import pLimit from 'p-limit'
+
+import { AppError } from '../../errors.js'
+import { newId } from '../../ids.js'
+import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
+import { photoUrl } from '../gallery/photo-url.js'
+import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
+import { readJpegSize } from '../storage/jpeg-size.js'
+import { isPhotoKey, sessionPrefix, type PhotoStorage } from '../storage/storage.js'
+import { requireStorage } from './uploads.service.js'
+
+/** Storage requests in flight at once per completion: quick for 60 photos, gentle on the bucket. */
+const STORAGE_CONCURRENCY = 8
+
+export type CompleteDeps = { em: EntityManager; storage?: PhotoStorage; cdnUrl: string; galleryUrl: string }
+
+type CheckedPhoto = { key: string; width: number; height: number; size: number }
+
+/**
+ * Completes an active session with its photos in gallery order. Everything is checked before
+ * anything is written: the keys (this session's, no repeats), then storage (every key present,
+ * every object a JPEG, its size read from its own header). Then one transaction records the
+ * photos, moves the session to completed, and queues the gallery link for every guest.
+ */
+export async function completeSession(deps: CompleteDeps, sessionId: string, keys: readonly string[], now: Date) {
+  await requireActiveSession(deps.em, sessionId)
+  checkKeys(sessionId, keys)
+  const photos = await checkStoredPhotos(requireStorage(deps.storage), keys)
+  const galleryUrl = `${deps.galleryUrl}/${sessionId}`
+
+  const recorded = await deps.em.transactional(async (tx) => {
+    await leaveActiveState(tx, sessionId, { status: 'completed', photoCount: photos.length }, now)
+    const rows = photos.map((photo) => ({ id: newId(), ...photo }))
+    if (rows.length > 0) {
+      await tx.execute(
+        `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, created_at) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        rows.flatMap((row, index) => [row.id, sessionId, index + 1, row.key, row.width, row.height, row.size, now]),
+      )
+      // A session without photos has no live gallery: a link would only lead guests to a 404.
+      await enqueueGalleryLinks(tx, sessionId, galleryUrl)
+    }
+    return rows
+  })
+
+  return {
+    id: sessionId,
+    status: 'completed' as const,
+    galleryUrl,
+    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.cdnUrl, row.key), width: row.width, height: row.height })),
+  }
+}
+
+function checkKeys(sessionId: string, keys: readonly string[]): void {
+  const prefix = sessionPrefix(sessionId)
+  const foreign = keys.filter((key) => !key.startsWith(prefix) || !isPhotoKey(key))
+  if (foreign.length > 0) throw new AppError('BAD_REQUEST', `Photo keys outside this session: ${foreign.join(', ')}`)
+  const repeated = [...new Set(keys.filter((key, index) => keys.indexOf(key) !== index))]
+  if (repeated.length > 0) throw new AppError('BAD_REQUEST', `Photo keys given more than once: ${repeated.join(', ')}`)
+}
+
+async function checkStoredPhotos(storage: PhotoStorage, keys: readonly string[]): Promise<CheckedPhoto[]> {
+  const limit = pLimit(STORAGE_CONCURRENCY)
+  const heads = await Promise.all(keys.map((key) => limit(() => storage.head(key))))
+  const missing = keys.filter((_, index) => heads[index] === undefined)
+  if (missing.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Photo keys not in storage', { missing })
+
+  const sizes = await Promise.all(
+    keys.map((key) => limit(() => readJpegSize((offset, length) => storage.readRange(key, offset, length)))),
+  )
+  const notJpeg = keys.filter((_, index) => sizes[index] === undefined)
+  if (notJpeg.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Uploads that are not JPEG images', { notJpeg })
+  return keys.map((key, index) => ({ key, ...sizes[index]!, size: heads[index]!.size }))
+}

@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { AppError } from '../../errors.js'
+import { newId } from '../../ids.js'
+import { requireActiveSession } from '../sessions/session-state.js'
+import { sessionPrefix, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
+
+/** Long enough for a burst over venue Wi-Fi, short enough that a leaked URL soon dies. */
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60
+
+export function requireStorage(storage: PhotoStorage | undefined): PhotoStorage {
+  if (!storage) throw new AppError('SERVICE_UNAVAILABLE', 'photo storage is not configured')
+  return storage
+}
+
+/** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */
+export async function createUploadTargets(
+  deps: { em: EntityManager; storage?: PhotoStorage },
+  sessionId: string,
+  count: number,
+): Promise<{ uploads: UploadTarget[] }> {
+  await requireActiveSession(deps.em, sessionId)
+  const storage = requireStorage(deps.storage)
+  const keys = Array.from({ length: count }, () => `${sessionPrefix(sessionId)}${newId()}.jpg`)
+  return { uploads: await Promise.all(keys.map((key) => storage.presignUpload(key, UPLOAD_URL_TTL_SECONDS))) }
+}

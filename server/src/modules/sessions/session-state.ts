@@ -1,0 +1,35 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import { AppError } from '../../errors.js'
+import type { SessionStatus } from './session.entity.js'
+
+export const NO_SUCH_SESSION = 'no such session'
+
+/** The session must exist (404) and still be active (409): the booth should re-read its queue. */
+export async function requireActiveSession(em: EntityManager, sessionId: string): Promise<void> {
+  const [row] = await em.execute<{ status: SessionStatus }[]>('select status from session where id = ?', [sessionId])
+  if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+  if (row.status !== 'active') throw new AppError('CONFLICT', `session is already ${row.status}`)
+}
+
+/**
+ * Moves an active session on, atomically: of any number of concurrent attempts exactly one
+ * wins; the others answer 409 as if they had come second.
+ */
+export async function leaveActiveState(
+  tx: EntityManager,
+  sessionId: string,
+  to: { status: 'completed'; photoCount: number } | { status: 'cancelled' },
+  now: Date,
+): Promise<void> {
+  const moved = await tx.execute<{ id: string }[]>(
+    to.status === 'completed'
+      ? `update session set status = 'completed', completed_at = ?, photo_count = ? where id = ? and status = 'active' returning id`
+      : `update session set status = 'cancelled', cancelled_at = ? where id = ? and status = 'active' returning id`,
+    to.status === 'completed' ? [now, to.photoCount, sessionId] : [now, sessionId],
+  )
+  if (moved.length === 0) {
+    await requireActiveSession(tx, sessionId)
+    throw new AppError('CONFLICT', 'session was completed or cancelled concurrently')
+  }
+}

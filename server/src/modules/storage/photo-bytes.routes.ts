@@ -1,0 +1,60 @@
+import { Router, type Response } from 'express'
+
+import type { Config } from '../../config.js'
+import { EntityTooLargeError, type LocalStorage } from './local-storage.js'
+import { PHOTO_CONTENT_TYPE, type PhotoStorage } from './storage.js'
+
+/** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
+export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
+
+const notFound = (res: Response) => res.status(404).type('text/plain').send('Not Found')
+
+/** Answers like S3 does, so that a booth app handles both the same way. */
+function s3Error(res: Response, status: number, code: string, message: string) {
+  const escape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
+  res
+    .status(status)
+    .type('application/xml')
+    .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escape(message)}</Message></Error>`)
+}
+
+/**
+ * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
+ * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
+ */
+export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefined, now: () => Date): Router {
+  const router = Router()
+  const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
+  const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
+
+  router.get('/*key', (req, res, next) => {
+    const path = local?.pathOf(keyOf(req.params.key))
+    if (!path) return void notFound(res)
+    res.sendFile(path, { headers: { 'Content-Type': PHOTO_CONTENT_TYPE }, maxAge: '1y', immutable: true }, (error) => {
+      if (!error) return
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) notFound(res)
+      else next(error)
+    })
+  })
+
+  router.put('/*key', async (req, res, next) => {
+    const key = keyOf(req.params.key)
+    if (!local || !local.pathOf(key)) return void notFound(res)
+    const check = local.checkUpload(key, req.query, req.headers['content-type'], now())
+    if (!check.ok) return s3Error(res, 403, check.code, check.message)
+    if (Number(req.headers['content-length']) > MAX_PHOTO_BYTES) {
+      res.setHeader('Connection', 'close')
+      return s3Error(res, 400, 'EntityTooLarge', new EntityTooLargeError(MAX_PHOTO_BYTES).message)
+    }
+    try {
+      await local.receive(key, req, MAX_PHOTO_BYTES)
+      res.status(200).end()
+    } catch (error) {
+      if (!(error instanceof EntityTooLargeError)) return next(error)
+      res.setHeader('Connection', 'close')
+      s3Error(res, 400, 'EntityTooLarge', error.message)
+    }
+  })
+
+  return router
+}

@@ -1,0 +1,38 @@
+import type { Readable } from 'node:stream'
+
+/** Photos are JPEG only: presigned uploads bind this content type. */
+export const PHOTO_CONTENT_TYPE = 'image/jpeg'
+
+/** What a booth needs to upload one photo straight to storage. */
+export type UploadTarget = {
+  key: string
+  url: string
+  method: 'PUT'
+  /** Send exactly these headers: the signature covers them. */
+  headers: Record<string, string>
+  /** Milliseconds since the epoch. */
+  expiresAt: number
+}
+
+/** One interface, two places: an S3-compatible bucket, or a folder on disk in development. */
+export type PhotoStorage = {
+  readonly kind: 'local' | 's3'
+  presignUpload(key: string, expiresInSeconds: number): Promise<UploadTarget>
+  /** Size of a stored object, or undefined when there is none under the key. */
+  head(key: string): Promise<{ size: number } | undefined>
+  /** Bytes [start, start + length) of a stored object, fewer at its end. */
+  readRange(key: string, start: number, length: number): Promise<Buffer>
+  openStream(key: string): Promise<Readable>
+  put(key: string, body: Buffer): Promise<void>
+}
+
+/** Keys this service writes and accepts: `sessions/<session id>/<photo id>.jpg`, nothing else. */
+const PHOTO_KEY = /^sessions\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,64}\.jpg$/
+
+export function isPhotoKey(key: string): boolean {
+  return PHOTO_KEY.test(key)
+}
+
+export function sessionPrefix(sessionId: string): string {
+  return `sessions/${sessionId}/`
+}

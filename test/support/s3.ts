@@ -1,0 +1,34 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import S3rver from 's3rver'
+
+import type { StorageSettings } from '@photobooth/server/config'
+
+export type FakeS3 = { settings: Extract<StorageSettings, { kind: 's3' }>; endpoint: string; close: () => Promise<void> }
+
+/** A real S3 API server on loopback (s3rver), with one empty bucket. */
+export async function startFakeS3(bucket = 'photos'): Promise<FakeS3> {
+  const directory = await mkdtemp(join(tmpdir(), 'photobooth-s3-'))
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] })
+  const { port } = (await server.run()) as { port: number }
+  const endpoint = `http://127.0.0.1:${port}`
+  return {
+    endpoint,
+    settings: {
+      kind: 's3',
+      bucket,
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      // s3rver's own credentials.
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+    },
+    close: async () => {
+      await server.close()
+      await rm(directory, { recursive: true, force: true })
+    },
+  }
+}
