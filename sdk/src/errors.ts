@@ -9,7 +9,7 @@ export type ValidationErrorBody = { success: false; error: { name: string; messa
 /** One field error of a validation failure: `path` is relative to the body or the path parameters. */
 export type ValidationIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>
 
-/** The error code the SDK gives each status the API answers. */
+/** The error code the SDK gives each status the API answers; these are the contract's declared errors. */
 export const ERROR_CODES: Readonly<Record<number, string>> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
@@ -57,20 +57,12 @@ export function decodeErrorBody(body: unknown, response: { status: number }): OR
     const { error, ...extra } = body
     return new ORPCError(code, {
       status,
-      defined: code in DEFINED_CODES,
+      defined: status in ERROR_CODES,
       message: error,
       data: Object.keys(extra).length > 0 ? extra : undefined,
     })
   }
-  if (typeof body === 'string') return new ORPCError(code, { status, message: body })
+  // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes.
+  if (typeof body === 'string') return new ORPCError(code, { status, defined: status in ERROR_CODES, message: body })
   return null
-}
-
-/** Codes that the contract declares, so that `isDefinedError` narrows them. */
-const DEFINED_CODES: Readonly<Record<string, true>> = {
-  BAD_REQUEST: true,
-  NOT_FOUND: true,
-  CONFLICT: true,
-  UNPROCESSABLE_CONTENT: true,
-  INTERNAL_SERVER_ERROR: true,
 }

@@ -48,8 +48,31 @@ describe('the OpenAPI document', () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
     const routes = operations(document).map(({ method, path }) => `${method.toUpperCase()} ${path}`)
     expect(routes.sort()).toEqual(
-      ['GET /events/{eventSlug}/sets/{setSlug}', 'POST /sets/{setId}/sessions', 'GET /gallery/events/{slug}', 'GET /gallery/{sessionId}'].sort(),
+      [
+        'GET /events/{eventSlug}/sets/{setSlug}',
+        'POST /sets/{setId}/sessions',
+        'GET /gallery/events/{slug}',
+        'GET /gallery/{sessionId}',
+        'GET /booth/events',
+        'GET /booth/sets/{setId}/sessions',
+        'POST /booth/sessions/{sessionId}/uploads',
+        'POST /booth/sessions/{sessionId}/complete',
+        'POST /booth/sessions/{sessionId}/cancel',
+      ].sort(),
     )
+  })
+
+  it('when read, then booth routes require the bearer key and document the plain-text 401, public routes none', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    expect(document.components.securitySchemes.boothKey).toMatchObject({ type: 'http', scheme: 'bearer' })
+    for (const { path, operation } of operations(document)) {
+      const booth = path.startsWith('/booth/')
+      expect((operation as unknown as { security: unknown }).security, path).toEqual(booth ? [{ boothKey: [] }] : [])
+      if (booth) expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
+    }
+    const complete = document.paths['/booth/sessions/{sessionId}/complete'].post
+    expect(complete.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PhotoKeysError' })
+    expect(complete.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
   })
 
   it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {

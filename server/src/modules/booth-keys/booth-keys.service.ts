@@ -39,7 +39,7 @@ export async function authenticateBoothKey(em: EntityManager, presented: string,
   const match = KEY_FORMAT.exec(presented)
   if (!match) return undefined
   const [, id, secret] = match as unknown as [string, string, string]
-  const [row] = await em.execute<{ id: string; name: string; secret_hash: Buffer; revoked_at: Date | null }[]>(
+  const [row] = await em.execute<{ id: string; name: string; secret_hash: Buffer; revoked_at: string | null }[]>(
     'select id, name, secret_hash, revoked_at from booth_key where id = ?',
     [id],
   )

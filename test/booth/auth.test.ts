@@ -1,0 +1,105 @@
+import { createClient, isDefinedError, safe } from '@photobooth/sdk'
+import { contract } from '@photobooth/sdk/contract'
+import { revokeBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createTestBoothKey, startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+let validKey: string
+let revokedKey: string
+beforeAll(async () => {
+  app = await startTestServer()
+  validKey = await createTestBoothKey(app, 'Valid booth')
+  revokedKey = await createTestBoothKey(app, 'Revoked booth')
+  await revokeBoothKey(app.orm.em.fork(), revokedKey.split('_')[1]!)
+})
+afterAll(() => app?.stop())
+
+/** Every /booth route of the contract, with its path parameters filled in. */
+const boothRoutes = Object.values(contract.booth).map((procedure) => {
+  const { method, path } = procedure['~orpc'].route as { method: string; path: string }
+  return { method, path: path.replace(/\{[^}]+\}/g, 'AAAAAAAAAAAAAAAAAAAAAA') }
+})
+
+const call = (route: { method: string; path: string }, authorization?: string) =>
+  fetch(`${app.url}${route.path}`, {
+    method: route.method,
+    headers: { 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) },
+    body: route.method === 'GET' ? undefined : JSON.stringify({}),
+  })
+
+async function expectUnauthorized(response: Response) {
+  expect(response.status).toBe(401)
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+  expect(await response.text()).toBe('Unauthorized')
+}
+
+describe.each(boothRoutes)('auth on $method $path', (route) => {
+  it('when the Authorization header is missing, then 401 Unauthorized in plain text', async () => {
+    await expectUnauthorized(await call(route))
+  })
+
+  it('when the key is unknown, then 401', async () => {
+    await expectUnauthorized(await call(route, `Bearer pbk_AAAAAAAAAAAA_${'A'.repeat(43)}`))
+  })
+
+  it('when the secret is wrong for a real key id, then 401', async () => {
+    const [prefix, id] = validKey.split('_')
+    await expectUnauthorized(await call(route, `Bearer ${prefix}_${id}_${'B'.repeat(43)}`))
+  })
+
+  it('when the token is not a booth key at all, then 401', async () => {
+    await expectUnauthorized(await call(route, 'Bearer some-other-token'))
+  })
+
+  it('when the key is revoked, then 401', async () => {
+    await expectUnauthorized(await call(route, `Bearer ${revokedKey}`))
+  })
+
+  for (const [label, header] of [
+    ['another scheme', `Basic ${Buffer.from('user:pass').toString('base64')}`],
+    ['no token', 'Bearer'],
+    ['no token after the space', 'Bearer '],
+    ['extra parts', `Bearer ${validKey} extra`],
+    ['bad characters', 'Bearer pbk_$$$'],
+    ['an empty value', ''],
+  ] as const) {
+    it(`when the header has ${label}, then 400 { error }`, async () => {
+      const response = await call(route, header)
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/Authorization/) })
+    })
+  }
+
+  it('when the key is valid, then the request gets past authentication', async () => {
+    const response = await call(route, `Bearer ${validKey}`)
+    expect([200, 400, 404]).toContain(response.status)
+  })
+})
+
+describe('booth keys', () => {
+  it('when a key is used, then its last use is recorded', async () => {
+    const key = await createTestBoothKey(app, 'Tracked booth')
+    const id = key.split('_')[1]
+    const read = async () =>
+      (await app.orm.em.fork().execute<{ used: number | null }[]>(`select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`, [id]))[0]!.used
+    expect(await read()).toBeNull()
+    expect((await fetch(`${app.url}/booth/events`, { headers: { authorization: `bearer ${key}` } })).status).toBe(200)
+    expect(Math.abs(Date.now() - (await read())!)).toBeLessThan(60_000)
+  })
+
+  it('when a key is created, then only its hash is stored', async () => {
+    const key = await createTestBoothKey(app, 'Hashed booth')
+    const [row] = await app.orm.em.fork().execute<Record<string, unknown>[]>('select * from booth_key where id = ?', [key.split('_')[1]])
+    expect(key).toMatch(/^pbk_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}$/)
+    expect(JSON.stringify(row)).not.toContain(key.split('_').slice(2).join('_'))
+  })
+})
+
+describe('the SDK without a valid key', () => {
+  it('when a booth route answers 401, then a typed UNAUTHORIZED error comes back', async () => {
+    const [error] = await safe(createClient({ baseUrl: app.url, boothKey: 'pbk_nope' }).booth.listEvents())
+    expect(isDefinedError(error) && [error.code, error.status, error.message]).toEqual(['UNAUTHORIZED', 401, 'Unauthorized'])
+  })
+})
