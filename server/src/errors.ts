@@ -18,40 +18,34 @@ export function statusOf(code: AppErrorCode): number {
   }
 }
 
-/** A domain error: answered as `{ error: message, ...extra }` with the code's status. */
-export class AppError extends Error {
-  constructor(
-    readonly code: AppErrorCode,
-    message: string,
-    readonly extra?: Record<string, unknown>,
-  ) {
-    super(message)
+/**
+ * A domain error: answered as `{ error: message, ...extra }` with the code's status. It is an
+ * ORPCError so that oRPC answers it as it is, with no translating layer on every call.
+ */
+export class AppError extends ORPCError<AppErrorCode, Record<string, unknown> | undefined> {
+  constructor(code: AppErrorCode, message: string, extra?: Record<string, unknown>) {
+    super(code, { status: statusOf(code), message, data: extra, defined: true })
     this.name = 'AppError'
-  }
-
-  toORPCError(): ORPCError<AppErrorCode, Record<string, unknown> | undefined> {
-    return new ORPCError(this.code, {
-      status: statusOf(this.code),
-      message: this.message,
-      data: this.extra,
-      defined: true,
-      cause: this,
-    })
   }
 }
 
 export const INTERNAL_ERROR_BODY = { error: 'Internal server error' } as const
+
+/** Inputs declared `detailed` carry their parts as the first path element: the client sent neither. */
+const INPUT_PARTS = new Set<PropertyKey>(['params', 'query', 'headers', 'body'])
 
 /**
  * The one place error bodies are shaped: schema failures in zod's own shape with paths relative
  * to the body or path parameters, domain errors as `{ error }`, and nothing of a fault's details.
  */
 export function encodeErrorBody(error: ORPCError<string, unknown>): unknown {
-  // A 503 is a domain answer ("storage is not configured"); any other 5xx discloses nothing.
-  if (error.status >= 500 && !(error.cause instanceof AppError)) return INTERNAL_ERROR_BODY
+  // A 503 from the domain ("storage is not configured") is an answer; any other 5xx discloses nothing.
+  if (error.status >= 500 && !(error instanceof AppError)) return INTERNAL_ERROR_BODY
   if (error.cause instanceof ValidationError) {
-    // Inputs are declared `detailed` ({ params, body }); the client only knows the body and the path.
-    const issues = error.cause.issues.map((issue) => ({ ...issue, path: (issue.path ?? []).slice(1) }))
+    const issues = error.cause.issues.map((issue) => {
+      const path = issue.path ?? []
+      return { ...issue, path: path.length > 0 && INPUT_PARTS.has(path[0] as PropertyKey) ? path.slice(1) : path }
+    })
     const zodError = new z.ZodError(issues as z.core.$ZodIssue[])
     return { success: false, error: { name: zodError.name, message: zodError.message } }
   }

@@ -49,7 +49,7 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
       body: { guests: [{ name: 'Ada King Lovelace', email: 'ada@example.org' }, { name: 'Grace', phone: '+1 415 555 2671' }] },
     })
     const second = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Alan', email: 'alan@example.org' }] } })
-    const queue = await booth.booth.listQueue({ params: { setId: sets[0]!.id } })
+    const queue = await booth.booth.listQueue({ setId: sets[0]!.id })
     expect(queue.set).toEqual(sets[0])
     expect(queue.sessions.map((s) => s.id)).toEqual([first.id, second.id])
     expect(queue.sessions[0]!.guests).toEqual([
@@ -85,7 +85,7 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     expect(completed.photos.map(({ width, height }) => ({ width, height }))).toEqual(order.map((i) => sizes[i]))
 
     // The gallery is live: photos in that order, their dimensions read from the JPEGs, URLs on the CDN base.
-    const gallery = await kiosk.gallery.getGallery({ params: { sessionId: first.id } })
+    const gallery = await kiosk.gallery.getGallery({ sessionId: first.id })
     expect(gallery.photos).toEqual(completed.photos)
     expect(gallery.photos.map((p) => p.url)).toEqual(order.map((i) => `${app.config.cdnUrl}/${uploads[i]!.key}`))
     const served = await fetch(gallery.photos[0]!.url)
@@ -93,7 +93,7 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     expect(Buffer.from(await served.arrayBuffer()).equals(images[2]!)).toBe(true)
 
     // The session left the queue; the other one is still waiting.
-    const after = await booth.booth.listQueue({ params: { setId: sets[0]!.id } })
+    const after = await booth.booth.listQueue({ setId: sets[0]!.id })
     expect(after.sessions.map((s) => s.id)).toEqual([second.id])
 
     // One gallery link per guest per channel was queued with the completion.

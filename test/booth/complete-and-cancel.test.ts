@@ -164,12 +164,12 @@ describe('uploads and cancel', () => {
     const { sets } = await seedEvent(app.orm)
     const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Cy', email: 'cy@example.org' }] } })
     expect(await booth.booth.cancel({ params: { sessionId: session.id } })).toEqual({ id: session.id, status: 'cancelled' })
-    expect((await booth.booth.listQueue({ params: { setId: sets[0]!.id } })).sessions).toEqual([])
+    expect((await booth.booth.listQueue({ setId: sets[0]!.id })).sessions).toEqual([])
     expect((await fetch(`${app.url}/gallery/${session.id}`)).status).toBe(404)
   })
 
   it('when the set of a queue is unknown, then 404 "no such set"', async () => {
-    const [error] = await safe(booth.booth.listQueue({ params: { setId: 'AAAAAAAAAAAAAAAAAAAAAA' } }))
+    const [error] = await safe(booth.booth.listQueue({ setId: 'AAAAAAAAAAAAAAAAAAAAAA' }))
     expect(isDefinedError(error) && error.message).toBe('no such set')
   })
 

@@ -51,7 +51,7 @@ describe('the built SDK package', () => {
     const { event, sets } = await seedEvent(app.orm)
     const sdk = await import(pathToFileURL(resolve(sdkDir, 'dist/index.js')).href)
     const client = sdk.createClient({ baseUrl: app.url })
-    const context = await client.kiosk.getContext({ params: { eventSlug: event.slug, setSlug: sets[0]!.slug } })
+    const context = await client.kiosk.getContext({ eventSlug: event.slug, setSlug: sets[0]!.slug })
     expect(context.set.id).toBe(sets[0]!.id)
     const [error] = await sdk.safe(client.kiosk.registerGuests({ params: { setId: 'nope' }, body: { guests: [{ name: 'A', email: 'a@b.co' }] } }))
     expect(sdk.isDefinedError(error) && error.code).toBe('NOT_FOUND')

@@ -14,7 +14,7 @@ describe('the SDK against a live server', () => {
     const { event, sets } = await seedEvent(app.orm)
     const client = createClient({ baseUrl: app.url })
 
-    const context = await client.kiosk.getContext({ params: { eventSlug: event.slug, setSlug: sets[0]!.slug } })
+    const context = await client.kiosk.getContext({ eventSlug: event.slug, setSlug: sets[0]!.slug })
     expect(context).toEqual({ set: sets[0], event: { id: event.id, slug: event.slug, name: event.name } })
 
     const session = await client.kiosk.registerGuests({
@@ -27,7 +27,7 @@ describe('the SDK against a live server', () => {
 
   it('when a slug names nothing, then a typed NOT_FOUND error carries the API text', async () => {
     const client = createClient({ baseUrl: app.url })
-    const [error, data, isDefined] = await safe(client.kiosk.getContext({ params: { eventSlug: 'nope', setSlug: 'nope' } }))
+    const [error, data, isDefined] = await safe(client.kiosk.getContext({ eventSlug: 'nope', setSlug: 'nope' }))
     expect(data).toBeUndefined()
     expect(isDefined).toBe(true)
     expect(error).toBeInstanceOf(ORPCError)
@@ -57,7 +57,7 @@ describe('the SDK against a live server', () => {
 
   it('when the gallery is not live, then a typed NOT_FOUND "no such gallery"', async () => {
     const client = createClient({ baseUrl: `${app.url}/` })
-    const [error] = await safe(client.gallery.getGallery({ params: { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' } }))
+    const [error] = await safe(client.gallery.getGallery({ sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' }))
     expect(isDefinedError(error) && error.code === 'NOT_FOUND' && error.message).toBe('no such gallery')
   })
 })

@@ -34,7 +34,6 @@ export const boothContract = {
       summary: 'The events a booth can work, private ones included, with their sets',
       description: 'Newest start first.',
       tags,
-      inputStructure: 'detailed',
     })
     .output(z.object({ events: z.array(BoothEvent) })),
 
@@ -45,9 +44,8 @@ export const boothContract = {
       operationId: 'listBoothQueue',
       summary: "A set's queue: its active sessions, oldest first, with the guests' names",
       tags,
-      inputStructure: 'detailed',
     })
-    .input(z.object({ params: z.object({ setId: Id }) }))
+    .input(z.object({ setId: Id }))
     .output(z.object({ set: SetSummary, sessions: z.array(QueuedSession) })),
 
   createUploads: booth

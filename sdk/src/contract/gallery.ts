@@ -15,10 +15,9 @@ export const gallery = {
       summary: "An event's page: every set with its latest 12 live sessions, newest first",
       description: 'A private event answers 404 `{ "error": "no such event" }`; its session galleries still work.',
       tags,
-      inputStructure: 'detailed',
     })
     .errors(notFound)
-    .input(z.object({ params: z.object({ slug: Slug }) }))
+    .input(z.object({ slug: Slug }))
     .output(EventPage),
 
   getGallery: base
@@ -30,9 +29,8 @@ export const gallery = {
       description:
         'Answers 404 `{ "error": "no such gallery" }` until the session is completed with at least one photo.',
       tags,
-      inputStructure: 'detailed',
     })
     .errors(notFound)
-    .input(z.object({ params: z.object({ sessionId: Id }) }))
+    .input(z.object({ sessionId: Id }))
     .output(Gallery),
 }

@@ -16,10 +16,9 @@ export const kiosk = {
       summary: "Load a kiosk's set and event from their slugs",
       description: 'Answers 404 `{ "error": "no such set" }` when either slug names nothing.',
       tags,
-      inputStructure: 'detailed',
     })
     .errors(notFound)
-    .input(z.object({ params: z.object({ eventSlug: Slug, setSlug: Slug }) }))
+    .input(z.object({ eventSlug: Slug, setSlug: Slug }))
     .output(z.object({ set: SetSummary, event: EventSummary })),
 
   registerGuests: base

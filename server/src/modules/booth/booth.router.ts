@@ -14,7 +14,7 @@ const booth = pub.use(({ context, next }) => {
 
 export const boothRouter = {
   listEvents: booth.booth.listEvents.handler(({ context }) => listBoothEvents(context.em)),
-  listQueue: booth.booth.listQueue.handler(({ input: { params }, context }) => listQueue(context.em, params.setId)),
+  listQueue: booth.booth.listQueue.handler(({ input, context }) => listQueue(context.em, input.setId)),
   createUploads: booth.booth.createUploads.handler(({ input: { params, body }, context }) =>
     createUploadTargets(context, params.sessionId, body.count),
   ),

@@ -2,9 +2,7 @@ import { pub } from '../../orpc.js'
 import { loadKioskContext, registerGuests } from './kiosk.service.js'
 
 export const kioskRouter = {
-  getContext: pub.kiosk.getContext.handler(({ input: { params }, context }) =>
-    loadKioskContext(context.em, params.eventSlug, params.setSlug),
-  ),
+  getContext: pub.kiosk.getContext.handler(({ input, context }) => loadKioskContext(context.em, input.eventSlug, input.setSlug)),
   registerGuests: pub.kiosk.registerGuests.handler(({ input: { params, body }, context }) =>
     registerGuests(context.em, params.setId, body.guests, context.now()),
   ),
