@@ -1,12 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
 import { ORPCError } from '@orpc/server'
 import express, { type ErrorRequestHandler, type Express } from 'express'
 import helmet from 'helmet'
 
 import type { Config } from './config.js'
+import type { AppContext } from './context.js'
+import type { Reader } from './db/reader.js'
 import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
@@ -22,6 +24,7 @@ export const MAX_BODY_BYTES = 64 * 1024
 export type AppDependencies = {
   config: Config
   orm: MikroORM
+  db: Reader
   logger: Logger
   /** Built beforehand (it is async) so that the app itself is ready synchronously. */
   openApiDocument: OpenApiDocument
@@ -29,7 +32,7 @@ export type AppDependencies = {
   now?: () => Date
 }
 
-export function createApp({ config, orm, logger, openApiDocument, storage, now = () => new Date() }: AppDependencies): Express {
+export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date() }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   const handler = new OpenAPIHandler(router, {
@@ -55,10 +58,20 @@ export function createApp({ config, orm, logger, openApiDocument, storage, now =
 
   app.use(async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
+    let em: EntityManager | undefined
+    const context: AppContext = {
+      config,
+      now,
+      storage,
+      db,
+      caller: res.locals.caller as Caller | undefined,
+      // Forked on first use: the public reads never need one.
+      get em() {
+        return (em ??= orm.em.fork())
+      },
+    }
     try {
-      const { matched } = await handler.handle(req, res, {
-        context: { config, em: orm.em.fork(), now, storage, caller: res.locals.caller as Caller | undefined },
-      })
+      const { matched } = await handler.handle(req, res, { context })
       if (!matched) next()
     } catch (error) {
       next(error)

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
-
+import type { Reader } from '../../db/reader.js'
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
 import { photoUrl } from './photo-url.js'
@@ -14,20 +13,20 @@ type Photo = { id: string; url: string; width: number; height: number }
  * The event page in three round trips whatever its size: the event with its sets, the latest
  * live sessions of every set (one lateral query), then all their photos.
  */
-export async function readEventPage(em: EntityManager, slug: string, cdnUrl: string) {
-  const sets = await em.execute<
-    { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }[]
+export async function readEventPage(db: Reader, slug: string, cdnUrl: string) {
+  const sets = await db.rows<
+    { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
   >(
     `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name
        from event e left join event_set s on s.event_id = e.id
-      where e.slug = ?
+      where e.slug = $1
       order by s.created_at, s.slug`,
     [slug],
   )
   const event = sets[0]
   if (!event || event.is_private) throw new AppError('NOT_FOUND', 'no such event')
 
-  const sessions = await em.execute<{ id: string; set_id: string; label: string; created_at: number }[]>(
+  const sessions = await db.rows<{ id: string; set_id: string; label: string; created_at: number }>(
     `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
        from event_set s
        cross join lateral (
@@ -36,11 +35,11 @@ export async function readEventPage(em: EntityManager, slug: string, cdnUrl: str
           order by created_at desc, id desc
           limit ${SESSIONS_PER_SET}
        ) live
-      where s.event_id = ?
+      where s.event_id = $1
       order by live.set_id, live.created_at desc, live.id desc`,
     [event.id],
   )
-  const photos = await readPhotos(em, sessions.map((session) => session.id), cdnUrl)
+  const photos = await readPhotos(db, sessions.map((session) => session.id), cdnUrl)
 
   const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: Photo[] }[]>()
   for (const session of sessions) {
@@ -60,19 +59,19 @@ export async function readEventPage(em: EntityManager, slug: string, cdnUrl: str
 }
 
 /** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
-export async function readGallery(em: EntityManager, sessionId: string, cdnUrl: string) {
-  const [session] = await em.execute<
-    { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }[]
+export async function readGallery(db: Reader, sessionId: string, cdnUrl: string) {
+  const [session] = await db.rows<
+    { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
   >(
     `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
-      where s.id = ? and s.status = 'completed' and s.photo_count > 0`,
+      where s.id = $1 and s.status = 'completed' and s.photo_count > 0`,
     [sessionId],
   )
   if (!session) throw new AppError('NOT_FOUND', 'no such gallery')
-  const photos = await readPhotos(em, [session.id], cdnUrl)
+  const photos = await readPhotos(db, [session.id], cdnUrl)
   return {
     id: session.id,
     label: session.label,
@@ -82,11 +81,11 @@ export async function readGallery(em: EntityManager, sessionId: string, cdnUrl: 
 }
 
 /** Photos of the given sessions in gallery order, grouped by session. */
-async function readPhotos(em: EntityManager, sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
+async function readPhotos(db: Reader, sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
   const bySession = new Map<string, Photo[]>()
   if (sessionIds.length === 0) return bySession
-  const rows = await em.execute<PhotoRow[]>(
-    'select id, session_id, storage_key, width, height from photo where session_id in (?) order by session_id, position',
+  const rows = await db.rows<PhotoRow>(
+    'select id, session_id, storage_key, width, height from photo where session_id = any($1::text[]) order by session_id, position',
     [sessionIds],
   )
   for (const row of rows) {
