@@ -14,6 +14,10 @@ function expectSecurityHeaders(response: Response) {
   expect(response.headers.get('x-content-type-options')).toBe('nosniff')
   expect(response.headers.get('referrer-policy')).toBe('no-referrer')
   expect(response.headers.get('x-powered-by')).toBeNull()
+  // The rest of helmet's defaults, sent as helmet itself would.
+  expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'self';/)
+  expect(response.headers.get('cross-origin-opener-policy')).toBe('same-origin')
+  expect(response.headers.get('x-permitted-cross-domain-policies')).toBe('none')
 }
 
 async function expectJsonError(response: Response, status: number) {

@@ -6,6 +6,34 @@ import { photoUrl } from './photo-url.js'
 /** Sessions per set on the event page: the spec's bound, with no paging. */
 export const SESSIONS_PER_SET = 12
 
+/**
+ * The statements of the public reads, `$1`-style. Exported so that the benchmark's hand-written
+ * baseline runs exactly these.
+ */
+export const GALLERY_QUERIES = {
+  eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name
+       from event e left join event_set s on s.event_id = e.id
+      where e.slug = $1
+      order by s.created_at, s.slug`,
+  /** The latest live sessions of every set of an event, in one lateral query. */
+  liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
+       from event_set s
+       cross join lateral (
+         select id, set_id, label, created_at from session
+          where set_id = s.id and status = 'completed' and photo_count > 0
+          order by created_at desc, id desc
+          limit ${SESSIONS_PER_SET}
+       ) live
+      where s.event_id = $1
+      order by live.set_id, live.created_at desc, live.id desc`,
+  gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at
+       from session s
+       join event_set st on st.id = s.set_id
+       join event e on e.id = st.event_id
+      where s.id = $1 and s.status = 'completed' and s.photo_count > 0`,
+  photos: 'select id, session_id, storage_key, width, height from photo where session_id = any($1::text[]) order by session_id, position',
+}
+
 type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number }
 type Photo = { id: string; url: string; width: number; height: number }
 
@@ -17,26 +45,14 @@ export async function readEventPage(db: Reader, slug: string, cdnUrl: string) {
   const sets = await db.rows<
     { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
   >(
-    `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name
-       from event e left join event_set s on s.event_id = e.id
-      where e.slug = $1
-      order by s.created_at, s.slug`,
+    GALLERY_QUERIES.eventWithSets,
     [slug],
   )
   const event = sets[0]
   if (!event || event.is_private) throw new AppError('NOT_FOUND', 'no such event')
 
   const sessions = await db.rows<{ id: string; set_id: string; label: string; created_at: number }>(
-    `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
-       from event_set s
-       cross join lateral (
-         select id, set_id, label, created_at from session
-          where set_id = s.id and status = 'completed' and photo_count > 0
-          order by created_at desc, id desc
-          limit ${SESSIONS_PER_SET}
-       ) live
-      where s.event_id = $1
-      order by live.set_id, live.created_at desc, live.id desc`,
+    GALLERY_QUERIES.liveSessions,
     [event.id],
   )
   const photos = await readPhotos(db, sessions.map((session) => session.id), cdnUrl)
@@ -63,11 +79,7 @@ export async function readGallery(db: Reader, sessionId: string, cdnUrl: string)
   const [session] = await db.rows<
     { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
   >(
-    `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at
-       from session s
-       join event_set st on st.id = s.set_id
-       join event e on e.id = st.event_id
-      where s.id = $1 and s.status = 'completed' and s.photo_count > 0`,
+    GALLERY_QUERIES.gallery,
     [sessionId],
   )
   if (!session) throw new AppError('NOT_FOUND', 'no such gallery')
@@ -85,7 +97,7 @@ async function readPhotos(db: Reader, sessionIds: string[], cdnUrl: string): Pro
   const bySession = new Map<string, Photo[]>()
   if (sessionIds.length === 0) return bySession
   const rows = await db.rows<PhotoRow>(
-    'select id, session_id, storage_key, width, height from photo where session_id = any($1::text[]) order by session_id, position',
+    GALLERY_QUERIES.photos,
     [sessionIds],
   )
   for (const row of rows) {
