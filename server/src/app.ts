@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
-import { ORPCError } from '@orpc/server'
+import { ORPCError, ValidationError } from '@orpc/server'
+import { contract } from '@photobooth/sdk/contract'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import helmet from 'helmet'
 
 import type { Config } from './config.js'
 import type { AppContext } from './context.js'
-import type { Reader } from './db/reader.js'
+import type { PoolSql } from './db/pool-sql.js'
 import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
@@ -24,7 +25,7 @@ export const MAX_BODY_BYTES = 64 * 1024
 export type AppDependencies = {
   config: Config
   orm: MikroORM
-  db: Reader
+  db: PoolSql
   logger: Logger
   /** Built beforehand (it is async) so that the app itself is ready synchronously. */
   openApiDocument: OpenApiDocument
@@ -35,14 +36,15 @@ export type AppDependencies = {
 export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date() }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
-  const handler = new OpenAPIHandler(router, {
-    // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
-    customErrorResponseBodyEncoder: (error) => {
-      if (error.status >= 500) logger.error('request failed', error.cause ?? error)
-      return encodeErrorBody(error)
-    },
-  })
+  // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
+  const customErrorResponseBodyEncoder = (error: ORPCError<string, unknown>) => {
+    if (error.status >= 500) logger.error('request failed', error.cause ?? error)
+    return encodeErrorBody(error)
+  }
+  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder })
+  const bytesHandler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, interceptors: [answerNotFoundInPlainText] })
 
+  const logError = (error: unknown) => logger.error('response failed after it started', error)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -56,12 +58,13 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.use('/photos', photoBytesRoutes(config, storage, now))
   app.use('/booth', boothAuthentication(orm, now))
 
-  app.use(async (req, res, next) => {
+  const mount = (target: OpenAPIHandler<AppContext>): RequestHandler => async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     let em: EntityManager | undefined
     const context: AppContext = {
       config,
       now,
+      logError,
       storage,
       db,
       caller: res.locals.caller as Caller | undefined,
@@ -71,12 +74,15 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
       },
     }
     try {
-      const { matched } = await handler.handle(req, res, { context })
+      const { matched } = await target.handle(req, res, { context })
       if (!matched) next()
     } catch (error) {
       next(error)
     }
-  })
+  }
+  // The gallery's byte routes have a handler of their own: their 404 is plain text.
+  for (const path of BYTE_ROUTE_PATHS) app.get(path, mount(bytesHandler))
+  app.use(mount(handler))
 
   app.use((_req, res) => {
     res.status(404).json({ error: 'Not Found' })
@@ -104,6 +110,25 @@ function helmetHeaders(): RequestHandler {
   return (_req, res, next) => {
     res.setHeaders(headers)
     next()
+  }
+}
+
+/** The byte routes' contract paths, in Express's syntax (`{id}` → `:id`). */
+const BYTE_ROUTE_PATHS = [contract.gallery.downloadPhoto, contract.gallery.downloadZip].map((procedure) =>
+  procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1'),
+)
+
+/** Not found, or an id too malformed to name anything: the bare `Not Found` of the spec. */
+const answerNotFoundInPlainText = async <T>({ next }: { next: () => Promise<T> }): Promise<T> => {
+  try {
+    return await next()
+  } catch (error) {
+    const notFound = error instanceof ORPCError && (error.code === 'NOT_FOUND' || error.cause instanceof ValidationError)
+    if (!notFound) throw error
+    return {
+      matched: true,
+      response: { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: new Blob(['Not Found']).stream() },
+    } as T
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import type { Config } from './config.js'
-import type { Reader } from './db/reader.js'
+import type { PoolSql } from './db/pool-sql.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 
@@ -10,9 +10,11 @@ export type AppContext = {
   config: Config
   /** Forked for this request, on first use. */
   em: EntityManager
-  /** Lean reads for the hot public pages. */
-  db: Reader
+  /** Plain SQL for the hot public paths (gallery reads, counts). */
+  db: PoolSql
   now: () => Date
+  /** For faults that happen after the answer has started (a zip whose source fails mid-way). */
+  logError: (error: unknown) => void
   /** Absent when the deployment has no storage configured: routes that need it answer 503. */
   storage?: PhotoStorage
   /** The booth whose key authenticated this request (booth routes only). */

@@ -108,7 +108,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const description = ERROR_DESCRIPTIONS[status]
-        if (description && response && 'description' in response) response.description = description
+        // Only the generator's placeholder ("404") is replaced; a route's own spec keeps its words.
+        if (description && response && 'description' in response && response.description === status) response.description = description
       }
     }
   }

@@ -5,7 +5,7 @@ import { createApp } from './app.js'
 import { resolveConfig, type Config, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
-import { createReader } from './db/reader.js'
+import { createPoolSql } from './db/pool-sql.js'
 import { seedDemo } from './db/seed.js'
 import type { Logger } from './logger.js'
 import { createLocalStorage } from './modules/storage/local-storage.js'
@@ -67,7 +67,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const config = resolveConfig(settings, port)
     // Attached in the same tick as the listen callback, so no request can arrive before it.
     const storage = createStorage(settings.storage, config.publicUrl)
-    server.on('request', createApp({ config, orm, db: createReader(orm, onQuery), logger, openApiDocument, storage, now }))
+    server.on('request', createApp({ config, orm, db: createPoolSql(orm, onQuery), logger, openApiDocument, storage, now }))
 
     const stop = async () => {
       await new Promise<void>((resolve) => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
+import { unzip } from '../support/unzip.js'
 
 type Setup = { app: TestServer; kiosk: PhotoBoothClient; booth: PhotoBoothClient; s3?: FakeS3 }
 
@@ -91,6 +92,17 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     const served = await fetch(gallery.photos[0]!.url)
     expect(served.status).toBe(200)
     expect(Buffer.from(await served.arrayBuffer()).equals(images[2]!)).toBe(true)
+
+    // Guests download a photo and the whole zip, streamed from this storage.
+    const download = await fetch(`${app.url}/gallery/${first.id}/photos/${gallery.photos[1]!.id}/download`)
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename="Ada & Grace 2.jpg"')
+    expect(Buffer.from(await download.arrayBuffer()).equals(images[order[1]!]!)).toBe(true)
+    const zipResponse = await fetch(`${app.url}/gallery/${first.id}/zip`)
+    const zip = Buffer.from(await zipResponse.arrayBuffer())
+    expect(Number(zipResponse.headers.get('content-length'))).toBe(zip.length)
+    const entries = await unzip(zip)
+    expect(entries.map((entry) => entry.name)).toEqual(['Ada & Grace 1.jpg', 'Ada & Grace 2.jpg', 'Ada & Grace 3.jpg'])
+    entries.forEach((entry, index) => expect(entry.bytes.equals(images[order[index]!]!)).toBe(true))
 
     // The session left the queue; the other one is still waiting.
     const after = await booth.booth.listQueue({ setId: sets[0]!.id })

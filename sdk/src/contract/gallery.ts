@@ -1,3 +1,4 @@
+import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { Id, Slug } from '../schemas/common.js'
@@ -5,6 +6,37 @@ import { EventPage, Gallery } from '../schemas/session.js'
 import { base, notFound } from './base.js'
 
 const tags = ['Gallery']
+
+/** A byte route's answer: the bytes with their headers. Its plain-text 404 is in the route's `spec`. */
+const BytesAnswer = z.object({
+  headers: z.record(z.string(), z.string()),
+  body: z.custom<ReadableStream<Uint8Array>>((value) => value instanceof ReadableStream),
+})
+
+/** Any string: a malformed id is simply not found (plain text), never a JSON validation error. */
+const LooseId = z.string().max(200)
+
+const PLAIN_NOT_FOUND: OpenAPI.ResponseObject = {
+  description: 'Not live, or not in this gallery: the plain text `Not Found`.',
+  content: { 'text/plain': { schema: { type: 'string', enum: ['Not Found'] } } },
+}
+
+function bytesSpec(mediaType: string, description: string) {
+  return (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+    ...operation,
+    responses: {
+      '200': {
+        description,
+        headers: {
+          'Content-Disposition': { description: 'attachment, with the file name (RFC 6266)', schema: { type: 'string' } },
+          'Content-Length': { description: 'The exact size of the body', schema: { type: 'integer' } },
+        },
+        content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
+      },
+      '404': PLAIN_NOT_FOUND,
+    },
+  })
+}
 
 export const gallery = {
   getEventPage: base
@@ -33,4 +65,31 @@ export const gallery = {
     .errors(notFound)
     .input(z.object({ sessionId: Id }))
     .output(Gallery),
+
+  downloadPhoto: base
+    .route({
+      method: 'GET',
+      path: '/gallery/{sessionId}/photos/{photoId}/download',
+      operationId: 'downloadPhoto',
+      summary: 'One photo as a file: `<label> <n>.jpg`; counted as a download',
+      tags,
+      outputStructure: 'detailed',
+      spec: bytesSpec('image/jpeg', 'The JPEG bytes, streamed from storage'),
+    })
+    .input(z.object({ sessionId: LooseId, photoId: LooseId }))
+    .output(BytesAnswer),
+
+  downloadZip: base
+    .route({
+      method: 'GET',
+      path: '/gallery/{sessionId}/zip',
+      operationId: 'downloadZip',
+      summary: 'Every photo in one stored (uncompressed) zip, streamed while it is built; counted as a zip',
+      description: 'Entries are `<label> <n>.jpg` in gallery order; the file is `<label>.zip`. Rate limited to 60 per minute per client IP.',
+      tags,
+      outputStructure: 'detailed',
+      spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced'),
+    })
+    .input(z.object({ sessionId: LooseId }))
+    .output(BytesAnswer),
 }

@@ -1,4 +1,4 @@
-import type { Reader } from '../../db/reader.js'
+import type { PoolSql } from '../../db/pool-sql.js'
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
 import { photoUrl } from './photo-url.js'
@@ -41,7 +41,7 @@ type Photo = { id: string; url: string; width: number; height: number }
  * The event page in three round trips whatever its size: the event with its sets, the latest
  * live sessions of every set (one lateral query), then all their photos.
  */
-export async function readEventPage(db: Reader, slug: string, cdnUrl: string) {
+export async function readEventPage(db: PoolSql, slug: string, cdnUrl: string) {
   const sets = await db.rows<
     { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
   >(
@@ -75,7 +75,7 @@ export async function readEventPage(db: Reader, slug: string, cdnUrl: string) {
 }
 
 /** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
-export async function readGallery(db: Reader, sessionId: string, cdnUrl: string) {
+export async function readGallery(db: PoolSql, sessionId: string, cdnUrl: string) {
   const [session] = await db.rows<
     { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
   >(
@@ -93,7 +93,7 @@ export async function readGallery(db: Reader, sessionId: string, cdnUrl: string)
 }
 
 /** Photos of the given sessions in gallery order, grouped by session. */
-async function readPhotos(db: Reader, sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
+async function readPhotos(db: PoolSql, sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
   const bySession = new Map<string, Photo[]>()
   if (sessionIds.length === 0) return bySession
   const rows = await db.rows<PhotoRow>(

@@ -1,7 +1,7 @@
 import type { Orm, QueryListener } from './orm.js'
 
-/** Read-only SQL for the hot public reads, `$1`-style parameters. */
-export type Reader = {
+/** Plain SQL with `$1`-style parameters, for the hot public paths. */
+export type PoolSql = {
   rows<T>(text: string, values: readonly unknown[]): Promise<T[]>
 }
 
@@ -12,7 +12,7 @@ type PgConnection = { query(config: { text: string; values: readonly unknown[] }
  * pool and hand the statement to the pg driver as it is, skipping the query builder and the
  * inlining of parameters (about 7% of a gallery request). Writes stay with the entity manager.
  */
-export function createReader(orm: Orm, onQuery?: QueryListener): Reader {
+export function createPoolSql(orm: Orm, onQuery?: QueryListener): PoolSql {
   const pool = orm.em.getConnection().getKnex().client as {
     acquireConnection(): Promise<PgConnection>
     releaseConnection(connection: PgConnection): Promise<unknown>

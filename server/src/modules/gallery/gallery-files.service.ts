@@ -1,0 +1,83 @@
+import { Readable } from 'node:stream'
+
+import contentDisposition from 'content-disposition'
+
+import type { PoolSql } from '../../db/pool-sql.js'
+import { AppError } from '../../errors.js'
+import type { PhotoStorage } from '../storage/storage.js'
+import { recordTracking } from '../tracking/tracking.service.js'
+import { storedZipSize, streamStoredZip } from './stored-zip.js'
+
+type BytesAnswer = { headers: Record<string, string>; body: ReadableStream<Uint8Array> }
+
+/** Answered as the bare plain-text `Not Found` of the byte routes (spec, section 7). */
+const notFound = () => new AppError('NOT_FOUND', 'Not Found')
+
+/**
+ * `attachment` with the name per RFC 6266: the UTF-8 name in `filename*`, and for older clients an
+ * ASCII `filename` (accents dropped, anything else non-ASCII as `_`).
+ */
+export function attachment(name: string): string {
+  const ascii = name.normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7e]/g, '_')
+  return contentDisposition(name, { type: 'attachment', fallback: ascii })
+}
+
+/** `<label> <n>.jpg`: n is the photo's 1-based place in gallery order. */
+export const photoFileName = (label: string, position: number) => `${label} ${position}.jpg`
+
+const LIVE = `s.status = 'completed' and s.photo_count > 0`
+
+export type FileDeps = { db: PoolSql; storage?: PhotoStorage; now: Date; signal: AbortSignal; onError: (error: unknown) => void }
+
+/** One photo of a live gallery, as an attachment; counted as a download. */
+export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: string): Promise<BytesAnswer> {
+  const [photo] = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
+    `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
+       from photo p join session s on s.id = p.session_id join event_set st on st.id = s.set_id
+      where p.id = $1 and p.session_id = $2 and ${LIVE}`,
+    [photoId, sessionId],
+  )
+  if (!photo || !deps.storage) throw notFound()
+  const stream = await deps.storage.openStream(photo.storage_key)
+  deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
+  await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+  return {
+    headers: {
+      'content-type': 'image/jpeg',
+      'content-length': String(photo.size_bytes),
+      'content-disposition': attachment(photoFileName(photo.label, photo.position)),
+      'cache-control': 'private, no-store',
+    },
+    body: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
+  }
+}
+
+/** Every photo of a live gallery in one stored zip, streamed; counted as a zip. */
+export async function downloadZip(deps: FileDeps, sessionId: string): Promise<BytesAnswer> {
+  const photos = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
+    `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
+       from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
+      where s.id = $1 and ${LIVE}
+      order by p.position`,
+    [sessionId],
+  )
+  const first = photos[0]
+  const storage = deps.storage
+  if (!first || !storage) throw notFound()
+  const entries = photos.map((photo) => ({
+    name: photoFileName(photo.label, photo.position),
+    size: photo.size_bytes,
+    open: () => storage.openStream(photo.storage_key),
+  }))
+  await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now })
+  const size = storedZipSize(entries)
+  return {
+    headers: {
+      'content-type': 'application/zip',
+      ...(size === undefined ? {} : { 'content-length': String(size) }),
+      'content-disposition': attachment(`${first.label}.zip`),
+      'cache-control': 'private, no-store',
+    },
+    body: Readable.toWeb(streamStoredZip(entries, deps.signal, deps.onError)) as ReadableStream<Uint8Array>,
+  }
+}

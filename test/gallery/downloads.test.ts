@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readlinkSync } from 'node:fs'
+import { get } from 'node:http'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { makeJpeg } from '../support/jpeg.js'
+import { unzip } from '../support/unzip.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+async function countsOf(sessionId: string) {
+  const rows = await app.orm.em.fork().execute<{ kind: string; count: string }[]>(
+    'select kind, count(*) from tracking_event where session_id = ? group by kind',
+    [sessionId],
+  )
+  return Object.fromEntries(rows.map((row) => [row.kind, Number(row.count)]))
+}
+
+async function expectPlainNotFound(response: Response) {
+  expect(response.status).toBe(404)
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+  expect(await response.text()).toBe('Not Found')
+  expect(response.headers.get('strict-transport-security')).toBeTruthy()
+}
+
+describe('GET /gallery/:sessionId/photos/:photoId/download', () => {
+  it('when the photo is in a live gallery, then its bytes come as an attachment named "<label> <n>.jpg" and it is counted', async () => {
+    const gallery = await makeLiveGallery(app)
+    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}/photos/${gallery.photos[1]!.id}/download`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('image/jpeg')
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="Ada Lovelace 2.jpg"')
+    expect(Number(response.headers.get('content-length'))).toBe(gallery.photos[1]!.bytes.length)
+    expect(Buffer.from(await response.arrayBuffer()).equals(gallery.photos[1]!.bytes)).toBe(true)
+    expect(await countsOf(gallery.sessionId)).toEqual({ download: 1 })
+  })
+
+  it('when the label has non-ASCII and quote characters, then the name is encoded per RFC 6266 with an ASCII fallback', async () => {
+    const gallery = await makeLiveGallery(app, { names: ["Zoë O'Brien"] })
+    expect(gallery.label).toBe("Zoë O'Brien")
+    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}/photos/${gallery.photos[0]!.id}/download`)
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="Zoe O'Brien 1.jpg"; filename*=UTF-8''Zo%C3%AB%20O%27Brien%201.jpg`,
+    )
+    await response.arrayBuffer()
+  })
+
+  it('when the photo belongs to another gallery, or the ids name nothing, then a plain-text 404 and nothing is counted', async () => {
+    const [one, other] = [await makeLiveGallery(app), await makeLiveGallery(app)]
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/${one.sessionId}/photos/${other.photos[0]!.id}/download`))
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/${one.sessionId}/photos/nope/download`))
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/nope/photos/${one.photos[0]!.id}/download`))
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/${'%24'.repeat(5)}/photos/x/download`))
+    expect(await countsOf(one.sessionId)).toEqual({})
+  })
+
+  it('when the session is not live, then a plain-text 404', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const active = await seedSession(app.orm, sets[0]!.id, { status: 'active', photos: 0 })
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/${active.id}/photos/x/download`))
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/${active.id}/zip`))
+  })
+})
+
+describe('GET /gallery/:sessionId/zip', () => {
+  it('when the gallery is live, then every photo comes in one stored zip in gallery order, with an exact Content-Length, and it is counted', async () => {
+    const gallery = await makeLiveGallery(app, { names: ["Zoë O'Brien", 'Bob'] })
+    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/zip')
+    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="Zoe & Bob.zip"; filename*=UTF-8''Zo%C3%AB%20%26%20Bob.zip`)
+    const zip = Buffer.from(await response.arrayBuffer())
+    expect(Number(response.headers.get('content-length'))).toBe(zip.length)
+    const entries = await unzip(zip)
+    expect(entries.map((entry) => entry.name)).toEqual(['Zoë & Bob 1.jpg', 'Zoë & Bob 2.jpg', 'Zoë & Bob 3.jpg'])
+    expect(entries.every((entry) => entry.compressionMethod === 0)).toBe(true)
+    entries.forEach((entry, index) => expect(entry.bytes.equals(gallery.photos[index]!.bytes)).toBe(true))
+    expect(await countsOf(gallery.sessionId)).toEqual({ zip: 1 })
+  })
+
+  it('when the session id names nothing, then a plain-text 404', async () => {
+    await expectPlainNotFound(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`))
+  })
+
+  it('when the client disconnects mid-zip, then the archive stops and no photo file stays open', async () => {
+    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(2 * 1024 * 1024)])
+    const gallery = await makeLiveGallery(app, { images: [big(), big(), big(), big()] })
+    const openPhotoFiles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes(`/sessions/${gallery.sessionId}/`)
+        } catch {
+          return false
+        }
+      }).length
+
+    await new Promise<void>((resolve, reject) => {
+      const request = get(`${app.url}/gallery/${gallery.sessionId}/zip`, (response) => {
+        response.once('data', () => {
+          expect(openPhotoFiles()).toBeGreaterThan(0)
+          request.destroy()
+          resolve()
+        })
+      })
+      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)))
+    })
+    for (let waited = 0; waited < 2000 && openPhotoFiles() > 0; waited += 50) await new Promise((r) => setTimeout(r, 50))
+    expect(openPhotoFiles()).toBe(0)
+  })
+})

@@ -1,0 +1,29 @@
+import { createClient } from '@photobooth/sdk'
+
+import { createTestBoothKey, seedEvent, type TestServer } from './harness.js'
+import { makeJpeg } from './jpeg.js'
+
+export type LiveGallery = { sessionId: string; label: string; photos: { id: string; bytes: Buffer }[] }
+
+/**
+ * A live gallery made the way production makes one: kiosk registration, presigned uploads of the
+ * given bytes, completion by the booth.
+ */
+export async function makeLiveGallery(app: TestServer, options: { names?: string[]; images?: Buffer[] } = {}): Promise<LiveGallery> {
+  const names = options.names ?? ['Ada Lovelace']
+  const images = options.images ?? [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
+  const { sets } = await seedEvent(app.orm)
+  const kiosk = createClient({ baseUrl: app.url })
+  const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
+  const session = await kiosk.kiosk.registerGuests({
+    params: { setId: sets[0]!.id },
+    body: { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) },
+  })
+  const { uploads } = await booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: images.length } })
+  for (const [index, upload] of uploads.entries()) {
+    const response = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: images[index] })
+    if (!response.ok) throw new Error(`upload failed: ${response.status} ${await response.text()}`)
+  }
+  const completed = await booth.booth.complete({ params: { sessionId: session.id }, body: { photos: uploads.map((u) => u.key) } })
+  return { sessionId: session.id, label: session.label, photos: completed.photos.map((photo, i) => ({ id: photo.id, bytes: images[i]! })) }
+}

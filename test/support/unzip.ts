@@ -1,0 +1,28 @@
+import yauzl from 'yauzl'
+
+export type UnzippedEntry = { name: string; bytes: Buffer; compressionMethod: number }
+
+/** Reads every entry of a zip with a real zip reader (yauzl), checking CRCs as it goes. */
+export function unzip(zip: Buffer): Promise<UnzippedEntry[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (error, file) => {
+      if (error || !file) return reject(error)
+      const entries: UnzippedEntry[] = []
+      file.on('error', reject)
+      file.on('end', () => resolve(entries))
+      file.on('entry', (entry: yauzl.Entry) => {
+        file.openReadStream(entry, (streamError, stream) => {
+          if (streamError || !stream) return reject(streamError)
+          const chunks: Buffer[] = []
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+          stream.on('error', reject)
+          stream.on('end', () => {
+            entries.push({ name: entry.fileName, bytes: Buffer.concat(chunks), compressionMethod: entry.compressionMethod })
+            file.readEntry()
+          })
+        })
+      })
+      file.readEntry()
+    })
+  })
+}
