@@ -31,9 +31,11 @@ export type AppDependencies = {
   openApiDocument: OpenApiDocument
   storage?: PhotoStorage
   now?: () => Date
+  /** Tells the delivery dispatcher that messages were queued. */
+  wakeDelivery?: () => void
 }
 
-export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date() }: AppDependencies): Express {
+export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date(), wakeDelivery = () => {} }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
@@ -65,6 +67,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
       config,
       now,
       logError,
+      wakeDelivery,
       storage,
       db,
       caller: res.locals.caller as Caller | undefined,

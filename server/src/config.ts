@@ -3,6 +3,10 @@ import { join } from 'node:path'
 
 import { z } from 'zod'
 
+import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
+import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
+import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
+
 const optionalUrl = z.url().transform((url) => url.replace(/\/+$/, '')).optional()
 
 const Environment = z
@@ -24,11 +28,30 @@ const Environment = z
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
+    DELIVERY: z.enum(['on', 'off']).default('on'),
+    POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
+    POSTMARK_FROM: z.string().min(3).optional(),
+    POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
+    POSTMARK_API_URL: z.url().optional(),
+    TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+    TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+    TWILIO_FROM: z.string().min(1).optional(),
+    TWILIO_MESSAGING_SERVICE_SID: z.string().min(1).optional(),
+    TWILIO_API_URL: z.url().optional(),
   })
   .superRefine((env, ctx) => {
     if (env.S3_BUCKET) {
       for (const key of ['S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const) {
         if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required with S3_BUCKET' })
+      }
+    }
+    if (env.POSTMARK_SERVER_TOKEN && !env.POSTMARK_FROM) {
+      ctx.addIssue({ code: 'custom', path: ['POSTMARK_FROM'], message: 'required with POSTMARK_SERVER_TOKEN' })
+    }
+    if (env.TWILIO_ACCOUNT_SID) {
+      if (!env.TWILIO_AUTH_TOKEN) ctx.addIssue({ code: 'custom', path: ['TWILIO_AUTH_TOKEN'], message: 'required with TWILIO_ACCOUNT_SID' })
+      if (!env.TWILIO_FROM && !env.TWILIO_MESSAGING_SERVICE_SID) {
+        ctx.addIssue({ code: 'custom', path: ['TWILIO_FROM'], message: 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required with TWILIO_ACCOUNT_SID' })
       }
     }
     if (env.MODE !== 'production') return
@@ -53,6 +76,19 @@ export type Config = {
   galleryUrl: string
   seedDemo: boolean
   storage: StorageSettings
+  delivery: DeliverySettings
+}
+
+/**
+ * Where gallery links go: the providers when their keys are set; otherwise the console in
+ * development, and nowhere in production (messages then wait, "not configured").
+ */
+export type DeliverySettings = {
+  /** Whether this instance runs the dispatcher (any number of instances may). */
+  dispatch: boolean
+  email?: ({ kind: 'postmark' } & PostmarkSettings) | { kind: 'console' }
+  sms?: ({ kind: 'twilio' } & TwilioSettings) | { kind: 'console' }
+  dispatcher: DispatcherSettings
 }
 
 /**
@@ -104,6 +140,33 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         ? // Upload URLs signed with a per-process secret die on restart; they live 15 minutes anyway.
           { kind: 'local', root: join(e.DATA_DIR, 'bucket'), secret: e.LOCAL_UPLOAD_SECRET ?? randomBytes(32).toString('base64url') }
         : { kind: 'none' },
+    delivery: {
+      dispatch: e.DELIVERY === 'on',
+      email: e.POSTMARK_SERVER_TOKEN
+        ? {
+            kind: 'postmark',
+            serverToken: e.POSTMARK_SERVER_TOKEN,
+            from: e.POSTMARK_FROM!,
+            messageStream: e.POSTMARK_MESSAGE_STREAM,
+            apiUrl: e.POSTMARK_API_URL,
+          }
+        : e.MODE === 'development'
+          ? { kind: 'console' }
+          : undefined,
+      sms: e.TWILIO_ACCOUNT_SID
+        ? {
+            kind: 'twilio',
+            accountSid: e.TWILIO_ACCOUNT_SID,
+            authToken: e.TWILIO_AUTH_TOKEN!,
+            from: e.TWILIO_FROM,
+            messagingServiceSid: e.TWILIO_MESSAGING_SERVICE_SID,
+            apiUrl: e.TWILIO_API_URL,
+          }
+        : e.MODE === 'development'
+          ? { kind: 'console' }
+          : undefined,
+      dispatcher: DEFAULT_DISPATCHER_SETTINGS,
+    },
   }
 }
 

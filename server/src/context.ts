@@ -15,6 +15,8 @@ export type AppContext = {
   now: () => Date
   /** For faults that happen after the answer has started (a zip whose source fails mid-way). */
   logError: (error: unknown) => void
+  /** Tells the delivery dispatcher that messages were queued. */
+  wakeDelivery: () => void
   /** Absent when the deployment has no storage configured: routes that need it answer 503. */
   storage?: PhotoStorage
   /** The booth whose key authenticated this request (booth routes only). */

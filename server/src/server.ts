@@ -2,12 +2,17 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 import { createApp } from './app.js'
-import { resolveConfig, type Config, type Settings, type StorageSettings } from './config.js'
+import { resolveConfig, type Config, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
 import { createPoolSql } from './db/pool-sql.js'
 import { seedDemo } from './db/seed.js'
 import type { Logger } from './logger.js'
+import { createConsoleTransport } from './modules/delivery/console-transport.js'
+import { startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
+import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
+import type { Transports } from './modules/delivery/transport.js'
+import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
 import { createLocalStorage } from './modules/storage/local-storage.js'
 import { createS3Storage } from './modules/storage/s3-storage.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
@@ -24,11 +29,21 @@ function createStorage(settings: StorageSettings, publicUrl: string): PhotoStora
   }
 }
 
+function createTransports(settings: DeliverySettings, logger: Logger): Transports {
+  const toLog = createConsoleTransport(logger)
+  return {
+    email: settings.email && (settings.email.kind === 'postmark' ? createPostmarkTransport(settings.email) : toLog),
+    sms: settings.sms && (settings.sms.kind === 'twilio' ? createTwilioTransport(settings.sms) : toLog),
+  }
+}
+
 export type RunningServer = {
   url: string
   config: Config
   orm: Orm
   server: Server
+  /** Absent when this instance does not dispatch (`DELIVERY=off`). */
+  dispatcher?: Dispatcher
   /** Stops taking connections, lets requests in flight finish, then closes the database. */
   stop: () => Promise<void>
 }
@@ -67,17 +82,23 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const config = resolveConfig(settings, port)
     // Attached in the same tick as the listen callback, so no request can arrive before it.
     const storage = createStorage(settings.storage, config.publicUrl)
-    server.on('request', createApp({ config, orm, db: createPoolSql(orm, onQuery), logger, openApiDocument, storage, now }))
+    const db = createPoolSql(orm, onQuery)
+    const dispatcher = settings.delivery.dispatch
+      ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
+      : undefined
+    server.on('request', createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake }))
 
     const stop = async () => {
-      await new Promise<void>((resolve) => {
+      const closing = new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()
       })
+      // Requests in flight finish, and so does the message in hand; nothing new is taken.
+      await Promise.all([closing, dispatcher?.stop()])
       await orm.close()
       await embedded?.stop()
     }
-    return { url: `http://localhost:${port}`, config, orm, server, stop }
+    return { url: `http://localhost:${port}`, config, orm, server, dispatcher, stop }
   } catch (error) {
     await orm.close()
     await embedded?.stop()

@@ -24,8 +24,11 @@ export type TestServer = RunningServer & {
 export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date } = {}): Promise<TestServer> {
   const queries: string[] = []
   const bucket = await mkdtemp(join(tmpdir(), 'photobooth-bucket-'))
+  const defaults = loadSettings({ MODE: 'development' })
   const settings: Settings = {
-    ...loadSettings({ MODE: 'development' }),
+    ...defaults,
+    // Tests that are about delivery turn the dispatcher on; elsewhere outbox rows stay as written.
+    delivery: { ...defaults.delivery, dispatch: false },
     databaseUrl: inject('databaseUrl'),
     host: '127.0.0.1',
     port: 0,

@@ -20,7 +20,13 @@ export const boothRouter = {
   ),
   complete: booth.booth.complete.handler(({ input: { params, body }, context }) =>
     completeSession(
-      { em: context.em, storage: context.storage, cdnUrl: context.config.cdnUrl, galleryUrl: context.config.galleryUrl },
+      {
+        em: context.em,
+        storage: context.storage,
+        cdnUrl: context.config.cdnUrl,
+        galleryUrl: context.config.galleryUrl,
+        onQueued: context.wakeDelivery,
+      },
       params.sessionId,
       body.photos,
       context.now(),

@@ -13,7 +13,7 @@ import { requireStorage } from './uploads.service.js'
 /** Storage requests in flight at once per completion: quick for 60 photos, gentle on the bucket. */
 const STORAGE_CONCURRENCY = 8
 
-export type CompleteDeps = { em: EntityManager; storage?: PhotoStorage; cdnUrl: string; galleryUrl: string }
+export type CompleteDeps = { em: EntityManager; storage?: PhotoStorage; cdnUrl: string; galleryUrl: string; onQueued?: () => void }
 
 type CheckedPhoto = { key: string; width: number; height: number; size: number }
 
@@ -42,6 +42,7 @@ export async function completeSession(deps: CompleteDeps, sessionId: string, key
     }
     return rows
   })
+  if (recorded.length > 0) deps.onQueued?.()
 
   return {
     id: sessionId,
