@@ -100,6 +100,9 @@ export type StorageSettings =
   | { kind: 'local'; root: string; secret: string }
   | { kind: 'none' }
 
+/** A provider call that takes longer is abandoned and retried later. */
+const PROVIDER_TIMEOUT_MS = 15_000
+
 /** The environment as parsed: the URLs may still depend on the port the server gets. */
 export type Settings = Omit<Config, 'publicUrl' | 'cdnUrl' | 'galleryUrl'> & {
   publicUrl?: string
@@ -149,6 +152,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
             from: e.POSTMARK_FROM!,
             messageStream: e.POSTMARK_MESSAGE_STREAM,
             apiUrl: e.POSTMARK_API_URL,
+            timeoutMs: PROVIDER_TIMEOUT_MS,
           }
         : e.MODE === 'development'
           ? { kind: 'console' }
@@ -161,6 +165,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
             from: e.TWILIO_FROM,
             messagingServiceSid: e.TWILIO_MESSAGING_SERVICE_SID,
             apiUrl: e.TWILIO_API_URL,
+            timeoutMs: PROVIDER_TIMEOUT_MS,
           }
         : e.MODE === 'development'
           ? { kind: 'console' }

@@ -9,15 +9,20 @@ export type LiveGallery = { sessionId: string; label: string; photos: { id: stri
  * A live gallery made the way production makes one: kiosk registration, presigned uploads of the
  * given bytes, completion by the booth.
  */
-export async function makeLiveGallery(app: TestServer, options: { names?: string[]; images?: Buffer[] } = {}): Promise<LiveGallery> {
-  const names = options.names ?? ['Ada Lovelace']
+export type FixtureGuest = { name: string; email?: string; phone?: string }
+
+export async function makeLiveGallery(
+  app: TestServer,
+  options: { names?: string[]; guests?: FixtureGuest[]; images?: Buffer[] } = {},
+): Promise<LiveGallery> {
+  const guests = options.guests ?? (options.names ?? ['Ada Lovelace']).map((name, i) => ({ name, email: `guest${i}@example.org` }))
   const images = options.images ?? [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
   const { sets } = await seedEvent(app.orm)
   const kiosk = createClient({ baseUrl: app.url })
   const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
   const session = await kiosk.kiosk.registerGuests({
     params: { setId: sets[0]!.id },
-    body: { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) },
+    body: { guests },
   })
   const { uploads } = await booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: images.length } })
   for (const [index, upload] of uploads.entries()) {

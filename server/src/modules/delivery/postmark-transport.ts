@@ -8,13 +8,14 @@ export type PostmarkSettings = {
   messageStream: string
   /** Another API origin (a proxy, or a local fake in tests); Postmark's own by default. */
   apiUrl?: string
+  timeoutMs: number
 }
 
 /** Email through the postmark SDK. Inactive or invalid recipients are permanent refusals. */
 export function createPostmarkTransport(settings: PostmarkSettings): Transport {
   const api = settings.apiUrl ? new URL(settings.apiUrl) : undefined
   const client = new ServerClient(settings.serverToken, {
-    timeout: 15,
+    timeout: settings.timeoutMs / 1000,
     ...(api ? { useHttps: api.protocol === 'https:', requestHost: api.host } : {}),
   })
   return {

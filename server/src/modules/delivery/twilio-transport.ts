@@ -10,6 +10,7 @@ export type TwilioSettings = {
   messagingServiceSid?: string
   /** Another API origin (a proxy, or a local fake in tests); Twilio's own by default. */
   apiUrl?: string
+  timeoutMs: number
 }
 
 /** Twilio error codes that no retry can fix: invalid, unsubscribed or unreachable recipients. */
@@ -18,8 +19,8 @@ const PERMANENT_CODES = new Set([21211, 21408, 21610, 21612, 21614, 30003, 30005
 /** SMS through the twilio SDK. */
 export function createTwilioTransport(settings: TwilioSettings): Transport {
   const client = twilio(settings.accountSid, settings.authToken, {
-    timeout: 15_000,
-    ...(settings.apiUrl ? { httpClient: redirectedClient(settings.apiUrl) } : {}),
+    timeout: settings.timeoutMs,
+    ...(settings.apiUrl ? { httpClient: redirectedClient(settings.apiUrl, settings.timeoutMs) } : {}),
   })
   return {
     async send(message) {
@@ -43,9 +44,9 @@ export function createTwilioTransport(settings: TwilioSettings): Transport {
 }
 
 /** The SDK's own HTTP client, sending to another origin: same requests, same auth, same parsing. */
-function redirectedClient(apiUrl: string) {
+function redirectedClient(apiUrl: string, timeoutMs: number) {
   const origin = new URL(apiUrl).origin
-  const base = new twilio.RequestClient({ timeout: 15_000 })
+  const base = new twilio.RequestClient({ timeout: timeoutMs })
   const request = base.request.bind(base)
   base.request = (options) => request({ ...options, uri: options.uri.replace(/^https:\/\/[^/]+/, origin) })
   return base

@@ -1,0 +1,233 @@
+import { openOrm } from '@photobooth/server/db/orm'
+import { createPoolSql } from '@photobooth/server/db/pool-sql'
+import { createLogger } from '@photobooth/server/logger'
+import { startDispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
+import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
+import { createTwilioTransport } from '@photobooth/server/modules/delivery/twilio-transport'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+
+import {
+  POSTMARK_INACTIVE,
+  SERVER_ERROR,
+  startFakePostmark,
+  startFakeTwilio,
+  TWILIO_INVALID_NUMBER,
+  type FakeProvider,
+} from '../support/fake-providers.js'
+import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
+const TOKEN = 'postmark-server-token'
+const SID = 'AC0123456789abcdef0123456789abcdef'
+
+let postmark: FakeProvider
+let twilio: FakeProvider
+const servers: TestServer[] = []
+
+beforeAll(async () => {
+  postmark = await startFakePostmark()
+  twilio = await startFakeTwilio()
+})
+/**
+ * The database is shared with the other test files, whose completions leave pending messages: a
+ * dispatcher here would send those too. Each test starts with nothing pending but its own.
+ */
+beforeEach(async () => {
+  const orm = await openOrm(inject('databaseUrl'))
+  try {
+    await orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
+  } finally {
+    await orm.close()
+  }
+})
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.stop()))
+  postmark.requests.length = postmark.accepted.length = 0
+  twilio.requests.length = twilio.accepted.length = 0
+})
+afterAll(async () => {
+  await postmark?.close()
+  await twilio?.close()
+})
+
+function providers(timeoutMs = 2_000) {
+  return {
+    email: { kind: 'postmark' as const, serverToken: TOKEN, from: 'Photos <photos@example.com>', messageStream: 'gallery-links', apiUrl: postmark.url, timeoutMs },
+    sms: { kind: 'twilio' as const, accountSid: SID, authToken: 'twilio-token', from: '+15005550006', apiUrl: twilio.url, timeoutMs },
+  }
+}
+
+async function server(options: { dispatch?: boolean; timeoutMs?: number; settings?: Partial<DispatcherSettings>; noProviders?: boolean } = {}) {
+  const app = await startTestServer({
+    delivery: {
+      dispatch: options.dispatch ?? true,
+      ...(options.noProviders ? {} : providers(options.timeoutMs)),
+      dispatcher: { ...FAST, ...options.settings },
+    },
+  })
+  servers.push(app)
+  return app
+}
+
+type Row = { channel: string; recipient: string; status: string; attempts: number; provider_message_id: string | null; last_error: string | null }
+
+async function messagesOf(app: TestServer, sessionId: string): Promise<Row[]> {
+  return app.orm.em.fork().execute<Row[]>(
+    'select channel, recipient, status, attempts, provider_message_id, last_error from outbox_message where session_id = ? order by channel, recipient',
+    [sessionId],
+  )
+}
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+const settled = (rows: Row[]) => rows.length > 0 && rows.every((row) => row.status !== 'pending')
+
+describe('gallery links by Postmark and Twilio', () => {
+  it('when a session completes, then each guest gets the link by email and SMS in the providers’ request shapes', async () => {
+    const app = await server()
+    const gallery = await makeLiveGallery(app, {
+      guests: [{ name: 'Ada Lovelace', email: 'ada@example.org', phone: '+1 415 555 2671' }, { name: 'Grace', email: 'grace@example.org' }],
+    })
+    const rows = await until(() => messagesOf(app, gallery.sessionId), settled)
+    expect(rows.map(({ channel, recipient, status, attempts }) => ({ channel, recipient, status, attempts }))).toEqual([
+      { channel: 'email', recipient: 'ada@example.org', status: 'sent', attempts: 1 },
+      { channel: 'email', recipient: 'grace@example.org', status: 'sent', attempts: 1 },
+      { channel: 'sms', recipient: '+14155552671', status: 'sent', attempts: 1 },
+    ])
+    const link = `${app.config.galleryUrl}/${gallery.sessionId}`
+
+    expect(postmark.requests).toHaveLength(2)
+    for (const request of postmark.requests) {
+      expect(request).toMatchObject({ method: 'POST', path: '/email' })
+      expect(request.headers['x-postmark-server-token']).toBe(TOKEN)
+      const email = JSON.parse(request.body)
+      expect(email).toMatchObject({ From: 'Photos <photos@example.com>', MessageStream: 'gallery-links', Subject: 'Your photos from Test Event' })
+      expect(email.TextBody).toContain(link)
+      expect(email.HtmlBody).toContain(`href="${link}"`)
+    }
+    expect(postmark.requests.map((r) => JSON.parse(r.body).To).sort()).toEqual(['ada@example.org', 'grace@example.org'])
+    expect(JSON.parse(postmark.requests.find((r) => r.body.includes('ada@'))!.body).TextBody).toMatch(/^Hi Ada,/)
+
+    expect(twilio.requests).toHaveLength(1)
+    const sms = twilio.requests[0]!
+    expect(sms).toMatchObject({ method: 'POST', path: `/2010-04-01/Accounts/${SID}/Messages.json` })
+    expect(sms.headers.authorization).toBe(`Basic ${Buffer.from(`${SID}:twilio-token`).toString('base64')}`)
+    const form = new URLSearchParams(sms.body)
+    expect(form.get('To')).toBe('+14155552671')
+    expect(form.get('From')).toBe('+15005550006')
+    expect(form.get('Body')).toBe(`Your photos from Test Event are ready: ${link}`)
+
+    const providerIds = rows.map((row) => row.provider_message_id)
+    expect(providerIds.every((id) => typeof id === 'string' && id.length > 8)).toBe(true)
+  })
+
+  it('when the providers fail for a while (500s, a timeout), then every message ends sent exactly once', async () => {
+    postmark.queue(SERVER_ERROR, SERVER_ERROR, { status: 200, body: {}, delayMs: 1_500 }, SERVER_ERROR)
+    twilio.queue(SERVER_ERROR, { status: 201, body: {}, delayMs: 1_500 })
+    const app = await server({ timeoutMs: 400 })
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org', phone: '+1 415 555 2671' }] })
+    const rows = await until(() => messagesOf(app, gallery.sessionId), settled, 20_000)
+    expect(rows.map((row) => [row.channel, row.status])).toEqual([
+      ['email', 'sent'],
+      ['sms', 'sent'],
+    ])
+    expect(rows.find((row) => row.channel === 'email')!.attempts).toBe(5)
+    expect(rows.find((row) => row.channel === 'sms')!.attempts).toBe(3)
+    // What the providers accepted: once per message (the timed-out calls were abandoned by the client).
+    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    expect(postmark.accepted).toHaveLength(1)
+    expect(twilio.accepted).toHaveLength(1)
+  })
+
+  it('when a provider refuses a recipient for good, then the message fails after one attempt', async () => {
+    postmark.queue(POSTMARK_INACTIVE)
+    twilio.queue(TWILIO_INVALID_NUMBER)
+    const app = await server()
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Gone', email: 'gone@example.org', phone: '+1 415 555 0000' }] })
+    const rows = await until(() => messagesOf(app, gallery.sessionId), settled)
+    expect(rows.map(({ channel, status, attempts }) => ({ channel, status, attempts }))).toEqual([
+      { channel: 'email', status: 'failed', attempts: 1 },
+      { channel: 'sms', status: 'failed', attempts: 1 },
+    ])
+    expect(rows[0]!.last_error).toMatch(/inactive/)
+    expect(rows[1]!.last_error).toMatch(/not a valid phone number/)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(postmark.requests).toHaveLength(1)
+    expect(twilio.requests).toHaveLength(1)
+  })
+
+  it('when two dispatchers share one database, then each message is sent once', async () => {
+    const app = await server({ dispatch: false })
+    const galleries: LiveGallery[] = []
+    for (let i = 0; i < 6; i++) {
+      galleries.push(await makeLiveGallery(app, { guests: [{ name: `G${i}`, email: `g${i}@example.org`, phone: `+1 415 555 01${10 + i}` }] }))
+    }
+    const db = createPoolSql(app.orm)
+    const transports = { email: createPostmarkTransport(providers().email), sms: createTwilioTransport(providers().sms) }
+    const settings = { ...FAST, batchSize: 2, intervalMs: 10 }
+    const logger = createLogger({ silent: true })
+    const [first, second] = [startDispatcher({ db, transports, logger, settings }), startDispatcher({ db, transports, logger, settings })]
+    try {
+      const all = async () => (await Promise.all(galleries.map((g) => messagesOf(app, g.sessionId)))).flat()
+      const rows = await until(all, (list) => list.every((row) => row.status === 'sent'))
+      expect(rows).toHaveLength(12)
+      expect(rows.every((row) => row.status === 'sent' && row.attempts === 1)).toBe(true)
+    } finally {
+      await Promise.all([first.stop(), second.stop()])
+    }
+    expect(postmark.requests).toHaveLength(6)
+    expect(new Set(postmark.requests.map((r) => JSON.parse(r.body).To)).size).toBe(6)
+    expect(twilio.requests).toHaveLength(6)
+  })
+
+  it('when the process stops after completion but before sending, then the next start sends', async () => {
+    const before = await server({ dispatch: false })
+    const gallery = await makeLiveGallery(before, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+    expect((await messagesOf(before, gallery.sessionId))[0]!.status).toBe('pending')
+    await before.stop()
+    servers.splice(servers.indexOf(before), 1)
+
+    const after = await server()
+    const rows = await until(() => messagesOf(after, gallery.sessionId), settled)
+    expect(rows.map((row) => row.status)).toEqual(['sent'])
+    expect(postmark.requests).toHaveLength(1)
+  })
+
+  it('when no provider is configured, then messages stay pending with the reason "not configured"', async () => {
+    const app = await server({ noProviders: true })
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org', phone: '+1 415 555 2671' }] })
+    const rows = await until(() => messagesOf(app, gallery.sessionId), (list) => list.every((row) => row.last_error === 'not configured'))
+    expect(rows.map(({ status, attempts, last_error }) => ({ status, attempts, last_error }))).toEqual([
+      { status: 'pending', attempts: 0, last_error: 'not configured' },
+      { status: 'pending', attempts: 0, last_error: 'not configured' },
+    ])
+  })
+
+  it('when the dispatcher stops mid-batch, then it finishes the message in hand and hands the rest back', async () => {
+    postmark.queue({ status: 200, body: { MessageID: 'slow-one', ErrorCode: 0, Message: 'OK' }, delayMs: 400 })
+    const app = await server({ dispatch: false })
+    const gallery = await makeLiveGallery(app, {
+      guests: [{ name: 'A', email: 'a@example.org' }, { name: 'B', email: 'b@example.org' }, { name: 'C', email: 'c@example.org' }],
+    })
+    const dispatcher = startDispatcher({
+      db: createPoolSql(app.orm),
+      transports: { email: createPostmarkTransport(providers().email) },
+      logger: createLogger({ silent: true }),
+      settings: FAST,
+    })
+    await until(async () => postmark.requests.length, (count) => count === 1)
+    await dispatcher.stop()
+    const rows = await messagesOf(app, gallery.sessionId)
+    expect(rows.map(({ status, attempts }) => `${status}/${attempts}`).sort()).toEqual(['pending/0', 'pending/0', 'sent/1'])
+    expect(rows.find((row) => row.status === 'sent')!.provider_message_id).toBe('slow-one')
+    expect(postmark.requests).toHaveLength(1)
+  })
+})
