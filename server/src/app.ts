@@ -6,6 +6,7 @@ import { ORPCError, ValidationError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import helmet from 'helmet'
+import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
 import type { AppContext } from './context.js'
@@ -14,6 +15,7 @@ import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
+import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 import type { OpenApiDocument } from './openapi.js'
@@ -33,9 +35,11 @@ export type AppDependencies = {
   now?: () => Date
   /** Tells the delivery dispatcher that messages were queued. */
   wakeDelivery?: () => void
+  /** Shared rate-limit counts; absent: each instance counts its own. */
+  redis?: RedisClientType
 }
 
-export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date(), wakeDelivery = () => {} }: AppDependencies): Express {
+export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date(), wakeDelivery = () => {}, redis }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
@@ -56,6 +60,14 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(servedDocument)
   })
+
+  // Rate limits (spec, section 8): per route, keyed on the client IP; /booth is not limited.
+  const limit = createRateLimiter(config.rateLimits, redis)
+  app.post(expressPath(contract.kiosk.registerGuests), limit('register', 60))
+  app.post('/track', limit('track', 60))
+  app.post('/contact', limit('contact', 60))
+  app.get(expressPath(contract.gallery.downloadZip), limit('zip', 60))
+  app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
 
   app.use('/photos', photoBytesRoutes(config, storage, now))
   app.use('/booth', boothAuthentication(orm, now))
@@ -116,10 +128,10 @@ function helmetHeaders(): RequestHandler {
   }
 }
 
-/** The byte routes' contract paths, in Express's syntax (`{id}` → `:id`). */
-const BYTE_ROUTE_PATHS = [contract.gallery.downloadPhoto, contract.gallery.downloadZip].map((procedure) =>
-  procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1'),
-)
+/** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
+const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
+
+const BYTE_ROUTE_PATHS = [contract.gallery.downloadPhoto, contract.gallery.downloadZip].map(expressPath)
 
 /** Not found, or an id too malformed to name anything: the bare `Not Found` of the spec. */
 const answerNotFoundInPlainText = async <T>({ next }: { next: () => Promise<T> }): Promise<T> => {

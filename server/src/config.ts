@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 
 import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
+import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
 import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
 
@@ -29,6 +30,9 @@ const Environment = z
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
     DELIVERY: z.enum(['on', 'off']).default('on'),
+    RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
+    CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
+    REDIS_URL: z.url().optional(),
     POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
     POSTMARK_FROM: z.string().min(3).optional(),
     POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
@@ -77,6 +81,9 @@ export type Config = {
   seedDemo: boolean
   storage: StorageSettings
   delivery: DeliverySettings
+  rateLimits: RateLimitSettings
+  /** One rate-limit count across instances; unset: each instance counts its own. */
+  redisUrl?: string
 }
 
 /**
@@ -143,6 +150,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         ? // Upload URLs signed with a per-process secret die on restart; they live 15 minutes anyway.
           { kind: 'local', root: join(e.DATA_DIR, 'bucket'), secret: e.LOCAL_UPLOAD_SECRET ?? randomBytes(32).toString('base64url') }
         : { kind: 'none' },
+    rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, clientIpHeader: e.CLIENT_IP_HEADER },
+    redisUrl: e.REDIS_URL,
     delivery: {
       dispatch: e.DELIVERY === 'on',
       email: e.POSTMARK_SERVER_TOKEN

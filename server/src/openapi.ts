@@ -10,6 +10,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '401': 'Missing, unknown or revoked booth key: the plain text `Unauthorized`.',
   '404': 'No such resource, or not live yet: `{ error }`.',
   '409': 'The session is already completed or cancelled, or was completed concurrently: re-read the queue.',
+  '429': 'Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header.',
   '422': 'Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written.',
   '500': 'Server fault; nothing about it is disclosed. Retry with backoff.',
   '503': 'Photo storage is not configured on this deployment.',

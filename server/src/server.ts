@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
+import { createClient, type RedisClientType } from 'redis'
+
 import { createApp } from './app.js'
 import { resolveConfig, type Config, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
@@ -27,6 +29,12 @@ function createStorage(settings: StorageSettings, publicUrl: string): PhotoStora
     case 'none':
       return undefined
   }
+}
+
+async function connectRedis(url: string): Promise<RedisClientType> {
+  const client: RedisClientType = createClient({ url })
+  await client.connect()
+  return client
 }
 
 function createTransports(settings: DeliverySettings, logger: Logger): Transports {
@@ -81,12 +89,13 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const { port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
     // Attached in the same tick as the listen callback, so no request can arrive before it.
+    const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
     const storage = createStorage(settings.storage, config.publicUrl)
     const db = createPoolSql(orm, onQuery)
     const dispatcher = settings.delivery.dispatch
       ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
-    server.on('request', createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake }))
+    server.on('request', createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis }))
 
     const stop = async () => {
       const closing = new Promise<void>((resolve) => {
@@ -95,6 +104,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       })
       // Requests in flight finish, and so does the message in hand; nothing new is taken.
       await Promise.all([closing, dispatcher?.stop()])
+      await redis?.quit()
       await orm.close()
       await embedded?.stop()
     }

@@ -22,3 +22,6 @@ export const base = oc.errors({
 })
 
 export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as const
+
+/** Routes limited per client IP (spec, section 8): 429 `{ error }`, without Retry-After. */
+export const rateLimited = { TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again in a minute.' } } as const

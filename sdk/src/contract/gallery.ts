@@ -16,12 +16,17 @@ const BytesAnswer = z.object({
 /** Any string: a malformed id is simply not found (plain text), never a JSON validation error. */
 const LooseId = z.string().max(200)
 
+const TOO_MANY: OpenAPI.ResponseObject = {
+  description: 'Over 60 requests a minute from this client IP.',
+  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+}
+
 const PLAIN_NOT_FOUND: OpenAPI.ResponseObject = {
   description: 'Not live, or not in this gallery: the plain text `Not Found`.',
   content: { 'text/plain': { schema: { type: 'string', enum: ['Not Found'] } } },
 }
 
-function bytesSpec(mediaType: string, description: string) {
+function bytesSpec(mediaType: string, description: string, limited = false) {
   return (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
     ...operation,
     responses: {
@@ -34,6 +39,7 @@ function bytesSpec(mediaType: string, description: string) {
         content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
       },
       '404': PLAIN_NOT_FOUND,
+      ...(limited ? { '429': operation.responses?.['429'] ?? TOO_MANY } : {}),
     },
   })
 }
@@ -88,7 +94,7 @@ export const gallery = {
       description: 'Entries are `<label> <n>.jpg` in gallery order; the file is `<label>.zip`. Rate limited to 60 per minute per client IP.',
       tags,
       outputStructure: 'detailed',
-      spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced'),
+      spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
     })
     .input(z.object({ sessionId: LooseId }))
     .output(BytesAnswer),

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { Id, Slug } from '../schemas/common.js'
 import { EventSummary, SetSummary } from '../schemas/event.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
-import { base, notFound } from './base.js'
+import { base, notFound, rateLimited } from './base.js'
 
 const tags = ['Kiosk']
 
@@ -37,7 +37,7 @@ export const kiosk = {
       successDescription: 'The session was created and is waiting for the booth',
       inputStructure: 'detailed',
     })
-    .errors(notFound)
+    .errors({ ...notFound, ...rateLimited })
     .input(z.object({ params: z.object({ setId: Id }), body: RegisterGuestsBody }))
     .output(CreatedSession),
 }
