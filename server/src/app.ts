@@ -4,6 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
 import { ORPCError, ValidationError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
+import { CONTACT_LIMITS } from '@photobooth/sdk/schemas'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import helmet from 'helmet'
 import type { RedisClientType } from 'redis'
@@ -15,6 +16,8 @@ import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
+import type { ContactLabels } from './modules/contact/contact-labels.js'
+import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
@@ -37,9 +40,11 @@ export type AppDependencies = {
   wakeDelivery?: () => void
   /** Shared rate-limit counts; absent: each instance counts its own. */
   redis?: RedisClientType
+  contactLabels: ContactLabels
+  contactMailer?: ContactMailer
 }
 
-export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date(), wakeDelivery = () => {}, redis }: AppDependencies): Express {
+export function createApp({ config, orm, db, logger, openApiDocument, storage, now = () => new Date(), wakeDelivery = () => {}, redis, contactLabels, contactMailer }: AppDependencies): Express {
   // Served as committed, but pointing at this instance.
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
@@ -64,8 +69,8 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   // Rate limits (spec, section 8): per route, keyed on the client IP; /booth is not limited.
   const limit = createRateLimiter(config.rateLimits, redis)
   app.post(expressPath(contract.kiosk.registerGuests), limit('register', 60))
-  app.post('/track', limit('track', 60))
-  app.post('/contact', limit('contact', 60))
+  app.post(expressPath(contract.tracking.track), limit('track', 60), rawBody(TRACK_MAX_BYTES, () => badRequest('bad body')))
+  app.post(expressPath(contract.contact.submit), limit('contact', 60), rawBody(CONTACT_LIMITS.bodyBytes, messageTooLong))
   app.get(expressPath(contract.gallery.downloadZip), limit('zip', 60))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
 
@@ -80,6 +85,8 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
       now,
       logError,
       wakeDelivery,
+      contactLabels,
+      contactMailer,
       storage,
       db,
       caller: res.locals.caller as Caller | undefined,
@@ -147,6 +154,25 @@ const answerNotFoundInPlainText = async <T>({ next }: { next: () => Promise<T> }
   }
 }
 
+/** A beacon is a few dozen bytes. */
+const TRACK_MAX_BYTES = 4 * 1024
+
+const badRequest = (message: string) => new ORPCError('BAD_REQUEST', { message })
+const messageTooLong = () => new ORPCError('PAYLOAD_TOO_LARGE', { status: 413, message: 'Message too long' })
+
+/**
+ * For the routes that answer their own words for any bad body: the body reaches the procedure as
+ * text, whatever the declared type (a beacon sends text/plain; malformed JSON must not become oRPC's
+ * generic message), and is cut at `maxBytes` on its raw bytes, with or without a Content-Length.
+ */
+function rawBody(maxBytes: number, tooLarge: () => ORPCError<string, unknown>): RequestHandler {
+  return (req, res, next) => {
+    req.headers['content-type'] = 'text/plain; charset=utf-8'
+    limitBody(req, res, maxBytes, tooLarge)
+    next()
+  }
+}
+
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
@@ -154,11 +180,16 @@ const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * in oRPC's body parsing and is answered as bad input (400): only the contact form answers 413
  * (spec, section 7). Unmatched routes never read the body, so they still answer 404.
  */
-function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
+function limitBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  refusal: () => ORPCError<string, unknown> = () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
+): void {
   const tooLarge = () => {
     // The rest of the body is not read: the connection cannot carry another request.
     if (!res.headersSent) res.setHeader('Connection', 'close')
-    return new ORPCError('BAD_REQUEST', { message: `Request body too large: at most ${maxBytes} bytes` })
+    return refusal()
   }
   let received = 0
   const emit = req.emit

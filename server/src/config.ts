@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 
 import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
+import type { ContactFormSource } from './modules/contact/contact-labels.js'
 import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
 import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
@@ -33,6 +34,11 @@ const Environment = z
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
     REDIS_URL: z.url().optional(),
+    CONTACT_TO: z.email().optional(),
+    CONTACT_FORM_URL: z.url().optional(),
+    CONTACT_FORM_FILE: z.string().min(1).default('server/contact-form.json'),
+    CONTACT_FORM_LABELS_PATH: z.string().min(1).default('fields[].label'),
+    CONTACT_FORM_TTL_MS: z.coerce.number().int().min(0).default(5 * 60_000),
     POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
     POSTMARK_FROM: z.string().min(3).optional(),
     POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
@@ -84,6 +90,13 @@ export type Config = {
   rateLimits: RateLimitSettings
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
+  contact: ContactSettings
+}
+
+/** The contact form: where its labels come from, and where submissions go (absent: 503). */
+export type ContactSettings = {
+  form: ContactFormSource
+  mail?: ({ kind: 'postmark'; to: string } & PostmarkSettings) | { kind: 'console' }
 }
 
 /**
@@ -151,6 +164,27 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
           { kind: 'local', root: join(e.DATA_DIR, 'bucket'), secret: e.LOCAL_UPLOAD_SECRET ?? randomBytes(32).toString('base64url') }
         : { kind: 'none' },
     rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, clientIpHeader: e.CLIENT_IP_HEADER },
+    contact: {
+      form: e.CONTACT_FORM_URL
+        ? { kind: 'url', url: e.CONTACT_FORM_URL, labelsPath: e.CONTACT_FORM_LABELS_PATH, ttlMs: e.CONTACT_FORM_TTL_MS }
+        : e.MODE === 'development'
+          ? { kind: 'file', path: e.CONTACT_FORM_FILE, labelsPath: e.CONTACT_FORM_LABELS_PATH, ttlMs: e.CONTACT_FORM_TTL_MS }
+          : { kind: 'none' },
+      mail:
+        e.POSTMARK_SERVER_TOKEN && e.CONTACT_TO
+          ? {
+              kind: 'postmark',
+              to: e.CONTACT_TO,
+              serverToken: e.POSTMARK_SERVER_TOKEN,
+              from: e.POSTMARK_FROM!,
+              messageStream: e.POSTMARK_MESSAGE_STREAM,
+              apiUrl: e.POSTMARK_API_URL,
+              timeoutMs: PROVIDER_TIMEOUT_MS,
+            }
+          : e.MODE === 'development'
+            ? { kind: 'console' }
+            : undefined,
+    },
     redisUrl: e.REDIS_URL,
     delivery: {
       dispatch: e.DELIVERY === 'on',

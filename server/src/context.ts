@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 import type { Config } from './config.js'
 import type { PoolSql } from './db/pool-sql.js'
+import type { ContactLabels } from './modules/contact/contact-labels.js'
+import type { ContactMailer } from './modules/contact/contact.service.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 
@@ -19,6 +21,10 @@ export type AppContext = {
   wakeDelivery: () => void
   /** Absent when the deployment has no storage configured: routes that need it answer 503. */
   storage?: PhotoStorage
+  /** The labels of the published contact page. */
+  contactLabels: ContactLabels
+  /** Absent when mail is not configured: the contact form answers 503. */
+  contactMailer?: ContactMailer
   /** The booth whose key authenticated this request (booth routes only). */
   caller?: Caller
 }

@@ -1,7 +1,7 @@
 import { ORPCError, ValidationError } from '@orpc/server'
 import { z } from 'zod'
 
-export type AppErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT' | 'SERVICE_UNAVAILABLE'
+export type AppErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT' | 'BAD_GATEWAY' | 'SERVICE_UNAVAILABLE'
 
 export function statusOf(code: AppErrorCode): number {
   switch (code) {
@@ -13,6 +13,8 @@ export function statusOf(code: AppErrorCode): number {
       return 409
     case 'UNPROCESSABLE_CONTENT':
       return 422
+    case 'BAD_GATEWAY':
+      return 502
     case 'SERVICE_UNAVAILABLE':
       return 503
   }
@@ -23,8 +25,8 @@ export function statusOf(code: AppErrorCode): number {
  * ORPCError so that oRPC answers it as it is, with no translating layer on every call.
  */
 export class AppError extends ORPCError<AppErrorCode, Record<string, unknown> | undefined> {
-  constructor(code: AppErrorCode, message: string, extra?: Record<string, unknown>) {
-    super(code, { status: statusOf(code), message, data: extra, defined: true })
+  constructor(code: AppErrorCode, message: string, extra?: Record<string, unknown>, cause?: unknown) {
+    super(code, { status: statusOf(code), message, data: extra, defined: true, cause })
     this.name = 'AppError'
   }
 }
@@ -39,7 +41,7 @@ const INPUT_PARTS = new Set<PropertyKey>(['params', 'query', 'headers', 'body'])
  * to the body or path parameters, domain errors as `{ error }`, and nothing of a fault's details.
  */
 export function encodeErrorBody(error: ORPCError<string, unknown>): unknown {
-  // A 503 from the domain ("storage is not configured") is an answer; any other 5xx discloses nothing.
+  // A 502 or 503 from the domain ("storage is not configured") is an answer; any other 5xx discloses nothing.
   if (error.status >= 500 && !(error instanceof AppError)) return INTERNAL_ERROR_BODY
   if (error.cause instanceof ValidationError) {
     const issues = error.cause.issues.map((issue) => {

@@ -1,7 +1,7 @@
 import { OpenAPIGenerator, type OpenAPI } from '@orpc/openapi'
 import { ZodToJsonSchemaConverter } from '@orpc/zod/zod4'
 import { contract } from '@photobooth/sdk/contract'
-import { EventSummary, GalleryEventSummary, Guest, Photo, SetSummary } from '@photobooth/sdk/schemas'
+import { ContactSubmission, EventSummary, GalleryEventSummary, Guest, Photo, SetSummary, TrackBeacon } from '@photobooth/sdk/schemas'
 
 export type OpenApiDocument = Awaited<ReturnType<OpenAPIGenerator['generate']>>
 
@@ -10,10 +10,12 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '401': 'Missing, unknown or revoked booth key: the plain text `Unauthorized`.',
   '404': 'No such resource, or not live yet: `{ error }`.',
   '409': 'The session is already completed or cancelled, or was completed concurrently: re-read the queue.',
+  '413': 'Body over the contact form\'s 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`.',
+  '502': 'The mail provider refused the message.',
   '429': 'Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header.',
   '422': 'Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written.',
   '500': 'Server fault; nothing about it is disclosed. Retry with backoff.',
-  '503': 'Photo storage is not configured on this deployment.',
+  '503': 'Not configured on this deployment (photo storage, mail), or the contact page is unavailable.',
 }
 
 const ErrorSchema: OpenAPI.SchemaObject = {
@@ -69,6 +71,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       { name: 'Kiosk', description: 'Registration at the booth; no credential, rate limited.' },
       { name: 'Gallery', description: 'Public galleries; no credential.' },
       { name: 'Booth', description: 'The device that takes the photos; a booth key as Bearer token.' },
+      { name: 'Tracking', description: 'View and share counts from public pages; no credential, rate limited.' },
+      { name: 'Contact', description: 'The website contact form; no credential, rate limited.' },
     ],
     components: {
       schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
@@ -87,6 +91,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       Set: { schema: SetSummary },
       Photo: { schema: Photo, strategy: 'output' },
       Guest: { schema: Guest },
+      TrackBeacon: { schema: TrackBeacon },
+      ContactSubmission: { schema: ContactSubmission },
     },
     customErrorResponseBodySchema: (_definedErrors, status) => {
       if (status === 400) return { oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }] }

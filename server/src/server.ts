@@ -4,12 +4,15 @@ import type { AddressInfo } from 'node:net'
 import { createClient, type RedisClientType } from 'redis'
 
 import { createApp } from './app.js'
-import { resolveConfig, type Config, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
+import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
 import { createPoolSql } from './db/pool-sql.js'
 import { seedDemo } from './db/seed.js'
 import type { Logger } from './logger.js'
+import { createContactLabels } from './modules/contact/contact-labels.js'
+import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
+import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createConsoleTransport } from './modules/delivery/console-transport.js'
 import { startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
@@ -29,6 +32,11 @@ function createStorage(settings: StorageSettings, publicUrl: string): PhotoStora
     case 'none':
       return undefined
   }
+}
+
+function createContactMailer(settings: ContactSettings, logger: Logger): ContactMailer | undefined {
+  if (!settings.mail) return undefined
+  return settings.mail.kind === 'postmark' ? createPostmarkContactMailer(settings.mail) : createConsoleContactMailer(logger)
 }
 
 async function connectRedis(url: string): Promise<RedisClientType> {
@@ -95,7 +103,12 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const dispatcher = settings.delivery.dispatch
       ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
-    server.on('request', createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis }))
+    const contactLabels = createContactLabels(settings.contact.form, logger)
+    const contactMailer = createContactMailer(settings.contact, logger)
+    server.on(
+      'request',
+      createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis, contactLabels, contactMailer }),
+    )
 
     const stop = async () => {
       const closing = new Promise<void>((resolve) => {

@@ -11,13 +11,17 @@ export type PostmarkSettings = {
   timeoutMs: number
 }
 
-/** Email through the postmark SDK. Inactive or invalid recipients are permanent refusals. */
-export function createPostmarkTransport(settings: PostmarkSettings): Transport {
+export function createPostmarkClient(settings: PostmarkSettings): ServerClient {
   const api = settings.apiUrl ? new URL(settings.apiUrl) : undefined
-  const client = new ServerClient(settings.serverToken, {
+  return new ServerClient(settings.serverToken, {
     timeout: settings.timeoutMs / 1000,
     ...(api ? { useHttps: api.protocol === 'https:', requestHost: api.host } : {}),
   })
+}
+
+/** Email through the postmark SDK. Inactive or invalid recipients are permanent refusals. */
+export function createPostmarkTransport(settings: PostmarkSettings): Transport {
+  const client = createPostmarkClient(settings)
   return {
     async send(message) {
       const { subject, text, html } = composeGalleryLink(message)

@@ -1,0 +1,45 @@
+import type { Logger } from '../../logger.js'
+import { createPostmarkClient, type PostmarkSettings } from '../delivery/postmark-transport.js'
+import type { ContactMailer, ContactMessage } from './contact.service.js'
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+
+function render(message: ContactMessage) {
+  const entries = Object.entries(message.fields)
+  return {
+    text: entries.map(([label, value]) => `${label}:\n${value}\n`).join('\n'),
+    html: `<!doctype html><html><body style="font-family:sans-serif">${entries
+      .map(([label, value]) => `<p><strong>${escapeHtml(label)}</strong><br>${escapeHtml(value).replace(/\r?\n/g, '<br>')}</p>`)
+      .join('')}</body></html>`,
+  }
+}
+
+/** Through Postmark's JSON API: labels and values only ever go into the body. */
+export function createPostmarkContactMailer(settings: PostmarkSettings & { to: string }): ContactMailer {
+  const client = createPostmarkClient(settings)
+  return {
+    async send(message) {
+      const { text, html } = render(message)
+      await client.sendEmail({
+        From: settings.from,
+        To: settings.to,
+        ...(message.replyTo ? { ReplyTo: message.replyTo } : {}),
+        Subject: 'Website contact form',
+        TextBody: text,
+        HtmlBody: html,
+        MessageStream: settings.messageStream,
+        Tag: 'contact-form',
+      })
+    },
+  }
+}
+
+/** Development: the submission goes to the log. */
+export function createConsoleContactMailer(logger: Logger): ContactMailer {
+  return {
+    async send(message) {
+      logger.info('contact form', { replyTo: message.replyTo, fields: message.fields })
+    },
+  }
+}

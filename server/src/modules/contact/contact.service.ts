@@ -1,0 +1,50 @@
+import { ContactSubmission } from '@photobooth/sdk/schemas'
+import { z } from 'zod'
+
+import { AppError } from '../../errors.js'
+import type { ContactLabels } from './contact-labels.js'
+
+export type ContactMessage = { fields: Record<string, string>; replyTo?: string }
+
+/** Relays a submission; throws when the provider refuses it. */
+export type ContactMailer = { send(message: ContactMessage): Promise<void> }
+
+const INVALID = 'Invalid submission'
+const email = z.email()
+
+function parseSubmission(body: unknown): Record<string, string> {
+  let value = body
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body)
+    } catch {
+      throw new AppError('BAD_REQUEST', INVALID)
+    }
+  }
+  const parsed = ContactSubmission.safeParse(value)
+  if (!parsed.success) throw new AppError('BAD_REQUEST', INVALID)
+  return parsed.data.fields
+}
+
+/**
+ * The website contact form, relayed by email. Only the labels of the published contact page are
+ * accepted: this is not a general mailer. The sender's address, when a field holds exactly one,
+ * becomes Reply-To; nothing else of the submission reaches a mail header.
+ */
+export async function submitContact(deps: { labels: ContactLabels; mailer?: ContactMailer }, body: unknown) {
+  const fields = parseSubmission(body)
+  const allowed = await deps.labels.get()
+  if (!allowed) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
+  const unknown = Object.keys(fields).filter((label) => !allowed.includes(label))
+  if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown fields: ${unknown.join(', ')}`)
+  if (!deps.mailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
+  const replyTo = Object.values(fields)
+    .map((value) => value.trim())
+    .find((value) => email.safeParse(value).success)
+  try {
+    await deps.mailer.send({ fields, replyTo })
+  } catch (error) {
+    throw new AppError('BAD_GATEWAY', 'The mail provider refused the message', undefined, error)
+  }
+  return { ok: true as const }
+}
