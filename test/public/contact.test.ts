@@ -1,0 +1,184 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+import { POSTMARK_INACTIVE, SERVER_ERROR, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
+import { contactPage, startFakeCms, type FakeCms } from '../support/fake-cms.js'
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+const LABELS_PATH = 'data.attributes.form[].label'
+const TTL_MS = 300
+let cms: FakeCms
+let postmark: FakeProvider
+let app: TestServer
+const extra: TestServer[] = []
+
+function contactSettings(overrides: { form?: object; mail?: object | null } = {}) {
+  return {
+    rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' },
+    contact: {
+      form: overrides.form ?? { kind: 'url' as const, url: cms.url, labelsPath: LABELS_PATH, ttlMs: TTL_MS },
+      mail:
+        overrides.mail === null
+          ? undefined
+          : {
+              kind: 'postmark' as const,
+              to: 'hello@photobooth.example',
+              serverToken: 'token',
+              from: 'Website <web@photobooth.example>',
+              messageStream: 'outbound',
+              apiUrl: postmark.url,
+              timeoutMs: 2_000,
+            },
+    },
+  } as never
+}
+
+beforeAll(async () => {
+  cms = await startFakeCms(contactPage(['Name', 'Email', 'Message']))
+  postmark = await startFakePostmark()
+  app = await startTestServer(contactSettings())
+})
+afterEach(async () => {
+  cms.mode = 'up'
+  cms.page = contactPage(['Name', 'Email', 'Message'])
+  postmark.requests.length = postmark.accepted.length = 0
+  await Promise.all(extra.splice(0).map((server) => server.stop()))
+})
+afterAll(async () => {
+  await app?.stop()
+  await cms?.close()
+  await postmark?.close()
+})
+
+let clients = 0
+const submit = (body: unknown, server = app, init: RequestInit = {}) =>
+  fetch(`${server.url}/contact`, {
+    method: 'POST',
+    body: typeof body === 'string' || body instanceof ReadableStream ? (body as BodyInit) : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', 'x-test-client-ip': `10.2.${(++clients >> 8) & 255}.${clients & 255}` },
+    ...init,
+  } as RequestInit)
+
+async function expectAnswer(response: Response, status: number, body: unknown) {
+  expect(response.status).toBe(status)
+  expect(await response.json()).toEqual(body)
+}
+
+describe('POST /contact', () => {
+  it('when the labels are the published ones, then the message is relayed with the sender as Reply-To', async () => {
+    const fields = { Name: 'Ada Lovelace', Email: 'ada@example.org', Message: 'A booth for our wedding?\nIn June.' }
+    await expectAnswer(await submit({ fields }), 200, { ok: true })
+    expect(postmark.requests).toHaveLength(1)
+    const email = JSON.parse(postmark.requests[0]!.body)
+    expect(email).toMatchObject({
+      From: 'Website <web@photobooth.example>',
+      To: 'hello@photobooth.example',
+      ReplyTo: 'ada@example.org',
+      Subject: 'Website contact form',
+      MessageStream: 'outbound',
+    })
+    expect(email.TextBody).toBe('Name:\nAda Lovelace\n\nEmail:\nada@example.org\n\nMessage:\nA booth for our wedding?\nIn June.\n')
+    expect(email.HtmlBody).toContain('<strong>Message</strong><br>A booth for our wedding?<br>In June.')
+  })
+
+  it('when labels are not on the published page, then 400 "Unknown fields: <labels>" and nothing is sent', async () => {
+    await expectAnswer(await submit({ fields: { Name: 'Ada', Company: 'X', Budget: '1' } }), 400, { error: 'Unknown fields: Company, Budget' })
+    expect(postmark.requests).toHaveLength(0)
+  })
+
+  for (const [label, body] of [
+    ['empty fields', { fields: {} }],
+    ['25 fields', { fields: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`F${i}`, 'x'])) }],
+    ['a value of 2,001 characters', { fields: { Message: 'x'.repeat(2001) } }],
+    ['a value that is not a string', { fields: { Name: 42 } }],
+    ['fields that are a list', { fields: ['Name', 'Ada'] }],
+    ['no fields', { Name: 'Ada' }],
+    ['a field beside fields', { fields: { Name: 'Ada' }, to: 'someone@else.example' }],
+    ['a JSON array', []],
+    ['a JSON string', '"hello"'],
+    ['malformed JSON', '{"fields": {'],
+  ] as const) {
+    it(`when the body has ${label}, then 400 "Invalid submission"`, async () => {
+      await expectAnswer(await submit(body), 400, { error: 'Invalid submission' })
+      expect(postmark.requests).toHaveLength(0)
+    })
+  }
+
+  it('when the body is over 16 KB, then 413 "Message too long", decided before anything else', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`Field ${i}`, 'x'.repeat(2000)]))
+    await expectAnswer(await submit({ fields }), 413, { error: 'Message too long' })
+  })
+
+  it('when the body is over 16 KB without a Content-Length, then 413 "Message too long" all the same', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(1024))
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 17) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    await expectAnswer(await submit(stream, app, { duplex: 'half' } as RequestInit), 413, { error: 'Message too long' })
+  })
+
+  it('when a value tries to inject a header, then it stays in the body and Reply-To is only ever one address', async () => {
+    const fields = { Name: 'Eve\r\nBcc: victim@example.org', Email: 'eve@example.org\r\nBcc: victim@example.org', Message: 'hi' }
+    await expectAnswer(await submit({ fields }), 200, { ok: true })
+    const email = JSON.parse(postmark.requests[0]!.body)
+    expect(email.ReplyTo).toBeUndefined()
+    expect(Object.keys(email).sort()).toEqual(['From', 'HtmlBody', 'MessageStream', 'Subject', 'Tag', 'TextBody', 'To'])
+  })
+
+  it('when the content system goes down, then the last good copy keeps serving', async () => {
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
+    cms.mode = 'down'
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50))
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
+    await expectAnswer(await submit({ fields: { Unknown: 'x' } }), 400, { error: 'Unknown fields: Unknown' })
+  })
+
+  it('when the published page changes, then the new labels apply after the time to live', async () => {
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
+    cms.page = contactPage(['Full name', 'Email'])
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 50))
+    await expectAnswer(await submit({ fields: { 'Full name': 'Ada' } }), 200, { ok: true })
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 400, { error: 'Unknown fields: Name' })
+  })
+
+  it('when the content system is slow, then the submission waits for it', async () => {
+    const server = await startTestServer(contactSettings())
+    extra.push(server)
+    cms.mode = 'slow'
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }, server), 200, { ok: true })
+  })
+
+  it('when there has never been a copy and the content system is down, then 503', async () => {
+    cms.mode = 'down'
+    const server = await startTestServer(contactSettings())
+    extra.push(server)
+    const response = await submit({ fields: { Name: 'Ada' } }, server)
+    expect(response.status).toBe(503)
+    expect(await response.json()).toEqual({ error: 'The contact form is unavailable' })
+  })
+
+  it('when the provider refuses, then 502', async () => {
+    postmark.queue(POSTMARK_INACTIVE)
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, { error: 'The mail provider refused the message' })
+    postmark.queue(SERVER_ERROR)
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, { error: 'The mail provider refused the message' })
+  })
+
+  it('when mail is not configured, then 503', async () => {
+    const server = await startTestServer(contactSettings({ mail: null }))
+    extra.push(server)
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }, server), 503, { error: 'Mail is not configured' })
+  })
+
+  it('when the development default is used, then the labels come from the local file and the console accepts', async () => {
+    const server = await startTestServer(
+      contactSettings({ form: { kind: 'file', path: 'server/contact-form.json', labelsPath: 'fields[].label', ttlMs: 1000 }, mail: { kind: 'console' } }),
+    )
+    extra.push(server)
+    await expectAnswer(await submit({ fields: { Name: 'Ada', 'Event date': '2027-06-12' } }, server), 200, { ok: true })
+    await expectAnswer(await submit({ fields: { Name: 'Ada', Budget: '9' } }, server), 400, { error: 'Unknown fields: Budget' })
+  })
+})
