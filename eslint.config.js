@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['eslint.config.js', 'vitest.config.ts'],
+    files: ['eslint.config.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 )

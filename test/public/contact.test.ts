@@ -53,7 +53,7 @@ let clients = 0
 const submit = (body: unknown, server = app, init: RequestInit = {}) =>
   fetch(`${server.url}/contact`, {
     method: 'POST',
-    body: typeof body === 'string' || body instanceof ReadableStream ? (body as BodyInit) : JSON.stringify(body),
+    body: typeof body === 'string' || body instanceof ReadableStream ? (body as RequestInit['body']) : JSON.stringify(body),
     headers: { 'content-type': 'application/json', 'x-test-client-ip': `10.2.${(++clients >> 8) & 255}.${clients & 255}` },
     ...init,
   } as RequestInit)

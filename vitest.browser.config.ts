@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config'
+
+/** Tests that drive Debian's Chromium (`apt-get install chromium`): `pnpm test:browser`, run by CI. */
+export default defineConfig({
+  test: {
+    include: ['test/browser/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+})
