@@ -110,8 +110,11 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
     res.status(404).json({ error: 'Not Found' })
   })
   const lastResort: ErrorRequestHandler = (error, _req, res, _next) => {
-    logger.error('unhandled error', error)
     if (res.headersSent) return void res.destroy()
+    // Express's own refusals (a malformed %-escape in the path) carry a 4xx status: bad input.
+    const status = (error as { status?: unknown }).status
+    if (typeof status === 'number' && status >= 400 && status < 500) return void res.status(status).json({ error: 'Malformed request' })
+    logger.error('unhandled error', error)
     res.status(500).json(INTERNAL_ERROR_BODY)
   }
   app.use(lastResort)

@@ -74,3 +74,44 @@ describe('server faults', () => {
     }
   })
 })
+
+describe('whatever the method, path, content type or body', () => {
+  const paths = [
+    '/',
+    '/gallery/%E0%A4%A/zip',
+    '/sets/%E0%A4%A/sessions',
+    '/photos/sessions/%E0%A4%A/x.jpg',
+    '/events/%/sets/x',
+    '/gallery/events/%ZZ',
+    '/track',
+    '/contact',
+    '/booth/events',
+    '/openapi.json',
+    '/gallery/x/photos/y/download',
+    '/api/auth/sign-in/email',
+    '/' + 'a'.repeat(5000),
+  ]
+  const bodies: [string, string][] = [
+    ['application/json', '{"a":'],
+    ['text/html', '<html><body>hi</body></html>'],
+    ['application/x-www-form-urlencoded', 'a=1&b=2'],
+    ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n'],
+    ['application/xml', '<?xml version="1.0"?><a/>'],
+  ]
+  for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+    it(`when ${method} meets odd paths and bodies, then never HTML, never a stack, always the security headers, never a 500`, async () => {
+      for (const path of paths) {
+        for (const [contentType, body] of method === 'GET' ? [['text/plain', '']] : bodies) {
+          const response = await fetch(`${app.url}${path}`, { method, headers: { 'content-type': contentType }, body: method === 'GET' ? undefined : body })
+          const text = await response.text()
+          const where = `${method} ${path.slice(0, 40)} ${contentType}`
+          expect(response.status, where).toBeLessThan(500)
+          expect(response.headers.get('content-type') ?? '', where).not.toMatch(/html/)
+          expect(text, where).not.toMatch(/<html|<!DOCTYPE|at .*\.(ts|js):\d+|node_modules/i)
+          expect(response.headers.get('strict-transport-security'), where).toBeTruthy()
+          expect(response.headers.get('x-content-type-options'), where).toBe('nosniff')
+        }
+      }
+    })
+  }
+})
