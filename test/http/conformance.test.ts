@@ -101,7 +101,8 @@ describe('whatever the method, path, content type or body', () => {
   for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
     it(`when ${method} meets odd paths and bodies, then never HTML, never a stack, always the security headers, never a 500`, async () => {
       for (const path of paths) {
-        for (const [contentType, body] of method === 'GET' ? [['text/plain', '']] : bodies) {
+        const cases: [string, string][] = method === 'GET' ? [['text/plain', '']] : bodies
+        for (const [contentType, body] of cases) {
           const response = await fetch(`${app.url}${path}`, { method, headers: { 'content-type': contentType }, body: method === 'GET' ? undefined : body })
           const text = await response.text()
           const where = `${method} ${path.slice(0, 40)} ${contentType}`
