@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+
+import { loadSettings, resolveConfig } from './config.js'
+
+const PRODUCTION = {
+  MODE: 'production',
+  DATABASE_URL: 'postgres://u:p@db.example.com:5432/photobooth',
+  PUBLIC_URL: 'https://api.booth.example.com/',
+  CDN_URL: 'https://cdn.booth.example.com',
+  GALLERY_URL: 'https://booth.example.com/g',
+}
+
+describe('configuration', () => {
+  it('when nothing is set, then development runs on the embedded database, local bucket, console transports and the local contact page', () => {
+    const settings = loadSettings({})
+    expect(settings).toMatchObject({ mode: 'development', port: 3000, databaseUrl: undefined, seedDemo: true })
+    expect(settings.storage.kind).toBe('local')
+    expect(settings.delivery).toMatchObject({ dispatch: true, email: { kind: 'console' }, sms: { kind: 'console' } })
+    expect(settings.contact).toMatchObject({ form: { kind: 'file', path: 'server/contact-form.json' }, mail: { kind: 'console' } })
+    expect(resolveConfig(settings, 4321)).toMatchObject({
+      publicUrl: 'http://localhost:4321',
+      cdnUrl: 'http://localhost:4321/photos',
+      galleryUrl: 'http://localhost:4321/gallery',
+    })
+  })
+
+  it('when production lacks provider keys, then storage, messages and the contact form are "not configured", not faked', () => {
+    const settings = loadSettings(PRODUCTION)
+    expect(settings.storage).toEqual({ kind: 'none' })
+    expect(settings.delivery.email).toBeUndefined()
+    expect(settings.delivery.sms).toBeUndefined()
+    expect(settings.contact).toEqual({ form: { kind: 'none' }, mail: undefined })
+    expect(settings.seedDemo).toBe(false)
+    expect(settings.publicUrl).toBe('https://api.booth.example.com')
+  })
+
+  it('when production misses its addresses, then start-up fails listing every one', () => {
+    expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL/)
+  })
+
+  it('when provider keys come without their companions, then start-up says which are missing', () => {
+    expect(() => loadSettings({ S3_BUCKET: 'photos', POSTMARK_SERVER_TOKEN: 't', TWILIO_ACCOUNT_SID: 'AC1' })).toThrow(
+      /S3_ACCESS_KEY_ID[\s\S]*S3_SECRET_ACCESS_KEY[\s\S]*POSTMARK_FROM[\s\S]*TWILIO_AUTH_TOKEN[\s\S]*TWILIO_FROM/,
+    )
+  })
+
+  it('when values are malformed, then start-up refuses them', () => {
+    expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/PORT/)
+    expect(() => loadSettings({ MODE: 'staging' })).toThrow(/MODE/)
+    expect(() => loadSettings({ CLIENT_IP_HEADER: 'bad header' })).toThrow(/CLIENT_IP_HEADER/)
+  })
+
+  it('when providers are configured, then production uses them', () => {
+    const settings = loadSettings({
+      ...PRODUCTION,
+      S3_BUCKET: 'photos',
+      S3_ACCESS_KEY_ID: 'k',
+      S3_SECRET_ACCESS_KEY: 's',
+      S3_ENDPOINT: 'https://account.r2.cloudflarestorage.com',
+      S3_FORCE_PATH_STYLE: 'true',
+      POSTMARK_SERVER_TOKEN: 'pm',
+      POSTMARK_FROM: 'photos@booth.example.com',
+      TWILIO_ACCOUNT_SID: 'AC1',
+      TWILIO_AUTH_TOKEN: 'tw',
+      TWILIO_MESSAGING_SERVICE_SID: 'MG1',
+      CONTACT_TO: 'hello@booth.example.com',
+      CONTACT_FORM_URL: 'https://cms.example.com/api/pages/contact',
+    })
+    expect(settings.storage).toMatchObject({ kind: 's3', bucket: 'photos', forcePathStyle: true })
+    expect(settings.delivery.email).toMatchObject({ kind: 'postmark', from: 'photos@booth.example.com', messageStream: 'outbound' })
+    expect(settings.delivery.sms).toMatchObject({ kind: 'twilio', messagingServiceSid: 'MG1' })
+    expect(settings.contact).toMatchObject({ form: { kind: 'url' }, mail: { kind: 'postmark', to: 'hello@booth.example.com' } })
+  })
+})
