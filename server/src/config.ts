@@ -138,6 +138,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     throw new Error(`Invalid configuration:\n${problems.join('\n')}`)
   }
   const e = parsed.data
+  const development = e.MODE === 'development'
+  // One Postmark account serves gallery links and the contact form.
+  const postmark: PostmarkSettings | undefined = e.POSTMARK_SERVER_TOKEN
+    ? {
+        serverToken: e.POSTMARK_SERVER_TOKEN,
+        from: e.POSTMARK_FROM!,
+        messageStream: e.POSTMARK_MESSAGE_STREAM,
+        apiUrl: e.POSTMARK_API_URL,
+        timeoutMs: PROVIDER_TIMEOUT_MS,
+      }
+    : undefined
   return {
     mode: e.MODE,
     host: e.HOST,
@@ -170,36 +181,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         : e.MODE === 'development'
           ? { kind: 'file', path: e.CONTACT_FORM_FILE, labelsPath: e.CONTACT_FORM_LABELS_PATH, ttlMs: e.CONTACT_FORM_TTL_MS }
           : { kind: 'none' },
-      mail:
-        e.POSTMARK_SERVER_TOKEN && e.CONTACT_TO
-          ? {
-              kind: 'postmark',
-              to: e.CONTACT_TO,
-              serverToken: e.POSTMARK_SERVER_TOKEN,
-              from: e.POSTMARK_FROM!,
-              messageStream: e.POSTMARK_MESSAGE_STREAM,
-              apiUrl: e.POSTMARK_API_URL,
-              timeoutMs: PROVIDER_TIMEOUT_MS,
-            }
-          : e.MODE === 'development'
-            ? { kind: 'console' }
-            : undefined,
+      mail: postmark && e.CONTACT_TO ? { kind: 'postmark', to: e.CONTACT_TO, ...postmark } : development ? { kind: 'console' } : undefined,
     },
     redisUrl: e.REDIS_URL,
     delivery: {
       dispatch: e.DELIVERY === 'on',
-      email: e.POSTMARK_SERVER_TOKEN
-        ? {
-            kind: 'postmark',
-            serverToken: e.POSTMARK_SERVER_TOKEN,
-            from: e.POSTMARK_FROM!,
-            messageStream: e.POSTMARK_MESSAGE_STREAM,
-            apiUrl: e.POSTMARK_API_URL,
-            timeoutMs: PROVIDER_TIMEOUT_MS,
-          }
-        : e.MODE === 'development'
-          ? { kind: 'console' }
-          : undefined,
+      email: postmark ? { kind: 'postmark', ...postmark } : development ? { kind: 'console' } : undefined,
       sms: e.TWILIO_ACCOUNT_SID
         ? {
             kind: 'twilio',

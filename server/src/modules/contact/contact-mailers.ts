@@ -1,9 +1,7 @@
+import { escapeHtml } from '../../html.js'
 import type { Logger } from '../../logger.js'
 import { createPostmarkClient, type PostmarkSettings } from '../delivery/postmark-transport.js'
 import type { ContactMailer, ContactMessage } from './contact.service.js'
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 function render(message: ContactMessage) {
   const entries = Object.entries(message.fields)

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../html.js'
+
 /** A gallery link as the providers need it. */
 export type OutgoingMessage = {
   id: string
@@ -23,9 +25,6 @@ export class PermanentFailure extends Error {
     this.name = 'PermanentFailure'
   }
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 /** The words of the gallery link, for email and SMS alike. */
 export function composeGalleryLink(message: OutgoingMessage) {
