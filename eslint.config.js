@@ -13,6 +13,12 @@ export default tseslint.config(
     },
   },
   {
+    // A CommonJS package standing in for `crc-32` (see its index.js).
+    files: ['vendor/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', exports: 'writable', Buffer: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['eslint.config.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
-import { ORPCError, ValidationError } from '@orpc/server'
+import { ORPCError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
 import { CONTACT_LIMITS } from '@photobooth/sdk/schemas'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
@@ -18,6 +18,8 @@ import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
+import { bytesRoute } from './modules/gallery/bytes-routes.js'
+import { downloadPhoto, downloadZip } from './modules/gallery/gallery-files.service.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
@@ -53,7 +55,6 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
     return encodeErrorBody(error)
   }
   const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder })
-  const bytesHandler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, interceptors: [answerNotFoundInPlainText] })
 
   const logError = (error: unknown) => logger.error('response failed after it started', error)
   const app = express()
@@ -102,8 +103,14 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
       next(error)
     }
   }
-  // The gallery's byte routes have a handler of their own: their 404 is plain text.
-  for (const path of BYTE_ROUTE_PATHS) app.get(path, mount(bytesHandler))
+  // The gallery's byte routes stream from Node streams directly; their 404 is plain text.
+  const fileDeps = () => ({ db, storage, now: now(), onError: logError })
+  const idOf = (value: unknown) => (typeof value === 'string' && value.length <= 200 ? value : '')
+  app.get(
+    expressPath(contract.gallery.downloadPhoto),
+    bytesRoute((req, deps) => downloadPhoto(deps, idOf(req.params.sessionId), idOf(req.params.photoId)), fileDeps),
+  )
+  app.get(expressPath(contract.gallery.downloadZip), bytesRoute((req, deps) => downloadZip(deps, idOf(req.params.sessionId)), fileDeps))
   app.use(mount(handler))
 
   app.use((_req, res) => {
@@ -140,22 +147,6 @@ function helmetHeaders(): RequestHandler {
 
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
 const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
-
-const BYTE_ROUTE_PATHS = [contract.gallery.downloadPhoto, contract.gallery.downloadZip].map(expressPath)
-
-/** Not found, or an id too malformed to name anything: the bare `Not Found` of the spec. */
-const answerNotFoundInPlainText = async <T>({ next }: { next: () => Promise<T> }): Promise<T> => {
-  try {
-    return await next()
-  } catch (error) {
-    const notFound = error instanceof ORPCError && (error.code === 'NOT_FOUND' || error.cause instanceof ValidationError)
-    if (!notFound) throw error
-    return {
-      matched: true,
-      response: { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: new Blob(['Not Found']).stream() },
-    } as T
-  }
-}
 
 /** A beacon is a few dozen bytes. */
 const TRACK_MAX_BYTES = 4 * 1024

@@ -5,7 +5,7 @@ declare module 'archiver' {
   export type EntryData = { name: string; date?: Date; store?: boolean }
 
   export class ZipArchive extends Transform {
-    constructor(options?: { store?: boolean; forceZip64?: boolean; zlib?: unknown })
+    constructor(options?: { store?: boolean; forceZip64?: boolean; zlib?: unknown; highWaterMark?: number })
     append(source: Readable | Buffer | string, data: EntryData): this
     finalize(): Promise<void>
     abort(): this

@@ -24,7 +24,8 @@ export function storedZipSize(entries: readonly { name: string; size: number }[]
  * closes the stream in hand.
  */
 export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSignal, onError: (error: unknown) => void): Readable {
-  const archive = new ZipArchive({ store: true })
+  // Room for one read in the archive's own buffer, so a large chunk passes without stalling.
+  const archive = new ZipArchive({ store: true, highWaterMark: 1024 * 1024 })
   let current: Readable | undefined
   let next = 0
   let stopped = false

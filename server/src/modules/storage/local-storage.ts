@@ -86,8 +86,8 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
       }
     },
 
-    async openStream(key): Promise<Readable> {
-      const stream = createReadStream(requirePath(key))
+    async openStream(key, options): Promise<Readable> {
+      const stream = createReadStream(requirePath(key), options?.chunkBytes ? { highWaterMark: options.chunkBytes } : {})
       // Surface a missing file here, not as a stream error after headers are sent.
       await new Promise<void>((resolveOpen, reject) => stream.once('open', () => resolveOpen()).once('error', reject))
       return stream

@@ -22,7 +22,8 @@ export type PhotoStorage = {
   head(key: string): Promise<{ size: number } | undefined>
   /** Bytes [start, start + length) of a stored object, fewer at its end. */
   readRange(key: string, start: number, length: number): Promise<Buffer>
-  openStream(key: string): Promise<Readable>
+  /** `chunkBytes` suggests a read size where the storage chooses one (the local bucket). */
+  openStream(key: string, options?: { chunkBytes?: number }): Promise<Readable>
   put(key: string, body: Buffer): Promise<void>
 }
 

@@ -1,0 +1,31 @@
+import { pipeline } from 'node:stream/promises'
+
+import type { Request, RequestHandler } from 'express'
+
+import { AppError } from '../../errors.js'
+import type { BytesAnswer, FileDeps } from './gallery-files.service.js'
+
+/**
+ * A byte route answered by Express straight from Node streams: a gigabyte zip through oRPC's web
+ * stream conversion cost a third of its throughput (bench/README.md). The contract still declares
+ * the route for the document and the SDK. Not found is the spec's bare plain-text `Not Found`.
+ */
+export function bytesRoute(
+  answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>,
+  deps: () => Omit<FileDeps, 'signal'>,
+): RequestHandler {
+  return async (req, res, next) => {
+    const abort = new AbortController()
+    res.once('close', () => abort.abort())
+    let bytes: BytesAnswer
+    try {
+      bytes = await answer(req, { ...deps(), signal: abort.signal })
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') return void res.status(404).type('text/plain').send('Not Found')
+      return next(error)
+    }
+    res.writeHead(200, bytes.headers)
+    // A client that goes away ends the pipeline; the sources are closed by the abort signal.
+    await pipeline(bytes.body, res).catch(() => {})
+  }
+}
