@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readlinkSync } from 'node:fs'
 import { get } from 'node:http'
+import { crc32 } from 'node:zlib'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -82,6 +83,8 @@ describe('GET /gallery/:sessionId/zip', () => {
     expect(entries.map((entry) => entry.name)).toEqual(['Zoë & Bob 1.jpg', 'Zoë & Bob 2.jpg', 'Zoë & Bob 3.jpg'])
     expect(entries.every((entry) => entry.compressionMethod === 0)).toBe(true)
     entries.forEach((entry, index) => expect(entry.bytes.equals(gallery.photos[index]!.bytes)).toBe(true))
+    // The checksums archiver wrote (through the native crc-32 stand-in) are those of the bytes.
+    entries.forEach((entry) => expect(entry.crc32).toBe(crc32(entry.bytes)))
     expect(await countsOf(gallery.sessionId)).toEqual({ zip: 1 })
   })
 
