@@ -1,0 +1,774 @@
+/**
+ * Zip download benchmark: `GET /gallery/:sessionId/zip` of our real server (oRPC OpenAPIHandler in
+ * Express 5, archiver's stored zip over the local bucket) for one gallery of 200 photos of 5 MiB,
+ * against reading the same 200 files back to back without zipping.
+ *
+ *   pnpm exec tsx bench/zip.bench.ts            # from the repository root; embedded PostgreSQL
+ *   DATABASE_URL=postgres://… pnpm exec tsx bench/zip.bench.ts
+ *   BENCH_ROUNDS=5 pnpm exec tsx bench/zip.bench.ts
+ *
+ * The server runs in a child process (this same file, forked with `--serve`), so that its RSS is
+ * its own: the HTTP client that downloads the zip and the seeding stay in this process.
+ * See bench/README.md ("Zip benchmark") for what is measured and the figures.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes, randomFillSync } from 'node:crypto'
+import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises'
+import { get as httpGet, type ClientRequest } from 'node:http'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+
+import { loadSettings, type Settings } from '@photobooth/server/config'
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '@photobooth/server/db/embedded-postgres'
+import { newId } from '@photobooth/server/ids'
+import { createLogger } from '@photobooth/server/logger'
+import { createEvent } from '@photobooth/server/modules/events/events.service'
+import { photoFileName } from '@photobooth/server/modules/gallery/gallery-files.service'
+import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
+import { startServer, type RunningServer } from '@photobooth/server/server'
+import pg from 'pg'
+
+// ---------------------------------------------------------------------------------------------
+// Parameters and targets
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`)
+  return value
+}
+
+const MiB = 1024 * 1024
+const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1))
+const PHOTO_BYTES = Math.round(envNumber('BENCH_PHOTO_MIB', 5, 0.01) * MiB)
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1)) // zip runs, and as many baseline runs, interleaved
+const SAMPLE_MS = 20 // the server samples its own RSS this often while armed (its VmHWM is read as well)
+const PAUSE_MS = 500 // between measured runs
+
+const TARGET_RSS_GROWTH = 64 * MiB
+const TARGET_RATIO = 0.8
+const TARGET_FIRST_BYTE_MS = 100
+
+const SERVE_FLAG = '--serve'
+const LABEL = 'Zoë & Björn'
+
+/** A real 8×8 JPEG (jpeg-js, quality 85); each photo is this followed by random bytes up to its size. */
+const JPEG = Buffer.from(
+  '/9j/4AAQSkZJRgABAQAAAQABAAD/2wCEAAUDBAQEAwUEBAQFBQUGBwwIBwcHBw8LCwkMEQ8SEhEPERETFhwXExQaFRERGCEYGh0dHx8fExciJCIeJBweHx4BBQUFBwYHDggI' +
+    'Dh4UERQeHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHv/AABEIAAgACAMBEQACEQEDEQH/xAGiAAABBQEBAQEBAQAAAAAAAAAAAQID' +
+    'BAUGBwgJCgsQAAIBAwMCBAMFBQQEAAABfQECAwAEEQUSITFBBhNRYQcicRQygZGhCCNCscEVUtHwJDNicoIJChYXGBkaJSYnKCkqNDU2Nzg5OkNERUZHSElKU1RVVldYWVpj' +
+    'ZGVmZ2hpanN0dXZ3eHl6g4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2drh4uPk5ebn6Onq8fLz9PX29/j5+gEAAwEBAQEBAQEB' +
+    'AQAAAAAAAAECAwQFBgcICQoLEQACAQIEBAMEBwUEBAABAncAAQIDEQQFITEGEkFRB2FxEyIygQgUQpGhscEJIzNS8BVictEKFiQ04SXxFxgZGiYnKCkqNTY3ODk6Q0RFRkdI' +
+    'SUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqCg4SFhoeIiYqSk5SVlpeYmZqio6Slpqeoqaqys7S1tre4ubrCw8TFxsfIycrS09TV1tfY2dri4+Tl5ufo6ery8/T19vf4+fr/' +
+    '2gAMAwEAAhEDEQA/ACfxV/00/WiOWeROC8FNv3f4H//Z',
+  'base64',
+)
+
+// ---------------------------------------------------------------------------------------------
+// The protocol between this process and the server process
+
+/** `embedded`: the PostgreSQL cluster lives in `<dataDir>/postgres` and goes with the folder. */
+type StartArgs = { databaseUrl: string; embedded: boolean; dataDir: string; bucketRoot: string; secret: string }
+
+/** What the server process reports about itself over one armed interval. */
+type RssWindow = { before: number; peakSampled: number; peakHwm: number | undefined; samples: number }
+type RssReport = RssWindow & {
+  peak: number
+  growth: number
+  /** CPU time (user + system) the server process used over the window. */
+  cpuMs: number
+  /** CPU time the arming itself took (the full GC), before the window. */
+  armCpuMs: number
+}
+type BaselineReport = { bytes: number; ms: number; rss: RssReport }
+
+type Commands = {
+  start: { args: StartArgs; result: { port: number } }
+  createEvent: { args: { slug: string }; result: { eventId: string; setId: string } }
+  baseline: { args: { paths: string[] }; result: BaselineReport }
+  arm: { args: Record<string, never>; result: { before: number } }
+  /** The RSS after a full GC, with nothing in flight. */
+  idleRss: { args: Record<string, never>; result: number }
+  disarm: { args: Record<string, never>; result: RssReport }
+  stop: { args: Record<string, never>; result: null }
+}
+type Command = keyof Commands
+type CommandMessage = { id: number; command: Command; args: unknown }
+type ReplyMessage = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string }
+
+class Broken extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// The server process
+
+/**
+ * Peak resident set size over an armed window: sampled every SAMPLE_MS, and the kernel's own peak
+ * (VmHWM, reset at arming), which catches a peak between samples. Also the CPU time used.
+ */
+class RssWatch {
+  private window: RssWindow | undefined
+  private timer: NodeJS.Timeout | undefined
+  private cpu: NodeJS.CpuUsage | undefined
+  private armCpuMs = 0
+
+  arm(): number {
+    const arming = process.cpuUsage()
+    // Garbage from earlier runs must not count as headroom, so each window starts after a full GC.
+    collectGarbage()
+    const hwmReset = resetHighWaterMark()
+    const before = process.memoryUsage.rss()
+    this.window = { before, peakSampled: before, peakHwm: hwmReset ? 0 : undefined, samples: 1 }
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS)
+    this.cpu = process.cpuUsage()
+    this.armCpuMs = cpuMs(process.cpuUsage(arming))
+    return before
+  }
+
+  disarm(): RssReport {
+    const window = this.window
+    if (!window) throw new Error('not armed')
+    const cpu = process.cpuUsage(this.cpu)
+    clearInterval(this.timer)
+    this.sample()
+    this.window = undefined
+    if (window.peakHwm !== undefined) window.peakHwm = readHighWaterMark() ?? 0
+    const peak = Math.max(window.peakSampled, window.peakHwm ?? 0)
+    return { ...window, peak, growth: peak - window.before, cpuMs: cpuMs(cpu), armCpuMs: this.armCpuMs }
+  }
+
+  private sample(): void {
+    if (!this.window) return
+    this.window.samples++
+    this.window.peakSampled = Math.max(this.window.peakSampled, process.memoryUsage.rss())
+  }
+}
+
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000
+
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc
+  gc?.()
+  gc?.()
+}
+
+/** Linux: writing 5 to clear_refs sets VmHWM to the current RSS. */
+function resetHighWaterMark(): boolean {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5')
+    return readHighWaterMark() !== undefined
+  } catch {
+    return false
+  }
+}
+
+function readHighWaterMark(): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))
+    return match ? Number(match[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Reads the files one after another with the zip route's read size (1 MiB chunks), every chunk consumed. */
+async function readBackToBack(paths: string[], watch: RssWatch): Promise<BaselineReport> {
+  watch.arm()
+  let bytes = 0
+  const started = performance.now()
+  for (const path of paths) {
+    await new Promise<void>((resolve, reject) => {
+      createReadStream(path, { highWaterMark: 1024 * 1024 })
+        .on('data', (chunk) => void (bytes += chunk.length))
+        .once('end', resolve)
+        .once('error', reject)
+    })
+  }
+  const ms = performance.now() - started
+  return { bytes, ms, rss: watch.disarm() }
+}
+
+/** Stops the embedded cluster whose `postmaster.pid` is in `databaseDir`, if it still runs. */
+async function stopCluster(databaseDir: string): Promise<void> {
+  const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n', 1)[0])
+  const alive = () => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (!Number.isInteger(pid) || pid <= 0 || !alive()) return
+  process.kill(pid, 'SIGINT') // fast shutdown
+  for (let waited = 0; waited < 15_000 && alive(); waited += 50) await sleep(50)
+}
+
+async function serve(): Promise<void> {
+  const send = (message: ReplyMessage) => process.send?.(message)
+  const watch = new RssWatch()
+  let args: StartArgs | undefined
+  let running: RunningServer | undefined
+  let eventId: string | undefined
+  let toldToStop = false
+  let stopping: Promise<void> | undefined
+  const stop = () =>
+    (stopping ??= (async () => {
+      await running?.stop()
+    })())
+
+  /**
+   * The parent's channel closes when it exits: normally after its own clean-up, and then there is
+   * nothing left to do. But it may have been killed half-way (tsx, between Ctrl-C and `pnpm`,
+   * SIGKILLs a child that is slow to acknowledge a relayed signal): then this process tidies up.
+   */
+  const tidyAfterParent = async () => {
+    if (!toldToStop && running && args && !args.embedded && eventId) {
+      // Someone else's database: the seeded rows go (sets, session, photos, tracking cascade).
+      await running.orm.em.getConnection().execute('delete from event where id = ?', [eventId]).catch(() => {})
+    }
+    await stop().catch(() => {})
+    if (args && existsSync(args.dataDir)) {
+      if (args.embedded) await stopCluster(join(args.dataDir, 'postgres'))
+      await rm(args.dataDir, { recursive: true, force: true, maxRetries: 5 })
+      console.error(`server process: the benchmark went away before its clean-up was done; removed ${args.dataDir}`)
+    }
+  }
+  process.once('disconnect', () => void tidyAfterParent().finally(() => process.exit(0)))
+  // Ctrl-C reaches the whole process group: the parent decides when this process stops, but the
+  // download in flight is cut at once, so that the machine is not busy while everyone cleans up.
+  process.on('SIGINT', () => running?.server.closeAllConnections())
+  process.once('SIGTERM', () => void stop().finally(() => process.exit(0)))
+
+  const handlers: { [C in Command]: (args: Commands[C]['args']) => Promise<Commands[C]['result']> } = {
+    async start(startArgs) {
+      args = startArgs
+      const { databaseUrl, dataDir, bucketRoot, secret } = startArgs
+      const loaded = loadSettings({ MODE: 'development', DATA_DIR: dataDir })
+      const settings: Settings = {
+        ...loaded,
+        databaseUrl,
+        host: '127.0.0.1',
+        port: 0,
+        seedDemo: false,
+        delivery: { ...loaded.delivery, dispatch: false },
+        storage: { kind: 'local', root: bucketRoot, secret },
+      }
+      running = await startServer({ settings, logger: createLogger({ silent: true }) })
+      return { port: running.config.port }
+    },
+    async createEvent({ slug }) {
+      if (!running) throw new Error('not started')
+      const { event, sets } = await createEvent(running.orm.em.fork(), {
+        slug,
+        name: 'Zip Benchmark',
+        startAt: new Date('2026-07-04T20:30:00Z'),
+        sets: [{ slug: 'booth', name: 'Booth' }],
+      })
+      eventId = event.id
+      const set = sets[0]
+      if (!set) throw new Error('the event has no set')
+      return { eventId: event.id, setId: set.id }
+    },
+    baseline: ({ paths }) => readBackToBack(paths, watch),
+    arm: async () => ({ before: watch.arm() }),
+    async idleRss() {
+      collectGarbage()
+      return process.memoryUsage.rss()
+    },
+    disarm: async () => watch.disarm(),
+    async stop() {
+      toldToStop = true
+      await stop()
+      // The process stays until the parent lets go of it (see tidyAfterParent).
+      return null
+    },
+  }
+
+  process.on('message', (message: CommandMessage) => {
+    const handler = handlers[message.command] as (args: unknown) => Promise<unknown>
+    handler(message.args).then(
+      (result) => send({ id: message.id, ok: true, result }),
+      (error: unknown) => send({ id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    )
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up, in reverse order of start, also on Ctrl-C
+
+const cleanups: { name: string; run: () => Promise<void> }[] = []
+let cleaningUp: Promise<void> | undefined
+/** Set on Ctrl-C: the download it cuts short is then not reported as a failure. */
+let interrupted = false
+
+function onCleanup(name: string, run: () => Promise<void>): void {
+  cleanups.push({ name, run })
+}
+
+async function cleanUp(): Promise<void> {
+  cleaningUp ??= (async () => {
+    for (const { name, run } of cleanups.reverse()) {
+      try {
+        await run()
+      } catch (error) {
+        console.error(`clean-up of ${name} failed:`, error)
+      }
+    }
+  })()
+  return cleaningUp
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent: database, server process, dataset
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function obtainDatabase(dataDir: string): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
+  onCleanup('embedded PostgreSQL', () => embedded.stop())
+  return embedded.url
+}
+
+type ServerProcess = {
+  call<C extends Command>(command: C, args: Commands[C]['args']): Promise<Commands[C]['result']>
+  /** Stops the server (requests in flight end, the database pool closes); the process stays. */
+  stop(): Promise<void>
+  /** Closes the channel: the process then checks that nothing is left behind, and exits. */
+  release(): void
+}
+
+function forkServer(): ServerProcess {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
+    // tsx's loader flags, inherited, plus a way to start every memory window from a full GC.
+    execArgv: [...process.execArgv, '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  let nextId = 1
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>()
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.on('message', (message: ReplyMessage) => {
+    const waiter = pending.get(message.id)
+    pending.delete(message.id)
+    if (!waiter) return
+    if (message.ok) waiter.resolve(message.result)
+    else waiter.reject(new Error(`server process: ${message.error}`))
+  })
+  child.once('exit', (code, signal) => {
+    for (const waiter of pending.values()) waiter.reject(new Error(`the server process exited (${signal ?? code})`))
+    pending.clear()
+  })
+
+  return {
+    call<C extends Command>(command: C, args: Commands[C]['args']) {
+      return new Promise<Commands[C]['result']>((resolve, reject) => {
+        if (child.exitCode !== null || child.signalCode !== null) return reject(new Error('the server process has exited'))
+        const id = nextId++
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject })
+        child.send({ id, command, args } satisfies CommandMessage)
+      })
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null || !child.connected) return
+      const id = nextId++
+      const stopped = new Promise<void>((resolve) => pending.set(id, { resolve: () => resolve(), reject: () => resolve() }))
+      child.send({ id, command: 'stop', args: {} } satisfies CommandMessage)
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 15_000)))
+      if ((await Promise.race([stopped, exited, late])) === 'late') {
+        child.kill('SIGKILL')
+        await exited
+      }
+      clearTimeout(timer)
+    },
+    release() {
+      if (child.connected) child.disconnect()
+    },
+  }
+}
+
+type Dataset = { sessionId: string; eventId: string; paths: string[]; fileBytes: number; expectedZipBytes: number }
+
+async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): Promise<Dataset> {
+  const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const { eventId, setId } = await server.call('createEvent', { slug: `bench-zip-${suffix}` })
+  const sessionId = newId()
+  const folder = join(bucketRoot, 'sessions', sessionId)
+  await mkdir(folder, { recursive: true })
+
+  const photos = { id: [] as string[], position: [] as number[], storageKey: [] as string[], sizeBytes: [] as number[] }
+  const paths: string[] = []
+  const content = Buffer.alloc(PHOTO_BYTES)
+  JPEG.copy(content)
+  const started = performance.now()
+  for (let position = 1; position <= PHOTOS; position++) {
+    const id = newId()
+    const key = `sessions/${sessionId}/${id}.jpg`
+    // Distinct random bytes per file after the JPEG itself: nothing to deduplicate or compress.
+    randomFillSync(content, JPEG.length)
+    const file = await open(join(bucketRoot, key), 'w')
+    try {
+      await file.writeFile(content)
+      // On disk before anything is measured: no writeback competes with the runs.
+      await file.sync()
+    } finally {
+      await file.close()
+    }
+    photos.id.push(id)
+    photos.position.push(position)
+    photos.storageKey.push(key)
+    photos.sizeBytes.push(content.length)
+    paths.push(join(bucketRoot, key))
+  }
+  const fileBytes = photos.sizeBytes.reduce((sum, size) => sum + size, 0)
+  console.log(`wrote ${PHOTOS} files of ${(PHOTO_BYTES / MiB).toFixed(2)} MiB (${(fileBytes / MiB).toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+
+  const client = await pool.connect()
+  try {
+    await client.query('begin')
+    await client.query(
+      `insert into session (id, set_id, label, status, photo_count, created_at, completed_at)
+       values ($1, $2, $3, 'completed', $4, now(), now())`,
+      [sessionId, setId, LABEL, PHOTOS],
+    )
+    await client.query(
+      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes)
+       select id, $5, position, storage_key, 4000, 6000, size_bytes
+         from unnest($1::text[], $2::int[], $3::text[], $4::int[]) as t (id, position, storage_key, size_bytes)`,
+      [photos.id, photos.position, photos.storageKey, photos.sizeBytes, sessionId],
+    )
+    await client.query('commit')
+    await client.query('analyze session, photo')
+  } catch (error) {
+    await client.query('rollback').catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
+
+  const expectedZipBytes = storedZipSize(photos.sizeBytes.map((size, index) => ({ name: photoFileName(LABEL, index + 1), size })))
+  if (expectedZipBytes === undefined) throw new Error('the dataset needs ZIP64: the server would not announce a length')
+  return { sessionId, eventId, paths, fileBytes, expectedZipBytes }
+}
+
+/** Reads every file once, so that both sides then read from the page cache alike. */
+async function warmPageCache(paths: string[]): Promise<void> {
+  const started = performance.now()
+  for (const path of paths) {
+    await new Promise<void>((resolve, reject) => {
+      createReadStream(path, { highWaterMark: MiB }).on('data', () => {}).once('end', resolve).once('error', reject)
+    })
+  }
+  console.log(`page cache warmed: every file read once in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The download
+
+type ZipRun = { firstByteMs: number; headersMs: number; totalMs: number; bytes: number; rss: RssReport }
+
+let inFlight: ClientRequest | undefined
+
+/** GET the zip, consume it as fast as it comes, count its bytes; nothing is kept but the last 64. */
+function download(url: string): Promise<Omit<ZipRun, 'rss'> & { contentLength: string | undefined; tail: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    let headersMs = 0
+    let firstByteMs = -1
+    let bytes = 0
+    let tail: Buffer = Buffer.alloc(0)
+    const request = httpGet(url, { agent: false }, (response) => {
+      headersMs = performance.now() - started
+      if (response.statusCode !== 200 || response.headers['content-type'] !== 'application/zip') {
+        response.resume()
+        return reject(new Broken(`GET ${url}: ${response.statusCode} ${response.headers['content-type']}`))
+      }
+      response.on('data', (chunk: Buffer) => {
+        if (firstByteMs < 0) firstByteMs = performance.now() - started
+        bytes += chunk.length
+        tail = chunk.length >= 64 ? chunk.subarray(chunk.length - 64) : Buffer.concat([tail, chunk]).subarray(-64)
+      })
+      response.once('end', () => {
+        inFlight = undefined
+        resolve({ firstByteMs, headersMs, totalMs: performance.now() - started, bytes, contentLength: response.headers['content-length'], tail })
+      })
+      response.once('error', reject)
+      response.once('aborted', () => reject(new Broken(`GET ${url}: the response was cut off after ${bytes} bytes`)))
+    })
+    request.once('error', reject)
+    inFlight = request
+  })
+}
+
+async function measureZip(server: ServerProcess, url: string, dataset: Dataset): Promise<ZipRun> {
+  await server.call('arm', {})
+  const result = await download(url).catch(async (error: unknown) => {
+    // Disarmed in any case, so that a failure does not leave the sampler running.
+    await server.call('disarm', {}).catch(() => {})
+    throw error
+  })
+  const rss = await server.call('disarm', {})
+  const { contentLength, tail, ...run } = result
+  if (contentLength === undefined) throw new Broken('the zip came without Content-Length')
+  if (run.bytes !== Number(contentLength)) throw new Broken(`the zip has ${run.bytes} bytes, its Content-Length says ${contentLength}`)
+  if (run.bytes !== dataset.expectedZipBytes) throw new Broken(`the zip has ${run.bytes} bytes, expected ${dataset.expectedZipBytes}`)
+  // The end of central directory record: signature, entry count, and where the directory lies.
+  const end = tail.subarray(tail.length - 22)
+  const entries = end.readUInt16LE(10)
+  const directoryBytes = end.readUInt32LE(12)
+  const directoryOffset = end.readUInt32LE(16)
+  if (end.readUInt32LE(0) !== 0x06054b50 || entries !== PHOTOS || directoryOffset + directoryBytes + 22 !== run.bytes) {
+    throw new Broken(`the zip's end record is wrong: ${entries} entries, directory of ${directoryBytes} bytes at ${directoryOffset}`)
+  }
+  return { ...run, rss }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+/**
+ * Linux: busy CPU time of the whole machine (all cores, ms) from /proc/stat, so that each run can
+ * show how much CPU something other than the server and this client took meanwhile (other jobs on a
+ * shared machine skew wall-clock figures). Assumes the usual USER_HZ of 100.
+ */
+function machineBusyMs(): number | undefined {
+  try {
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Runs one measurement and adds the cores that others kept busy meanwhile (undefined off Linux):
+ * the machine's busy time over the whole call, less the server's and this process's. /proc/stat
+ * counts in 10 ms ticks, so on short runs this is coarse.
+ */
+async function besideOthers<T extends { rss: RssReport }>(measure: () => Promise<T>): Promise<T & { otherCores?: number }> {
+  const machineBefore = machineBusyMs()
+  const clientBefore = process.cpuUsage()
+  const started = performance.now()
+  const result = await measure()
+  const wallMs = performance.now() - started
+  const client = cpuMs(process.cpuUsage(clientBefore))
+  const machineAfter = machineBusyMs()
+  if (machineBefore === undefined || machineAfter === undefined) return result
+  const others = machineAfter - machineBefore - result.rss.cpuMs - result.rss.armCpuMs - client
+  return { ...result, otherCores: Math.max(0, others) / wallMs }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
+const mib = (bytes: number) => (bytes / MiB).toFixed(1)
+const seconds = (ms: number) => (ms / 1000).toFixed(2)
+const cores = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(2))
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)))
+  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  console.log(line(header))
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '))
+  for (const cells of rows) console.log(line(cells))
+}
+
+async function main(): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    // `on`, not `once`: tsx relays the signal a second time when this process is slow to
+    // acknowledge it, and with no listener left its hidden handler would exit mid-clean-up.
+    process.on(signal, () => {
+      if (interrupted) return
+      interrupted = true
+      inFlight?.destroy()
+      console.error(`\n${signal}: stopping…`)
+      void cleanUp().finally(() => process.exit(130))
+    })
+  }
+  console.log(
+    `zip benchmark: node ${process.version}, ${availableParallelism()} cores, ${PHOTOS} photos × ${(PHOTO_BYTES / MiB).toFixed(2)} MiB, ` +
+      `${ROUNDS} zip runs and ${ROUNDS} read runs, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+  )
+
+  let server: ServerProcess | undefined
+  // Last of all: once the server process lets go, it exits.
+  onCleanup('server process channel', async () => server?.release())
+  const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-zip-bench-'))
+  onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
+  const databaseUrl = await obtainDatabase(dataDir)
+  const bucketRoot = join(dataDir, 'bucket')
+
+  const forked = (server = forkServer())
+  onCleanup('server', async () => {
+    // A download cut short by Ctrl-C: the server's stop() waits for requests in flight.
+    inFlight?.destroy()
+    await forked.stop()
+  })
+  const { port } = await forked.call('start', {
+    databaseUrl,
+    embedded: !process.env.DATABASE_URL,
+    dataDir,
+    bucketRoot,
+    secret: randomBytes(32).toString('base64url'),
+  })
+
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+  // Ctrl-C reaches PostgreSQL too, and it drops the idle connection: that must not crash the clean-up.
+  pool.on('error', () => {})
+  onCleanup('seeding pool', () => pool.end())
+  const dataset = await seed(forked, pool, bucketRoot)
+  if (process.env.DATABASE_URL) {
+    // Someone else's database: take the seeded rows away again (set, session, photos, tracking cascade).
+    onCleanup('seeded rows', async () => void (await pool.query('delete from event where id = $1', [dataset.eventId])))
+  }
+  await warmPageCache(dataset.paths)
+  const idleRss = await forked.call('idleRss', {})
+
+  const url = `http://127.0.0.1:${port}/gallery/${dataset.sessionId}/zip`
+  console.log(`zip: ${url} (${dataset.expectedZipBytes} bytes expected)\n`)
+  const zips: (ZipRun & { otherCores?: number })[] = []
+  const reads: (BaselineReport & { otherCores?: number })[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternating order, so that neither side always goes first; the first zip starts from the idle server.
+    const order = round % 2 === 0 ? (['zip', 'read'] as const) : (['read', 'zip'] as const)
+    for (const side of order) {
+      if (side === 'zip') {
+        const run = await besideOthers(() => measureZip(forked, url, dataset))
+        zips.push(run)
+        console.log(
+          `  round ${round + 1} zip   ${mbPerSecond(run.bytes, run.totalMs).toFixed(0).padStart(5)} MB/s  ${seconds(run.totalMs)} s  ` +
+            `first byte ${run.firstByteMs.toFixed(1)} ms  server CPU ${seconds(run.rss.cpuMs)} s  ` +
+            `RSS peak ${mib(run.rss.peak)} MiB: +${mib(run.rss.growth)} on the run's start, +${mib(run.rss.peak - idleRss)} on idle  ` +
+            `(${run.rss.samples} samples)  others ${cores(run.otherCores)} cores`,
+        )
+      } else {
+        const run = await besideOthers(() => forked.call('baseline', { paths: dataset.paths }))
+        if (run.bytes !== dataset.fileBytes) throw new Broken(`the read baseline read ${run.bytes} bytes, expected ${dataset.fileBytes}`)
+        reads.push(run)
+        console.log(
+          `  round ${round + 1} read  ${mbPerSecond(run.bytes, run.ms).toFixed(0).padStart(5)} MB/s  ${seconds(run.ms)} s  ` +
+            `server CPU ${seconds(run.rss.cpuMs)} s  RSS +${mib(run.rss.growth)} MiB  others ${cores(run.otherCores)} cores`,
+        )
+      }
+      await sleep(PAUSE_MS)
+    }
+  }
+
+  // The growth that counts: over the idle server's RSS, or over the run's own start if that is more.
+  const growthOf = (run: ZipRun) => Math.max(run.rss.growth, run.rss.peak - idleRss)
+  const zipRate = zips.map((run) => mbPerSecond(run.bytes, run.totalMs))
+  const readRate = reads.map((run) => mbPerSecond(run.bytes, run.ms))
+  const rows = zips.map((run, index) => {
+    const read = reads[index]!
+    return [
+      String(index + 1),
+      run.firstByteMs.toFixed(1),
+      seconds(run.totalMs),
+      seconds(read.ms),
+      zipRate[index]!.toFixed(0),
+      readRate[index]!.toFixed(0),
+      (zipRate[index]! / readRate[index]!).toFixed(3),
+      `${seconds(run.rss.cpuMs)} / ${seconds(read.rss.cpuMs)}`,
+      mib(run.rss.before),
+      mib(run.rss.peak),
+      mib(run.rss.growth),
+      mib(growthOf(run)),
+      mib(read.rss.growth),
+      `${cores(run.otherCores)} / ${cores(read.otherCores)}`,
+    ]
+  })
+  const medians = {
+    firstByteMs: median(zips.map((run) => run.firstByteMs)),
+    zipMs: median(zips.map((run) => run.totalMs)),
+    readMs: median(reads.map((run) => run.ms)),
+    zipRate: median(zipRate),
+    readRate: median(readRate),
+    zipCpu: median(zips.map((run) => run.rss.cpuMs)),
+    readCpu: median(reads.map((run) => run.rss.cpuMs)),
+    before: median(zips.map((run) => run.rss.before)),
+    peak: median(zips.map((run) => run.rss.peak)),
+    growth: median(zips.map((run) => run.rss.growth)),
+    counted: median(zips.map(growthOf)),
+    readGrowth: median(reads.map((run) => run.rss.growth)),
+  }
+  const ratio = medians.zipRate / medians.readRate
+  rows.push([
+    'median',
+    medians.firstByteMs.toFixed(1),
+    seconds(medians.zipMs),
+    seconds(medians.readMs),
+    medians.zipRate.toFixed(0),
+    medians.readRate.toFixed(0),
+    ratio.toFixed(3),
+    `${seconds(medians.zipCpu)} / ${seconds(medians.readCpu)}`,
+    mib(medians.before),
+    mib(medians.peak),
+    mib(medians.growth),
+    mib(medians.counted),
+    mib(medians.readGrowth),
+    '',
+  ])
+  console.log(
+    `\nresults: ${zips[0]!.bytes} zip bytes, ${dataset.fileBytes} file bytes; idle server RSS ${mib(idleRss)} MiB ` +
+      `(MB = 10^6 bytes, MiB = 2^20 bytes; CPU and RSS are the server process's)\n`,
+  )
+  printTable(
+    ['run', 'first byte ms', 'zip s', 'read s', 'zip MB/s', 'read MB/s', 'ratio', 'CPU s zip / read', 'RSS before MiB', 'RSS peak MiB',
+      'zip growth on start MiB', 'zip growth on idle MiB', 'read growth on start MiB', 'others cores zip / read'],
+    rows,
+  )
+
+  const worstGrowth = Math.max(...zips.map(growthOf))
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
+  console.log('\ntargets (memory on the worst run, the others on the medians):')
+  console.log(
+    `  ${verdict(worstGrowth <= TARGET_RSS_GROWTH)}  peak RSS growth ${mib(worstGrowth)} MiB <= ${mib(TARGET_RSS_GROWTH)} MiB` +
+      `  (median ${mib(medians.counted)} MiB; peak over the idle server's RSS, or over the run's start if more)`,
+  )
+  console.log(
+    `  ${verdict(ratio >= TARGET_RATIO)}  throughput ratio ${ratio.toFixed(3)} >= ${TARGET_RATIO}` +
+      `  (${medians.zipRate.toFixed(0)} / ${medians.readRate.toFixed(0)} MB/s; worst run ${Math.min(...zipRate.map((rate, index) => rate / readRate[index]!)).toFixed(3)}; ` +
+      `by server CPU time ${(medians.readCpu / medians.zipCpu).toFixed(3)})`,
+  )
+  console.log(
+    `  ${verdict(medians.firstByteMs <= TARGET_FIRST_BYTE_MS)}  first byte ${medians.firstByteMs.toFixed(1)} ms <= ${TARGET_FIRST_BYTE_MS} ms` +
+      `  (worst ${Math.max(...zips.map((run) => run.firstByteMs)).toFixed(1)} ms)`,
+  )
+  console.log(`\nload average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+if (process.argv.includes(SERVE_FLAG)) {
+  await serve()
+} else {
+  try {
+    await main()
+  } catch (error) {
+    process.exitCode = 1
+    if (interrupted) {
+      // Ctrl-C: the clean-up is under way, and the exit code will say so.
+    } else if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
+    else console.error('\nbenchmark failed:', error)
+  } finally {
+    await cleanUp()
+  }
+}
