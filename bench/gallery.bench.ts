@@ -11,13 +11,12 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 
 import { loadSettings, type Settings } from '@photobooth/server/config'
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '@photobooth/server/db/embedded-postgres'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
@@ -26,6 +25,8 @@ import { startServer, type RunningServer } from '@photobooth/server/server'
 import autocannon, { type Result } from 'autocannon'
 import express, { type Request, type Response } from 'express'
 import pg from 'pg'
+
+import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -37,14 +38,6 @@ const OLDER_LIVE_PER_SET = 5 // live too, but older than the 12 shown: the limit
 const PHOTOS_PER_SESSION = 10
 const GALLERY_PHOTOS = 20
 
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`)
-  return value
-}
-
 const DURATION = envNumber('BENCH_DURATION', 10, 1) // seconds per measured run
 const WARMUP = envNumber('BENCH_WARMUP', 3, 0) // seconds per target before measuring
 const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1)) // measured runs per target, alternating order
@@ -54,54 +47,14 @@ const WORKERS = Math.round(envNumber('BENCH_WORKERS', 1, 0))
 const SETTLE_MS = 1_000 // pause after each load run
 
 // ---------------------------------------------------------------------------------------------
-// Clean-up, in reverse order of start, also on Ctrl-C
-
-const cleanups: { name: string; run: () => Promise<void> }[] = []
-let cleaningUp: Promise<void> | undefined
-
-function onCleanup(name: string, run: () => Promise<void>): void {
-  cleanups.push({ name, run })
-}
-
-async function cleanUp(): Promise<void> {
-  cleaningUp ??= (async () => {
-    for (const { name, run } of cleanups.reverse()) {
-      try {
-        await run()
-      } catch (error) {
-        console.error(`clean-up of ${name} failed:`, error)
-      }
-    }
-  })()
-  return cleaningUp
-}
+// Clean-up (bench/support.ts), also on Ctrl-C
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
+  // `on`, not `once`: tsx relays a second signal, and an unhandled one would kill the clean-up.
+  process.on(signal, () => {
     console.error(`\n${signal}: stopping…`)
     void cleanUp().finally(() => process.exit(130))
   })
-}
-
-// ---------------------------------------------------------------------------------------------
-// PostgreSQL
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function obtainDatabase(dataDir: string): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL
-  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
-  onCleanup('embedded PostgreSQL', () => embedded.stop())
-  return embedded.url
 }
 
 // ---------------------------------------------------------------------------------------------

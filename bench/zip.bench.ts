@@ -16,14 +16,12 @@ import { randomBytes, randomFillSync } from 'node:crypto'
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises'
 import { get as httpGet, type ClientRequest } from 'node:http'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { loadSettings, type Settings } from '@photobooth/server/config'
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '@photobooth/server/db/embedded-postgres'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
@@ -32,16 +30,10 @@ import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 import pg from 'pg'
 
+import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`)
-  return value
-}
 
 const MiB = 1024 * 1024
 const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1))
@@ -299,50 +291,13 @@ async function serve(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Clean-up, in reverse order of start, also on Ctrl-C
+// Clean-up (bench/support.ts), also on Ctrl-C
 
-const cleanups: { name: string; run: () => Promise<void> }[] = []
-let cleaningUp: Promise<void> | undefined
 /** Set on Ctrl-C: the download it cuts short is then not reported as a failure. */
 let interrupted = false
 
-function onCleanup(name: string, run: () => Promise<void>): void {
-  cleanups.push({ name, run })
-}
-
-async function cleanUp(): Promise<void> {
-  cleaningUp ??= (async () => {
-    for (const { name, run } of cleanups.reverse()) {
-      try {
-        await run()
-      } catch (error) {
-        console.error(`clean-up of ${name} failed:`, error)
-      }
-    }
-  })()
-  return cleaningUp
-}
-
 // ---------------------------------------------------------------------------------------------
 // The parent: database, server process, dataset
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function obtainDatabase(dataDir: string): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL
-  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
-  onCleanup('embedded PostgreSQL', () => embedded.stop())
-  return embedded.url
-}
 
 type ServerProcess = {
   call<C extends Command>(command: C, args: Commands[C]['args']): Promise<Commands[C]['result']>

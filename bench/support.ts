@@ -1,0 +1,53 @@
+/** What the benchmarks share: parameters from the environment, clean-up, and a database. */
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
+
+import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
+
+export function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`)
+  return value
+}
+
+const cleanups: { name: string; run: () => Promise<void> }[] = []
+let cleaningUp: Promise<void> | undefined
+
+/** Registers a clean-up step; they run in reverse order of registration. */
+export function onCleanup(name: string, run: () => Promise<void>): void {
+  cleanups.push({ name, run })
+}
+
+/** Runs every clean-up step once, however many times it is called. */
+export async function cleanUp(): Promise<void> {
+  cleaningUp ??= (async () => {
+    for (const { name, run } of cleanups.reverse()) {
+      try {
+        await run()
+      } catch (error) {
+        console.error(`clean-up of ${name} failed:`, error)
+      }
+    }
+  })()
+  return cleaningUp
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** `DATABASE_URL`, or an embedded PostgreSQL in `dataDir` on a free port, stopped at clean-up. */
+export async function obtainDatabase(dataDir: string): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL
+  const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
+  onCleanup('embedded PostgreSQL', () => embedded.stop())
+  return embedded.url
+}
