@@ -72,13 +72,24 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.post(expressPath(contract.kiosk.registerGuests), limit('register', 60))
   app.post(expressPath(contract.tracking.track), limit('track', 60), rawBody(TRACK_MAX_BYTES, () => badRequest('bad body')))
   app.post(expressPath(contract.contact.submit), limit('contact', 60), rawBody(CONTACT_LIMITS.bodyBytes, messageTooLong))
-  app.get(expressPath(contract.gallery.downloadZip), limit('zip', 60))
+  // The gallery's byte routes stream from Node streams directly; their 404 is plain text.
+  const fileDeps = () => ({ db, storage, now: now(), onError: logError })
+  const idOf = (value: unknown) => (typeof value === 'string' && value.length <= 200 ? value : '')
+  app.get(
+    expressPath(contract.gallery.downloadPhoto),
+    bytesRoute((req, deps) => downloadPhoto(deps, idOf(req.params.sessionId), idOf(req.params.photoId)), fileDeps),
+  )
+  app.get(
+    expressPath(contract.gallery.downloadZip),
+    limit('zip', 60),
+    bytesRoute((req, deps) => downloadZip(deps, idOf(req.params.sessionId)), fileDeps),
+  )
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
 
   app.use('/photos', photoBytesRoutes(config, storage, now))
   app.use('/booth', boothAuthentication(orm, now))
 
-  const mount = (target: OpenAPIHandler<AppContext>): RequestHandler => async (req, res, next) => {
+  const serveApi: RequestHandler = async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     let em: EntityManager | undefined
     const context: AppContext = {
@@ -97,21 +108,13 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
       },
     }
     try {
-      const { matched } = await target.handle(req, res, { context })
+      const { matched } = await handler.handle(req, res, { context })
       if (!matched) next()
     } catch (error) {
       next(error)
     }
   }
-  // The gallery's byte routes stream from Node streams directly; their 404 is plain text.
-  const fileDeps = () => ({ db, storage, now: now(), onError: logError })
-  const idOf = (value: unknown) => (typeof value === 'string' && value.length <= 200 ? value : '')
-  app.get(
-    expressPath(contract.gallery.downloadPhoto),
-    bytesRoute((req, deps) => downloadPhoto(deps, idOf(req.params.sessionId), idOf(req.params.photoId)), fileDeps),
-  )
-  app.get(expressPath(contract.gallery.downloadZip), bytesRoute((req, deps) => downloadZip(deps, idOf(req.params.sessionId)), fileDeps))
-  app.use(mount(handler))
+  app.use(serveApi)
 
   app.use((_req, res) => {
     res.status(404).json({ error: 'Not Found' })
@@ -174,12 +177,17 @@ const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * in oRPC's body parsing and is answered as bad input (400): only the contact form answers 413
  * (spec, section 7). Unmatched routes never read the body, so they still answer 404.
  */
+/** Requests whose body already has a route's own, smaller limit. */
+const bodyLimited = new WeakSet<IncomingMessage>()
+
 function limitBody(
   req: IncomingMessage,
   res: ServerResponse,
   maxBytes: number,
   refusal: () => ORPCError<string, unknown> = () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
 ): void {
+  if (bodyLimited.has(req)) return
+  bodyLimited.add(req)
   const tooLarge = () => {
     // The rest of the body is not read: the connection cannot carry another request.
     if (!res.headersSent) res.setHeader('Connection', 'close')
