@@ -1,3 +1,5 @@
+import { once } from 'node:events'
+import type { ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 
 import type { Request, RequestHandler } from 'express'
@@ -26,6 +28,20 @@ export function bytesRoute(
     }
     res.writeHead(200, bytes.headers)
     // A client that goes away ends the pipeline; the sources are closed by the abort signal.
-    await pipeline(bytes.body, res).catch(() => {})
+    if (bytes.sent) await sendChunks(bytes.body, res, bytes.sent, abort.signal).catch(() => {})
+    else await pipeline(bytes.body, res).catch(() => {})
+  }
+}
+
+/** `pipeline(body, res)`, telling `sent` of each chunk once the socket has taken it. */
+export async function sendChunks(body: AsyncIterable<Buffer>, res: ServerResponse, sent: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
+  try {
+    for await (const chunk of body) {
+      if (!res.write(chunk, () => sent(chunk))) await once(res, 'drain', { signal })
+    }
+    res.end()
+  } catch (error) {
+    res.destroy()
+    throw error
   }
 }

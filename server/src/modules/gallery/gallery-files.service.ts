@@ -4,11 +4,17 @@ import contentDisposition from 'content-disposition'
 
 import type { PoolSql } from '../../db/pool-sql.js'
 import { AppError } from '../../errors.js'
+import { ChunkPool } from '../storage/chunk-pool.js'
 import type { PhotoStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 
-export type BytesAnswer = { headers: Record<string, string>; body: Readable }
+export type BytesAnswer = {
+  headers: Record<string, string>
+  body: Readable
+  /** Called with each chunk of `body` once the socket has sent it, for buffers lent by a pool. */
+  sent?: (chunk: Buffer) => void
+}
 
 /** Answered as the bare plain-text `Not Found` of the byte routes (spec, section 7). */
 const notFound = () => new AppError('NOT_FOUND', 'Not Found')
@@ -67,10 +73,11 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
   const first = photos[0]
   const storage = deps.storage
   if (!first || !storage) throw notFound()
+  const pool = new ChunkPool(ZIP_READ_BYTES)
   const entries = photos.map((photo) => ({
     name: photoFileName(photo.label, photo.position),
     size: photo.size_bytes,
-    open: () => storage.openStream(photo.storage_key, { chunkBytes: ZIP_READ_BYTES }),
+    open: () => storage.openStream(photo.storage_key, { chunkBytes: ZIP_READ_BYTES, pool }),
   }))
   await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now })
   const size = storedZipSize(entries)
@@ -82,5 +89,6 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
       'cache-control': 'private, no-store',
     },
     body: streamStoredZip(entries, deps.signal, deps.onError),
+    sent: (chunk) => pool.give(chunk),
   }
 }

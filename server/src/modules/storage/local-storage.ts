@@ -4,6 +4,7 @@ import { mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 
+import { PooledFileStream } from './chunk-pool.js'
 import { isPhotoKey, PHOTO_CONTENT_TYPE, type PhotoStorage, type UploadTarget } from './storage.js'
 
 export type LocalStorage = PhotoStorage & {
@@ -87,6 +88,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
     },
 
     async openStream(key, options): Promise<Readable> {
+      if (options?.pool) return PooledFileStream.open(requirePath(key), options.pool)
       const stream = createReadStream(requirePath(key), options?.chunkBytes ? { highWaterMark: options.chunkBytes } : {})
       // Surface a missing file here, not as a stream error after headers are sent.
       await new Promise<void>((resolveOpen, reject) => stream.once('open', () => resolveOpen()).once('error', reject))

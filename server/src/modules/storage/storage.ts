@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream'
 
+import type { ChunkPool } from './chunk-pool.js'
+
 /** Photos are JPEG only: presigned uploads bind this content type. */
 export const PHOTO_CONTENT_TYPE = 'image/jpeg'
 
@@ -22,8 +24,12 @@ export type PhotoStorage = {
   head(key: string): Promise<{ size: number } | undefined>
   /** Bytes [start, start + length) of a stored object, fewer at its end. */
   readRange(key: string, start: number, length: number): Promise<Buffer>
-  /** `chunkBytes` suggests a read size where the storage chooses one (the local bucket). */
-  openStream(key: string, options?: { chunkBytes?: number }): Promise<Readable>
+  /**
+   * `chunkBytes` suggests a read size where the storage chooses one (the local bucket); with
+   * `pool`, the local bucket reads into the pool's buffers, and the reader of the stream gives
+   * each chunk back when it is done with it.
+   */
+  openStream(key: string, options?: { chunkBytes?: number; pool?: ChunkPool }): Promise<Readable>
   put(key: string, body: Buffer): Promise<void>
 }
 
