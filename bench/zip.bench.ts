@@ -1,11 +1,14 @@
 /**
  * Zip download benchmark: `GET /gallery/:sessionId/zip` of our real server (oRPC OpenAPIHandler in
  * Express 5, archiver's stored zip over the local bucket) for one gallery of 200 photos of 5 MiB,
- * against reading the same 200 files back to back without zipping.
+ * against reading the same 200 files back to back without zipping (`fs.createReadStream`). For
+ * context it also measures the zip's own reader alone, and the same files sent back to back over
+ * HTTP without zipping.
  *
  *   pnpm exec tsx bench/zip.bench.ts            # from the repository root; embedded PostgreSQL
  *   DATABASE_URL=postgres://… pnpm exec tsx bench/zip.bench.ts
  *   BENCH_ROUNDS=5 pnpm exec tsx bench/zip.bench.ts
+ *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' pnpm exec tsx bench/zip.bench.ts   # node flags for the server process
  *
  * The server runs in a child process (this same file, forked with `--serve`), so that its RSS is
  * its own: the HTTP client that downloads the zip and the seeding stay in this process.
@@ -15,7 +18,8 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomFillSync } from 'node:crypto'
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises'
-import { get as httpGet, type ClientRequest } from 'node:http'
+import { createServer, type Server } from 'node:http'
+import { type AddressInfo, connect, type Socket } from 'node:net'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +30,9 @@ import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { photoFileName } from '@photobooth/server/modules/gallery/gallery-files.service'
+import { sendChunks } from '@photobooth/server/modules/gallery/bytes-routes'
 import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
+import { ChunkPool, PooledFileStream } from '@photobooth/server/modules/storage/chunk-pool'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 import pg from 'pg'
 
@@ -38,7 +44,7 @@ import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
 const MiB = 1024 * 1024
 const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1))
 const PHOTO_BYTES = Math.round(envNumber('BENCH_PHOTO_MIB', 5, 0.01) * MiB)
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1)) // zip runs, and as many baseline runs, interleaved
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1)) // rounds of one zip run and one run of each baseline
 const SAMPLE_MS = 20 // the server samples its own RSS this often while armed (its VmHWM is read as well)
 const PAUSE_MS = 500 // between measured runs
 
@@ -82,7 +88,9 @@ type BaselineReport = { bytes: number; ms: number; rss: RssReport }
 type Commands = {
   start: { args: StartArgs; result: { port: number } }
   createEvent: { args: { slug: string }; result: { eventId: string; setId: string } }
-  baseline: { args: { paths: string[] }; result: BaselineReport }
+  baseline: { args: { paths: string[]; reader: Reader }; result: BaselineReport }
+  /** Starts the server of the send baseline (see serveBackToBack). */
+  serveFiles: { args: { paths: string[]; bytes: number }; result: { port: number } }
   arm: { args: Record<string, never>; result: { before: number } }
   /** The RSS after a full GC, with nothing in flight. */
   idleRss: { args: Record<string, never>; result: number }
@@ -167,21 +175,54 @@ function readHighWaterMark(): number | undefined {
   }
 }
 
+/**
+ * How the read baseline reads: `stream` is plain `fs.createReadStream` (the target's baseline);
+ * `pool` is the zip's own reader (the local bucket reading into recycled buffers), shown as context.
+ */
+type Reader = 'stream' | 'pool'
+
 /** Reads the files one after another with the zip route's read size (1 MiB chunks), every chunk consumed. */
-async function readBackToBack(paths: string[], watch: RssWatch): Promise<BaselineReport> {
+async function readBackToBack(paths: string[], reader: Reader, watch: RssWatch): Promise<BaselineReport> {
+  const pool = new ChunkPool(MiB)
+  const open = (path: string) =>
+    reader === 'pool' ? PooledFileStream.open(path, pool) : Promise.resolve(createReadStream(path, { highWaterMark: MiB }))
   watch.arm()
   let bytes = 0
   const started = performance.now()
   for (const path of paths) {
+    const stream = await open(path)
     await new Promise<void>((resolve, reject) => {
-      createReadStream(path, { highWaterMark: 1024 * 1024 })
-        .on('data', (chunk) => void (bytes += chunk.length))
+      stream
+        .on('data', (chunk: Buffer) => {
+          bytes += chunk.length
+          pool.give(chunk)
+        })
         .once('end', resolve)
         .once('error', reject)
     })
   }
   const ms = performance.now() - started
   return { bytes, ms, rss: watch.disarm() }
+}
+
+/**
+ * The send baseline: the same files back to back in one HTTP response, without zipping, through
+ * the zip route's own reader (recycled buffers) and its `sendChunks`. What it costs beyond a read
+ * is the sending; what the zip costs beyond it is the zipping (archiver and its CRC).
+ */
+async function serveBackToBack(paths: string[], bytes: number): Promise<Server> {
+  const server = createServer((_req, res) => {
+    const abort = new AbortController()
+    res.once('close', () => abort.abort())
+    const pool = new ChunkPool(MiB)
+    async function* files() {
+      for (const path of paths) yield* await PooledFileStream.open(path, pool)
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes) })
+    void sendChunks(files(), res, (chunk) => pool.give(chunk), abort.signal).catch(() => {})
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return server
 }
 
 /** Stops the embedded cluster whose `postmaster.pid` is in `databaseDir`, if it still runs. */
@@ -205,11 +246,14 @@ async function serve(): Promise<void> {
   const watch = new RssWatch()
   let args: StartArgs | undefined
   let running: RunningServer | undefined
+  let filesServer: Server | undefined
   let eventId: string | undefined
   let toldToStop = false
   let stopping: Promise<void> | undefined
   const stop = () =>
     (stopping ??= (async () => {
+      filesServer?.closeAllConnections()
+      filesServer?.close()
       await running?.stop()
     })())
 
@@ -266,7 +310,11 @@ async function serve(): Promise<void> {
       if (!set) throw new Error('the event has no set')
       return { eventId: event.id, setId: set.id }
     },
-    baseline: ({ paths }) => readBackToBack(paths, watch),
+    baseline: ({ paths, reader }) => readBackToBack(paths, reader, watch),
+    async serveFiles({ paths, bytes }) {
+      filesServer = await serveBackToBack(paths, bytes)
+      return { port: (filesServer.address() as AddressInfo).port }
+    },
     arm: async () => ({ before: watch.arm() }),
     async idleRss() {
       collectGarbage()
@@ -310,7 +358,7 @@ type ServerProcess = {
 function forkServer(): ServerProcess {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
     // tsx's loader flags, inherited, plus a way to start every memory window from a full GC.
-    execArgv: [...process.execArgv, '--expose-gc'],
+    execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   let nextId = 1
@@ -436,51 +484,102 @@ async function warmPageCache(paths: string[]): Promise<void> {
 
 type ZipRun = { firstByteMs: number; headersMs: number; totalMs: number; bytes: number; rss: RssReport }
 
-let inFlight: ClientRequest | undefined
+let inFlight: Socket | undefined
 
-/** GET the zip, consume it as fast as it comes, count its bytes; nothing is kept but the last 64. */
-function download(url: string): Promise<Omit<ZipRun, 'rss'> & { contentLength: string | undefined; tail: Buffer }> {
+/**
+ * GET the zip and consume it as fast as it comes, counting its bytes and keeping only the last 64.
+ * The client is a bare socket reading into one reused buffer, with just enough HTTP/1.1 to find
+ * the status, headers and body: like `curl -o /dev/null`, it costs little CPU and makes no garbage,
+ * so that on a 2-core machine the measuring instrument does not slow the server it measures (Node's
+ * HTTP client, allocating a buffer per read, took most of a core, GC included).
+ */
+function download(url: string, contentType: string): Promise<Omit<ZipRun, 'rss'> & { contentLength: string | undefined; tail: Buffer }> {
+  const { hostname, port, pathname } = new URL(url)
   return new Promise((resolve, reject) => {
     const started = performance.now()
     let headersMs = 0
     let firstByteMs = -1
+    let head: Buffer | undefined = Buffer.alloc(0) // the status line and headers, until the blank line
+    let contentLength: string | undefined
+    let expected = Infinity
     let bytes = 0
-    let tail: Buffer = Buffer.alloc(0)
-    const request = httpGet(url, { agent: false }, (response) => {
-      headersMs = performance.now() - started
-      if (response.statusCode !== 200 || response.headers['content-type'] !== 'application/zip') {
-        response.resume()
-        return reject(new Broken(`GET ${url}: ${response.statusCode} ${response.headers['content-type']}`))
-      }
-      response.on('data', (chunk: Buffer) => {
-        if (firstByteMs < 0) firstByteMs = performance.now() - started
-        bytes += chunk.length
-        tail = chunk.length >= 64 ? chunk.subarray(chunk.length - 64) : Buffer.concat([tail, chunk]).subarray(-64)
-      })
-      response.once('end', () => {
-        inFlight = undefined
-        resolve({ firstByteMs, headersMs, totalMs: performance.now() - started, bytes, contentLength: response.headers['content-length'], tail })
-      })
-      response.once('error', reject)
-      response.once('aborted', () => reject(new Broken(`GET ${url}: the response was cut off after ${bytes} bytes`)))
+    const tail = Buffer.alloc(64)
+    let tailBytes = 0
+    let settled = false
+    const settle = (error?: Error) => {
+      if (settled) return
+      settled = true
+      inFlight = undefined
+      socket.destroy()
+      if (error) return reject(error)
+      resolve({ firstByteMs, headersMs, totalMs: performance.now() - started, bytes, contentLength, tail: tail.subarray(64 - tailBytes) })
+    }
+    const body = (chunk: Buffer) => {
+      if (chunk.length === 0) return
+      if (firstByteMs < 0) firstByteMs = performance.now() - started
+      bytes += chunk.length
+      // Shift the last 64 bytes along: the read buffer is reused, so they are copied out.
+      const keep = Math.min(64, chunk.length)
+      tail.copy(tail, 0, keep)
+      chunk.copy(tail, 64 - keep, chunk.length - keep)
+      tailBytes = Math.min(64, tailBytes + keep)
+      if (bytes > expected) settle(new Broken(`GET ${url}: more bytes than the Content-Length of ${expected}`))
+      else if (bytes === expected) settle()
+    }
+    const socket = connect({
+      host: hostname,
+      port: Number(port),
+      onread: {
+        buffer: Buffer.allocUnsafe(MiB),
+        callback: (length, buffer) => {
+          received(Buffer.from(buffer.buffer, buffer.byteOffset, length))
+          return true
+        },
+      },
     })
-    request.once('error', reject)
-    inFlight = request
+    const received = (chunk: Buffer) => {
+          if (!head) return body(chunk)
+          head = Buffer.concat([head, chunk])
+          const blank = head.indexOf('\r\n\r\n')
+          if (blank < 0) return
+          headersMs = performance.now() - started
+          const [status, ...lines] = head.subarray(0, blank).toString('latin1').split('\r\n')
+          const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+          const rest = head.subarray(blank + 4)
+          head = undefined
+          if (!/^HTTP\/1\.1 200 /.test(status ?? '') || headers.get('content-type') !== contentType) {
+            return settle(new Broken(`GET ${url}: ${status} ${headers.get('content-type')}`))
+          }
+          contentLength = headers.get('content-length')
+          if (contentLength !== undefined) expected = Number(contentLength)
+          body(rest)
+    }
+    socket.once('connect', () => socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`))
+    // Without a Content-Length, the end of the connection ends the body.
+    socket.once('end', () => (expected === Infinity && !head ? settle() : settle(new Broken(`GET ${url}: the response was cut off after ${bytes} bytes`))))
+    socket.once('error', (error) => settle(error))
+    inFlight = socket
   })
 }
 
-async function measureZip(server: ServerProcess, url: string, dataset: Dataset): Promise<ZipRun> {
+/** One download with the server's memory window around it; the body must be `bytes` long, as its Content-Length says. */
+async function measureDownload(server: ServerProcess, url: string, contentType: string, bytes: number) {
   await server.call('arm', {})
-  const result = await download(url).catch(async (error: unknown) => {
+  const result = await download(url, contentType).catch(async (error: unknown) => {
     // Disarmed in any case, so that a failure does not leave the sampler running.
     await server.call('disarm', {}).catch(() => {})
     throw error
   })
   const rss = await server.call('disarm', {})
   const { contentLength, tail, ...run } = result
-  if (contentLength === undefined) throw new Broken('the zip came without Content-Length')
-  if (run.bytes !== Number(contentLength)) throw new Broken(`the zip has ${run.bytes} bytes, its Content-Length says ${contentLength}`)
-  if (run.bytes !== dataset.expectedZipBytes) throw new Broken(`the zip has ${run.bytes} bytes, expected ${dataset.expectedZipBytes}`)
+  if (contentLength === undefined) throw new Broken(`${url} came without Content-Length`)
+  if (run.bytes !== Number(contentLength)) throw new Broken(`${url} sent ${run.bytes} bytes, its Content-Length says ${contentLength}`)
+  if (run.bytes !== bytes) throw new Broken(`${url} sent ${run.bytes} bytes, expected ${bytes}`)
+  return { run: { ...run, rss }, tail }
+}
+
+async function measureZip(server: ServerProcess, url: string, dataset: Dataset): Promise<ZipRun> {
+  const { run, tail } = await measureDownload(server, url, 'application/zip', dataset.expectedZipBytes)
   // The end of central directory record: signature, entry count, and where the directory lies.
   const end = tail.subarray(tail.length - 22)
   const entries = end.readUInt16LE(10)
@@ -489,7 +588,7 @@ async function measureZip(server: ServerProcess, url: string, dataset: Dataset):
   if (end.readUInt32LE(0) !== 0x06054b50 || entries !== PHOTOS || directoryOffset + directoryBytes + 22 !== run.bytes) {
     throw new Broken(`the zip's end record is wrong: ${entries} entries, directory of ${directoryBytes} bytes at ${directoryOffset}`)
   }
-  return { ...run, rss }
+  return run
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,6 +633,7 @@ const median = (values: number[]) => {
 }
 const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 const mib = (bytes: number) => (bytes / MiB).toFixed(1)
+const signedMib = (bytes: number) => `${bytes < 0 ? '' : '+'}${mib(bytes)}`
 const seconds = (ms: number) => (ms / 1000).toFixed(2)
 const cores = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(2))
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -560,7 +660,7 @@ async function main(): Promise<void> {
   }
   console.log(
     `zip benchmark: node ${process.version}, ${availableParallelism()} cores, ${PHOTOS} photos × ${(PHOTO_BYTES / MiB).toFixed(2)} MiB, ` +
-      `${ROUNDS} zip runs and ${ROUNDS} read runs, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+      `${ROUNDS} rounds of zip, read, pooled read and send, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
   )
 
   let server: ServerProcess | undefined
@@ -601,25 +701,36 @@ async function main(): Promise<void> {
   console.log(`zip: ${url} (${dataset.expectedZipBytes} bytes expected)\n`)
   const zips: (ZipRun & { otherCores?: number })[] = []
   const reads: (BaselineReport & { otherCores?: number })[] = []
+  const pooledReads: BaselineReport[] = []
+  const sends: ZipRun[] = []
+  const sendUrl = `http://127.0.0.1:${(await forked.call('serveFiles', { paths: dataset.paths, bytes: dataset.fileBytes })).port}/`
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating order, so that neither side always goes first; the first zip starts from the idle server.
-    const order = round % 2 === 0 ? (['zip', 'read'] as const) : (['read', 'zip'] as const)
+    const order = round % 2 === 0 ? (['zip', 'read', 'pooled', 'send'] as const) : (['send', 'pooled', 'read', 'zip'] as const)
     for (const side of order) {
-      if (side === 'zip') {
+      if (side === 'send') {
+        const { run } = await measureDownload(forked, sendUrl, 'application/octet-stream', dataset.fileBytes)
+        sends.push(run)
+        console.log(
+          `  round ${round + 1} send  ${mbPerSecond(run.bytes, run.totalMs).toFixed(0).padStart(5)} MB/s  ${seconds(run.totalMs)} s  ` +
+            `server CPU ${seconds(run.rss.cpuMs)} s  RSS +${mib(run.rss.growth)} MiB`,
+        )
+      } else if (side === 'zip') {
         const run = await besideOthers(() => measureZip(forked, url, dataset))
         zips.push(run)
         console.log(
           `  round ${round + 1} zip   ${mbPerSecond(run.bytes, run.totalMs).toFixed(0).padStart(5)} MB/s  ${seconds(run.totalMs)} s  ` +
             `first byte ${run.firstByteMs.toFixed(1)} ms  server CPU ${seconds(run.rss.cpuMs)} s  ` +
-            `RSS peak ${mib(run.rss.peak)} MiB: +${mib(run.rss.growth)} on the run's start, +${mib(run.rss.peak - idleRss)} on idle  ` +
+            `RSS peak ${mib(run.rss.peak)} MiB: ${signedMib(run.rss.growth)} on the run's start, ${signedMib(run.rss.peak - idleRss)} on idle  ` +
             `(${run.rss.samples} samples)  others ${cores(run.otherCores)} cores`,
         )
       } else {
-        const run = await besideOthers(() => forked.call('baseline', { paths: dataset.paths }))
-        if (run.bytes !== dataset.fileBytes) throw new Broken(`the read baseline read ${run.bytes} bytes, expected ${dataset.fileBytes}`)
-        reads.push(run)
+        const reader = side === 'read' ? 'stream' : 'pool'
+        const run = await besideOthers(() => forked.call('baseline', { paths: dataset.paths, reader }))
+        if (run.bytes !== dataset.fileBytes) throw new Broken(`the ${side} baseline read ${run.bytes} bytes, expected ${dataset.fileBytes}`)
+        ;(side === 'read' ? reads : pooledReads).push(run)
         console.log(
-          `  round ${round + 1} read  ${mbPerSecond(run.bytes, run.ms).toFixed(0).padStart(5)} MB/s  ${seconds(run.ms)} s  ` +
+          `  round ${round + 1} ${side.padEnd(6)}${mbPerSecond(run.bytes, run.ms).toFixed(0).padStart(5)} MB/s  ${seconds(run.ms)} s  ` +
             `server CPU ${seconds(run.rss.cpuMs)} s  RSS +${mib(run.rss.growth)} MiB  others ${cores(run.otherCores)} cores`,
         )
       }
@@ -706,6 +817,15 @@ async function main(): Promise<void> {
   console.log(
     `  ${verdict(medians.firstByteMs <= TARGET_FIRST_BYTE_MS)}  first byte ${medians.firstByteMs.toFixed(1)} ms <= ${TARGET_FIRST_BYTE_MS} ms` +
       `  (worst ${Math.max(...zips.map((run) => run.firstByteMs)).toFixed(1)} ms)`,
+  )
+  const pooledRate = median(pooledReads.map((run) => mbPerSecond(run.bytes, run.ms)))
+  const sendRate = median(sends.map((run) => mbPerSecond(run.bytes, run.totalMs)))
+  console.log('\ncontext (medians; not targets):')
+  console.log(
+    `  pooled read ${pooledRate.toFixed(0)} MB/s: the zip's own reader with nothing else to do; the zip is ${(medians.zipRate / pooledRate).toFixed(3)}× of it`,
+  )
+  console.log(
+    `  send        ${sendRate.toFixed(0)} MB/s: the same files back to back over HTTP with that reader, not zipped; the zip is ${(medians.zipRate / sendRate).toFixed(3)}× of it`,
   )
   console.log(`\nload average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
 }
