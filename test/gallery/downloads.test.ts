@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import { startFakeS3, type FakeS3 } from '../support/s3.js'
 import { unzip } from '../support/unzip.js'
 
 let app: TestServer
@@ -147,3 +148,48 @@ describe('GET /gallery/:sessionId/zip', () => {
     }
   })
 })
+
+describe('GET /gallery/:sessionId/zip on S3', () => {
+  let s3: FakeS3
+  let onS3: TestServer
+  beforeAll(async () => {
+    s3 = await startFakeS3()
+    onS3 = await startTestServer({ storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
+  })
+  afterAll(async () => {
+    await onS3?.stop()
+    await s3?.close()
+  })
+
+  it('when the client disconnects mid-zip, then the S3 read in hand is closed and no other starts', async () => {
+    // Larger than what loopback sockets buffer, so that S3 is still sending the first photo when the client goes.
+    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(24 * 1024 * 1024)])
+    const gallery = await makeLiveGallery(onS3, { images: [big(), big()] })
+    const before = s3.reads()
+
+    let openWhileStreaming = 0
+    await new Promise<void>((resolve, reject) => {
+      const request = get(`${onS3.url}/gallery/${gallery.sessionId}/zip`, (response) => {
+        response.once('data', () => {
+          // Held up by the paused client, the server's read of the first photo stays open.
+          response.pause()
+          setTimeout(() => {
+            openWhileStreaming = s3.reads().open
+            request.destroy()
+            resolve()
+          }, 100)
+        })
+      })
+      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' ? undefined : reject(error)))
+    })
+    expect(openWhileStreaming).toBe(1)
+    for (let waited = 0; waited < 2000 && s3.reads().open > 0; waited += 50) await new Promise((r) => setTimeout(r, 50))
+    for (let sample = 0; sample < 10; sample++) {
+      expect(s3.reads().open).toBe(0)
+      await new Promise((r) => setTimeout(r, 30))
+    }
+    // Only the first photo was ever asked for: the archive stopped with the client.
+    expect(s3.reads().started - before.started).toBe(1)
+  })
+})
+

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -6,13 +7,26 @@ import S3rver from 's3rver'
 
 import type { StorageSettings } from '@photobooth/server/config'
 
-export type FakeS3 = { settings: Extract<StorageSettings, { kind: 's3' }>; endpoint: string; close: () => Promise<void> }
+export type FakeS3 = {
+  settings: Extract<StorageSettings, { kind: 's3' }>
+  endpoint: string
+  /** Object reads (GETs) served so far, and those whose response is still open. */
+  reads: () => { started: number; open: number }
+  close: () => Promise<void>
+}
 
 /** A real S3 API server on loopback (s3rver), with one empty bucket. */
 export async function startFakeS3(bucket = 'photos'): Promise<FakeS3> {
   const directory = await mkdtemp(join(tmpdir(), 'photobooth-s3-'))
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] })
   const { port } = (await server.run()) as { port: number }
+  const reads = { started: 0, open: 0 }
+  ;(server as unknown as { httpServer: Server }).httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET') return
+    reads.started++
+    reads.open++
+    res.once('close', () => reads.open--)
+  })
   const endpoint = `http://127.0.0.1:${port}`
   return {
     endpoint,
@@ -26,6 +40,7 @@ export async function startFakeS3(bucket = 'photos'): Promise<FakeS3> {
       accessKeyId: 'S3RVER',
       secretAccessKey: 'S3RVER',
     },
+    reads: () => ({ ...reads }),
     close: async () => {
       await server.close()
       await rm(directory, { recursive: true, force: true })
