@@ -1,3 +1,9 @@
+import { fork } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 import { openOrm } from '@photobooth/server/db/orm'
 import { createPoolSql } from '@photobooth/server/db/pool-sql'
 import { createLogger } from '@photobooth/server/logger'
@@ -77,6 +83,16 @@ async function messagesOf(app: TestServer, sessionId: string): Promise<Row[]> {
     'select channel, recipient, status, attempts, provider_message_id, last_error from outbox_message where session_id = ? order by channel, recipient',
     [sessionId],
   )
+}
+
+async function timesOf(app: TestServer, sessionId: string) {
+  const [row] = await app.orm.em
+    .fork()
+    .execute<{ next_attempt_at: string; sent_at: string | null }[]>(
+      'select extract(epoch from next_attempt_at) * 1000 as next_attempt_at, extract(epoch from sent_at) * 1000 as sent_at from outbox_message where session_id = ?',
+      [sessionId],
+    )
+  return { nextAttemptAt: Number(row!.next_attempt_at), sentAt: row!.sent_at === null ? undefined : Number(row!.sent_at) }
 }
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
@@ -199,6 +215,50 @@ describe('gallery links by Postmark and Twilio', () => {
     const rows = await until(() => messagesOf(after, gallery.sessionId), settled)
     expect(rows.map((row) => row.status)).toEqual(['sent'])
     expect(postmark.requests).toHaveLength(1)
+  })
+
+  it('when the process is killed while sending, then another instance sends the message once its lease runs out', async () => {
+    const app = await server({ dispatch: false })
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+    // The first send hangs: the process dies with the message claimed and its request in flight.
+    postmark.queue({ status: 200, body: { MessageID: 'never-seen', ErrorCode: 0, Message: 'OK' }, delayMs: 3_000 })
+    const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-killed-'))
+    const child = fork(fileURLToPath(new URL('../support/server-process.ts', import.meta.url)), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        MODE: 'development',
+        DATA_DIR: dataDir,
+        DATABASE_URL: inject('databaseUrl'),
+        DELIVERY: 'on',
+        POSTMARK_SERVER_TOKEN: TOKEN,
+        POSTMARK_FROM: 'Photos <photos@example.com>',
+        POSTMARK_API_URL: postmark.url,
+        TEST_DISPATCHER: JSON.stringify({ ...FAST, leaseMs: 1_500 }),
+      },
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    try {
+      await until(async () => postmark.requests.length, (count) => count === 1, 20_000)
+      expect(postmark.requests).toHaveLength(1)
+    } finally {
+      child.kill('SIGKILL')
+      await exited
+      await rm(dataDir, { recursive: true, force: true })
+    }
+    const [claimed] = await messagesOf(app, gallery.sessionId)
+    expect(claimed).toMatchObject({ status: 'pending', attempts: 1, provider_message_id: null })
+    const leaseEnds = await timesOf(app, gallery.sessionId)
+    expect(leaseEnds.nextAttemptAt).toBeGreaterThan(Date.now())
+
+    await server()
+    const rows = await until(() => messagesOf(app, gallery.sessionId), settled)
+    expect(rows.map(({ status, attempts }) => `${status}/${attempts}`)).toEqual(['sent/2'])
+    // Not before the dead process's lease ran out.
+    expect((await timesOf(app, gallery.sessionId)).sentAt).toBeGreaterThanOrEqual(leaseEnds.nextAttemptAt)
+    // At least once: the dead process's request may have reached the provider, so a second one goes.
+    expect(postmark.requests.map((request) => JSON.parse(request.body).To)).toEqual(['ada@example.org', 'ada@example.org'])
   })
 
   it('when no provider is configured, then messages stay pending with the reason "not configured"', async () => {
