@@ -32,6 +32,12 @@ async function expectPlainNotFound(response: Response) {
   expect(response.headers.get('strict-transport-security')).toBeTruthy()
 }
 
+async function expectPlainNotFoundHead(response: Response) {
+  expect(response.status).toBe(404)
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+  expect(await response.text()).toBe('')
+}
+
 describe('GET /gallery/:sessionId/photos/:photoId/download', () => {
   it('when the photo is in a live gallery, then its bytes come as an attachment named "<label> <n>.jpg" and it is counted', async () => {
     const gallery = await makeLiveGallery(app)
@@ -110,6 +116,27 @@ describe('GET /gallery/:sessionId/zip', () => {
     expect(entries).toHaveLength(4)
     entries.forEach((entry, index) => expect(entry.bytes.equals(gallery.photos[index]!.bytes)).toBe(true))
     entries.forEach((entry) => expect(entry.crc32).toBe(crc32(entry.bytes)))
+  })
+
+  it('when asked with HEAD, then the zip and the photo answer their headers, send no bytes and count nothing', async () => {
+    const gallery = await makeLiveGallery(app)
+    const zip = await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`)
+    const zipBytes = (await zip.arrayBuffer()).byteLength
+    const photoUrl = `${app.url}/gallery/${gallery.sessionId}/photos/${gallery.photos[0]!.id}/download`
+    const photoGet = await fetch(photoUrl)
+    await photoGet.arrayBuffer()
+    const counted = await countsOf(gallery.sessionId)
+
+    const zipHead = await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`, { method: 'HEAD' })
+    expect(zipHead.status).toBe(200)
+    expect(Number(zipHead.headers.get('content-length'))).toBe(zipBytes)
+    expect(zipHead.headers.get('content-disposition')).toBe(zip.headers.get('content-disposition'))
+    const photoHead = await fetch(photoUrl, { method: 'HEAD' })
+    expect(photoHead.status).toBe(200)
+    const entity = (headers: Headers) => [...headers].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name))
+    expect(entity(photoHead.headers)).toEqual(entity(photoGet.headers))
+    expect(await countsOf(gallery.sessionId)).toEqual(counted)
+    await expectPlainNotFoundHead(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`, { method: 'HEAD' }))
   })
 
   it('when the session id names nothing, then a plain-text 404', async () => {

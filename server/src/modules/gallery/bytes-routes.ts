@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises'
 import type { Request, RequestHandler } from 'express'
 
 import { AppError } from '../../errors.js'
-import type { BytesAnswer, FileDeps } from './gallery-files.service.js'
+import type { BytesAnswer, BytesBody, FileDeps } from './gallery-files.service.js'
 
 /**
  * A byte route answered by Express straight from Node streams: a gigabyte zip through oRPC's web
@@ -19,14 +19,19 @@ export function bytesRoute(
   return async (req, res, next) => {
     const abort = new AbortController()
     res.once('close', () => abort.abort())
-    let bytes: BytesAnswer
+    let headers: Record<string, string>
+    let bytes: BytesBody
     try {
-      bytes = await answer(req, { ...deps(), signal: abort.signal })
+      const answered = await answer(req, { ...deps(), signal: abort.signal })
+      headers = answered.headers
+      // A HEAD (a download manager sizing the file) reads nothing and is not a download.
+      if (req.method === 'HEAD') return void res.writeHead(200, headers).end()
+      bytes = await answered.open()
     } catch (error) {
       if (error instanceof AppError && error.code === 'NOT_FOUND') return void res.status(404).type('text/plain').send('Not Found')
       return next(error)
     }
-    res.writeHead(200, bytes.headers)
+    res.writeHead(200, headers)
     // A client that goes away ends the pipeline; the sources are closed by the abort signal.
     if (bytes.sent) await sendChunks(bytes.body, res, bytes.sent, abort.signal).catch(() => {})
     else await pipeline(bytes.body, res).catch(() => {})

@@ -9,8 +9,10 @@ import type { PhotoStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 
-export type BytesAnswer = {
-  headers: Record<string, string>
+/** The headers of a found file; its bytes are opened, and the download counted, only for a GET (not a HEAD). */
+export type BytesAnswer = { headers: Record<string, string>; open: () => Promise<BytesBody> }
+
+export type BytesBody = {
   body: Readable
   /** Called with each chunk of `body` once the socket has sent it, for buffers lent by a pool. */
   sent?: (chunk: Buffer) => void
@@ -46,10 +48,8 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
       where p.id = $1 and p.session_id = $2 and ${LIVE}`,
     [photoId, sessionId],
   )
-  if (!photo || !deps.storage) throw notFound()
-  const stream = await deps.storage.openStream(photo.storage_key)
-  deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
-  await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+  const storage = deps.storage
+  if (!photo || !storage) throw notFound()
   return {
     headers: {
       'content-type': 'image/jpeg',
@@ -57,7 +57,12 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
       'content-disposition': attachment(photoFileName(photo.label, photo.position)),
       'cache-control': 'private, no-store',
     },
-    body: stream,
+    async open() {
+      const stream = await storage.openStream(photo.storage_key)
+      deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
+      await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+      return { body: stream }
+    },
   }
 }
 
@@ -79,7 +84,6 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
     size: photo.size_bytes,
     open: () => storage.openStream(photo.storage_key, { chunkBytes: ZIP_READ_BYTES, pool }),
   }))
-  await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now })
   const size = storedZipSize(entries)
   return {
     headers: {
@@ -88,7 +92,9 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
       'content-disposition': attachment(`${first.label}.zip`),
       'cache-control': 'private, no-store',
     },
-    body: streamStoredZip(entries, deps.signal, deps.onError),
-    sent: (chunk) => pool.give(chunk),
+    async open() {
+      await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now })
+      return { body: streamStoredZip(entries, deps.signal, deps.onError), sent: (chunk) => pool.give(chunk) }
+    },
   }
 }

@@ -22,7 +22,10 @@ export const galleryRouter = {
   ),
 }
 
-const asWeb = ({ headers, body }: BytesAnswer) => ({ headers, body: Readable.toWeb(body) as ReadableStream<Uint8Array> })
+async function asWeb({ headers, open }: BytesAnswer) {
+  const { body } = await open()
+  return { headers, body: Readable.toWeb(body) as ReadableStream<Uint8Array> }
+}
 
 function fileDeps(context: AppContext, signal: AbortSignal | undefined) {
   return {
