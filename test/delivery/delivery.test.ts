@@ -95,6 +95,39 @@ async function timesOf(app: TestServer, sessionId: string) {
   return { nextAttemptAt: Number(row!.next_attempt_at), sentAt: row!.sent_at === null ? undefined : Number(row!.sent_at) }
 }
 
+/** The service in a child process of its own (a real process to kill), sending through the fake Postmark. */
+async function forkService(script: URL, env: Record<string, string>) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-process-'))
+  const child = fork(fileURLToPath(script), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      MODE: 'development',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_DEMO: 'false',
+      DATA_DIR: dataDir,
+      DATABASE_URL: inject('databaseUrl'),
+      DELIVERY: 'on',
+      POSTMARK_SERVER_TOKEN: TOKEN,
+      POSTMARK_FROM: 'Photos <photos@example.com>',
+      POSTMARK_API_URL: postmark.url,
+      ...env,
+    },
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return {
+    child,
+    exited,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await exited
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
@@ -222,30 +255,16 @@ describe('gallery links by Postmark and Twilio', () => {
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
     // The first send hangs: the process dies with the message claimed and its request in flight.
     postmark.queue({ status: 200, body: { MessageID: 'never-seen', ErrorCode: 0, Message: 'OK' }, delayMs: 3_000 })
-    const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-killed-'))
-    const child = fork(fileURLToPath(new URL('../support/server-process.ts', import.meta.url)), [], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: {
-        ...process.env,
-        MODE: 'development',
-        DATA_DIR: dataDir,
-        DATABASE_URL: inject('databaseUrl'),
-        DELIVERY: 'on',
-        POSTMARK_SERVER_TOKEN: TOKEN,
-        POSTMARK_FROM: 'Photos <photos@example.com>',
-        POSTMARK_API_URL: postmark.url,
-        TEST_DISPATCHER: JSON.stringify({ ...FAST, leaseMs: 1_500 }),
-      },
+    const service = await forkService(new URL('../support/server-process.ts', import.meta.url), {
+      TEST_DISPATCHER: JSON.stringify({ ...FAST, leaseMs: 1_500 }),
     })
-    const exited = new Promise((resolve) => child.once('exit', resolve))
     try {
       await until(async () => postmark.requests.length, (count) => count === 1, 20_000)
       expect(postmark.requests).toHaveLength(1)
     } finally {
-      child.kill('SIGKILL')
-      await exited
-      await rm(dataDir, { recursive: true, force: true })
+      service.child.kill('SIGKILL')
+      await service.exited
+      await service.close()
     }
     const [claimed] = await messagesOf(app, gallery.sessionId)
     expect(claimed).toMatchObject({ status: 'pending', attempts: 1, provider_message_id: null })
@@ -269,6 +288,27 @@ describe('gallery links by Postmark and Twilio', () => {
       { status: 'pending', attempts: 0, last_error: 'not configured' },
       { status: 'pending', attempts: 0, last_error: 'not configured' },
     ])
+  })
+
+  it('when the service gets SIGTERM mid-batch, then it finishes the message in hand, hands the rest back and exits 0', async () => {
+    const app = await server({ dispatch: false })
+    const gallery = await makeLiveGallery(app, {
+      guests: [{ name: 'A', email: 'a@example.org' }, { name: 'B', email: 'b@example.org' }, { name: 'C', email: 'c@example.org' }],
+    })
+    postmark.queue({ status: 200, body: { MessageID: 'in-hand', ErrorCode: 0, Message: 'OK' }, delayMs: 800 })
+    // The service as `pnpm start` runs it (server/src/main.ts), with its own signal handling.
+    const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), {})
+    try {
+      await until(async () => postmark.requests.length, (count) => count === 1, 20_000)
+      service.child.kill('SIGTERM')
+      expect(await service.exited).toBe(0)
+    } finally {
+      await service.close()
+    }
+    const rows = await messagesOf(app, gallery.sessionId)
+    expect(rows.map(({ status, attempts }) => `${status}/${attempts}`).sort()).toEqual(['pending/0', 'pending/0', 'sent/1'])
+    expect(rows.find((row) => row.status === 'sent')!.provider_message_id).toBe('in-hand')
+    expect(postmark.requests).toHaveLength(1)
   })
 
   it('when the dispatcher stops mid-batch, then it finishes the message in hand and hands the rest back', async () => {
