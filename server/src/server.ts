@@ -15,6 +15,7 @@ import { createConsoleContactMailer, createPostmarkContactMailer } from './modul
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createConsoleTransport } from './modules/delivery/console-transport.js'
 import { startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
+import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
@@ -103,6 +104,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const dispatcher = settings.delivery.dispatch
       ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
+    const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
     const contactLabels = createContactLabels(settings.contact.form, logger)
     const contactMailer = createContactMailer(settings.contact, logger)
     server.on(
@@ -116,7 +118,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         server.closeIdleConnections()
       })
       // Requests in flight finish, and so does the message in hand; nothing new is taken.
-      await Promise.all([closing, dispatcher?.stop()])
+      await Promise.all([closing, dispatcher?.stop(), listener?.close()])
       await redis?.quit()
       await orm.close()
       await embedded?.stop()

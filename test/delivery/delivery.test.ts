@@ -280,6 +280,30 @@ describe('gallery links by Postmark and Twilio', () => {
     expect(postmark.requests.map((request) => JSON.parse(request.body).To)).toEqual(['ada@example.org', 'ada@example.org'])
   })
 
+  it('when another instance completes a session, then this one wakes on the notification, not at its interval, and again after losing its connection', async () => {
+    // A dispatcher that would not look again for a minute on its own.
+    await server({ settings: { intervalMs: 60_000 } })
+    const other = await server({ dispatch: false })
+    const listeners = () =>
+      other.orm.em
+        .fork()
+        .execute<{ pid: number }[]>(`select pid from pg_stat_activity where query = 'listen outbox_message' and datname = current_database()`)
+    const [first] = await until(listeners, (rows) => rows.length === 1)
+    expect(first).toBeDefined()
+
+    const gallery = await makeLiveGallery(other, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+    const rows = await until(() => messagesOf(other, gallery.sessionId), settled, 5_000)
+    expect(rows.map(({ status }) => status)).toEqual(['sent'])
+
+    // The listening connection dies (a database restart, a proxy timeout): it is made again.
+    await other.orm.em.fork().execute('select pg_terminate_backend(?)', [first!.pid])
+    const [second] = await until(listeners, (list) => list.length === 1 && list[0]!.pid !== first!.pid, 5_000)
+    expect(second!.pid).not.toBe(first!.pid)
+    const again = await makeLiveGallery(other, { guests: [{ name: 'Grace', email: 'grace@example.org' }] })
+    const after = await until(() => messagesOf(other, again.sessionId), settled, 5_000)
+    expect(after.map(({ status }) => status)).toEqual(['sent'])
+  })
+
   it('when no provider is configured, then messages stay pending with the reason "not configured"', async () => {
     const app = await server({ noProviders: true })
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org', phone: '+1 415 555 2671' }] })
