@@ -10,49 +10,40 @@
  *   BENCH_ROUNDS=5 pnpm exec tsx bench/zip.bench.ts
  *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' pnpm exec tsx bench/zip.bench.ts   # node flags for the server process
  *
- * The server runs in a child process (this same file, forked with `--serve`), so that its RSS is
- * its own: the HTTP client that downloads the zip and the seeding stay in this process.
+ * The server runs in a child process (zip/server-process.ts), so that its RSS is its own: the
+ * HTTP client that downloads the zip (zip/download.ts) and the seeding stay in this process.
  * See bench/README.md ("Zip benchmark") for what is measured and the figures.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomFillSync } from 'node:crypto'
-import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
-import { type AddressInfo, connect, type Socket } from 'node:net'
+import { createReadStream, readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
-import { loadSettings, type Settings } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
-import { createLogger } from '@photobooth/server/logger'
-import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { photoFileName } from '@photobooth/server/modules/gallery/gallery-files.service'
-import { sendChunks } from '@photobooth/server/modules/gallery/bytes-routes'
 import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
-import { ChunkPool, PooledFileStream } from '@photobooth/server/modules/storage/chunk-pool'
-import { startServer, type RunningServer } from '@photobooth/server/server'
 import pg from 'pg'
 
 import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+import { cutDownload, download, type Download } from './zip/download.js'
+import { Broken, cpuMs, MiB, type BaselineReport, type Command, type CommandMessage, type Commands, type ReplyMessage, type RssReport } from './zip/protocol.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
 
-const MiB = 1024 * 1024
 const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1))
 const PHOTO_BYTES = Math.round(envNumber('BENCH_PHOTO_MIB', 5, 0.01) * MiB)
 const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1)) // rounds of one zip run and one run of each baseline
-const SAMPLE_MS = 20 // the server samples its own RSS this often while armed (its VmHWM is read as well)
 const PAUSE_MS = 500 // between measured runs
 
 const TARGET_RSS_GROWTH = 64 * MiB
 const TARGET_RATIO = 0.8
 const TARGET_FIRST_BYTE_MS = 100
 
-const SERVE_FLAG = '--serve'
 const LABEL = 'Zoë & Björn'
 
 /** A real 8×8 JPEG (jpeg-js, quality 85); each photo is this followed by random bytes up to its size. */
@@ -66,277 +57,6 @@ const JPEG = Buffer.from(
     '2gAMAwEAAhEDEQA/ACfxV/00/WiOWeROC8FNv3f4H//Z',
   'base64',
 )
-
-// ---------------------------------------------------------------------------------------------
-// The protocol between this process and the server process
-
-/** `embedded`: the PostgreSQL cluster lives in `<dataDir>/postgres` and goes with the folder. */
-type StartArgs = { databaseUrl: string; embedded: boolean; dataDir: string; bucketRoot: string; secret: string }
-
-/** What the server process reports about itself over one armed interval. */
-type RssWindow = { before: number; peakSampled: number; peakHwm: number | undefined; samples: number }
-type RssReport = RssWindow & {
-  peak: number
-  growth: number
-  /** CPU time (user + system) the server process used over the window. */
-  cpuMs: number
-  /** CPU time the arming itself took (the full GC), before the window. */
-  armCpuMs: number
-}
-type BaselineReport = { bytes: number; ms: number; rss: RssReport }
-
-type Commands = {
-  start: { args: StartArgs; result: { port: number } }
-  createEvent: { args: { slug: string }; result: { eventId: string; setId: string } }
-  baseline: { args: { paths: string[]; reader: Reader }; result: BaselineReport }
-  /** Starts the server of the send baseline (see serveBackToBack). */
-  serveFiles: { args: { paths: string[]; bytes: number }; result: { port: number } }
-  arm: { args: Record<string, never>; result: { before: number } }
-  /** The RSS after a full GC, with nothing in flight. */
-  idleRss: { args: Record<string, never>; result: number }
-  disarm: { args: Record<string, never>; result: RssReport }
-  stop: { args: Record<string, never>; result: null }
-}
-type Command = keyof Commands
-type CommandMessage = { id: number; command: Command; args: unknown }
-type ReplyMessage = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string }
-
-class Broken extends Error {}
-
-// ---------------------------------------------------------------------------------------------
-// The server process
-
-/**
- * Peak resident set size over an armed window: sampled every SAMPLE_MS, and the kernel's own peak
- * (VmHWM, reset at arming), which catches a peak between samples. Also the CPU time used.
- */
-class RssWatch {
-  private window: RssWindow | undefined
-  private timer: NodeJS.Timeout | undefined
-  private cpu: NodeJS.CpuUsage | undefined
-  private armCpuMs = 0
-
-  arm(): number {
-    const arming = process.cpuUsage()
-    // Garbage from earlier runs must not count as headroom, so each window starts after a full GC.
-    collectGarbage()
-    const hwmReset = resetHighWaterMark()
-    const before = process.memoryUsage.rss()
-    this.window = { before, peakSampled: before, peakHwm: hwmReset ? 0 : undefined, samples: 1 }
-    this.timer = setInterval(() => this.sample(), SAMPLE_MS)
-    this.cpu = process.cpuUsage()
-    this.armCpuMs = cpuMs(process.cpuUsage(arming))
-    return before
-  }
-
-  disarm(): RssReport {
-    const window = this.window
-    if (!window) throw new Error('not armed')
-    const cpu = process.cpuUsage(this.cpu)
-    clearInterval(this.timer)
-    this.sample()
-    this.window = undefined
-    if (window.peakHwm !== undefined) window.peakHwm = readHighWaterMark() ?? 0
-    const peak = Math.max(window.peakSampled, window.peakHwm ?? 0)
-    return { ...window, peak, growth: peak - window.before, cpuMs: cpuMs(cpu), armCpuMs: this.armCpuMs }
-  }
-
-  private sample(): void {
-    if (!this.window) return
-    this.window.samples++
-    this.window.peakSampled = Math.max(this.window.peakSampled, process.memoryUsage.rss())
-  }
-}
-
-const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000
-
-function collectGarbage(): void {
-  const gc = (globalThis as { gc?: () => void }).gc
-  gc?.()
-  gc?.()
-}
-
-/** Linux: writing 5 to clear_refs sets VmHWM to the current RSS. */
-function resetHighWaterMark(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5')
-    return readHighWaterMark() !== undefined
-  } catch {
-    return false
-  }
-}
-
-function readHighWaterMark(): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))
-    return match ? Number(match[1]) * 1024 : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/**
- * How the read baseline reads: `stream` is plain `fs.createReadStream` (the target's baseline);
- * `pool` is the zip's own reader (the local bucket reading into recycled buffers), shown as context.
- */
-type Reader = 'stream' | 'pool'
-
-/** Reads the files one after another with the zip route's read size (1 MiB chunks), every chunk consumed. */
-async function readBackToBack(paths: string[], reader: Reader, watch: RssWatch): Promise<BaselineReport> {
-  const pool = new ChunkPool(MiB)
-  const open = (path: string) =>
-    reader === 'pool' ? PooledFileStream.open(path, pool) : Promise.resolve(createReadStream(path, { highWaterMark: MiB }))
-  watch.arm()
-  let bytes = 0
-  const started = performance.now()
-  for (const path of paths) {
-    const stream = await open(path)
-    await new Promise<void>((resolve, reject) => {
-      stream
-        .on('data', (chunk: Buffer) => {
-          bytes += chunk.length
-          pool.give(chunk)
-        })
-        .once('end', resolve)
-        .once('error', reject)
-    })
-  }
-  const ms = performance.now() - started
-  return { bytes, ms, rss: watch.disarm() }
-}
-
-/**
- * The send baseline: the same files back to back in one HTTP response, without zipping, through
- * the zip route's own reader (recycled buffers) and its `sendChunks`. What it costs beyond a read
- * is the sending; what the zip costs beyond it is the zipping (archiver and its CRC).
- */
-async function serveBackToBack(paths: string[], bytes: number): Promise<Server> {
-  const server = createServer((_req, res) => {
-    const abort = new AbortController()
-    res.once('close', () => abort.abort())
-    const pool = new ChunkPool(MiB)
-    async function* files() {
-      for (const path of paths) yield* await PooledFileStream.open(path, pool)
-    }
-    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes) })
-    void sendChunks(files(), res, (chunk) => pool.give(chunk), abort.signal).catch(() => {})
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return server
-}
-
-/** Stops the embedded cluster whose `postmaster.pid` is in `databaseDir`, if it still runs. */
-async function stopCluster(databaseDir: string): Promise<void> {
-  const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n', 1)[0])
-  const alive = () => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
-    }
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || !alive()) return
-  process.kill(pid, 'SIGINT') // fast shutdown
-  for (let waited = 0; waited < 15_000 && alive(); waited += 50) await sleep(50)
-}
-
-async function serve(): Promise<void> {
-  const send = (message: ReplyMessage) => process.send?.(message)
-  const watch = new RssWatch()
-  let args: StartArgs | undefined
-  let running: RunningServer | undefined
-  let filesServer: Server | undefined
-  let eventId: string | undefined
-  let toldToStop = false
-  let stopping: Promise<void> | undefined
-  const stop = () =>
-    (stopping ??= (async () => {
-      filesServer?.closeAllConnections()
-      filesServer?.close()
-      await running?.stop()
-    })())
-
-  /**
-   * The parent's channel closes when it exits: normally after its own clean-up, and then there is
-   * nothing left to do. But it may have been killed half-way (tsx, between Ctrl-C and `pnpm`,
-   * SIGKILLs a child that is slow to acknowledge a relayed signal): then this process tidies up.
-   */
-  const tidyAfterParent = async () => {
-    if (!toldToStop && running && args && !args.embedded && eventId) {
-      // Someone else's database: the seeded rows go (sets, session, photos, tracking cascade).
-      await running.orm.em.getConnection().execute('delete from event where id = ?', [eventId]).catch(() => {})
-    }
-    await stop().catch(() => {})
-    if (args && existsSync(args.dataDir)) {
-      if (args.embedded) await stopCluster(join(args.dataDir, 'postgres'))
-      await rm(args.dataDir, { recursive: true, force: true, maxRetries: 5 })
-      console.error(`server process: the benchmark went away before its clean-up was done; removed ${args.dataDir}`)
-    }
-  }
-  process.once('disconnect', () => void tidyAfterParent().finally(() => process.exit(0)))
-  // Ctrl-C reaches the whole process group: the parent decides when this process stops, but the
-  // download in flight is cut at once, so that the machine is not busy while everyone cleans up.
-  process.on('SIGINT', () => running?.server.closeAllConnections())
-  process.once('SIGTERM', () => void stop().finally(() => process.exit(0)))
-
-  const handlers: { [C in Command]: (args: Commands[C]['args']) => Promise<Commands[C]['result']> } = {
-    async start(startArgs) {
-      args = startArgs
-      const { databaseUrl, dataDir, bucketRoot, secret } = startArgs
-      const loaded = loadSettings({ MODE: 'development', DATA_DIR: dataDir })
-      const settings: Settings = {
-        ...loaded,
-        databaseUrl,
-        host: '127.0.0.1',
-        port: 0,
-        seedDemo: false,
-        delivery: { ...loaded.delivery, dispatch: false },
-        storage: { kind: 'local', root: bucketRoot, secret },
-      }
-      running = await startServer({ settings, logger: createLogger({ silent: true }) })
-      return { port: running.config.port }
-    },
-    async createEvent({ slug }) {
-      if (!running) throw new Error('not started')
-      const { event, sets } = await createEvent(running.orm.em.fork(), {
-        slug,
-        name: 'Zip Benchmark',
-        startAt: new Date('2026-07-04T20:30:00Z'),
-        sets: [{ slug: 'booth', name: 'Booth' }],
-      })
-      eventId = event.id
-      const set = sets[0]
-      if (!set) throw new Error('the event has no set')
-      return { eventId: event.id, setId: set.id }
-    },
-    baseline: ({ paths, reader }) => readBackToBack(paths, reader, watch),
-    async serveFiles({ paths, bytes }) {
-      filesServer = await serveBackToBack(paths, bytes)
-      return { port: (filesServer.address() as AddressInfo).port }
-    },
-    arm: async () => ({ before: watch.arm() }),
-    async idleRss() {
-      collectGarbage()
-      return process.memoryUsage.rss()
-    },
-    disarm: async () => watch.disarm(),
-    async stop() {
-      toldToStop = true
-      await stop()
-      // The process stays until the parent lets go of it (see tidyAfterParent).
-      return null
-    },
-  }
-
-  process.on('message', (message: CommandMessage) => {
-    const handler = handlers[message.command] as (args: unknown) => Promise<unknown>
-    handler(message.args).then(
-      (result) => send({ id: message.id, ok: true, result }),
-      (error: unknown) => send({ id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
-    )
-  })
-}
 
 // ---------------------------------------------------------------------------------------------
 // Clean-up (bench/support.ts), also on Ctrl-C
@@ -356,7 +76,7 @@ type ServerProcess = {
 }
 
 function forkServer(): ServerProcess {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), [SERVE_FLAG], {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./zip/server-process.ts', import.meta.url)), [], {
     // tsx's loader flags, inherited, plus a way to start every memory window from a full GC.
     execArgv: [...process.execArgv, '--expose-gc', ...(process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -480,87 +200,9 @@ async function warmPageCache(paths: string[]): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The download
+// Measuring a download
 
-type ZipRun = { firstByteMs: number; headersMs: number; totalMs: number; bytes: number; rss: RssReport }
-
-let inFlight: Socket | undefined
-
-/**
- * GET the zip and consume it as fast as it comes, counting its bytes and keeping only the last 64.
- * The client is a bare socket reading into one reused buffer, with just enough HTTP/1.1 to find
- * the status, headers and body: like `curl -o /dev/null`, it costs little CPU and makes no garbage,
- * so that on a 2-core machine the measuring instrument does not slow the server it measures (Node's
- * HTTP client, allocating a buffer per read, took most of a core, GC included).
- */
-function download(url: string, contentType: string): Promise<Omit<ZipRun, 'rss'> & { contentLength: string | undefined; tail: Buffer }> {
-  const { hostname, port, pathname } = new URL(url)
-  return new Promise((resolve, reject) => {
-    const started = performance.now()
-    let headersMs = 0
-    let firstByteMs = -1
-    let head: Buffer | undefined = Buffer.alloc(0) // the status line and headers, until the blank line
-    let contentLength: string | undefined
-    let expected = Infinity
-    let bytes = 0
-    const tail = Buffer.alloc(64)
-    let tailBytes = 0
-    let settled = false
-    const settle = (error?: Error) => {
-      if (settled) return
-      settled = true
-      inFlight = undefined
-      socket.destroy()
-      if (error) return reject(error)
-      resolve({ firstByteMs, headersMs, totalMs: performance.now() - started, bytes, contentLength, tail: tail.subarray(64 - tailBytes) })
-    }
-    const body = (chunk: Buffer) => {
-      if (chunk.length === 0) return
-      if (firstByteMs < 0) firstByteMs = performance.now() - started
-      bytes += chunk.length
-      // Shift the last 64 bytes along: the read buffer is reused, so they are copied out.
-      const keep = Math.min(64, chunk.length)
-      tail.copy(tail, 0, keep)
-      chunk.copy(tail, 64 - keep, chunk.length - keep)
-      tailBytes = Math.min(64, tailBytes + keep)
-      if (bytes > expected) settle(new Broken(`GET ${url}: more bytes than the Content-Length of ${expected}`))
-      else if (bytes === expected) settle()
-    }
-    const socket = connect({
-      host: hostname,
-      port: Number(port),
-      onread: {
-        buffer: Buffer.allocUnsafe(MiB),
-        callback: (length, buffer) => {
-          received(Buffer.from(buffer.buffer, buffer.byteOffset, length))
-          return true
-        },
-      },
-    })
-    const received = (chunk: Buffer) => {
-          if (!head) return body(chunk)
-          head = Buffer.concat([head, chunk])
-          const blank = head.indexOf('\r\n\r\n')
-          if (blank < 0) return
-          headersMs = performance.now() - started
-          const [status, ...lines] = head.subarray(0, blank).toString('latin1').split('\r\n')
-          const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
-          const rest = head.subarray(blank + 4)
-          head = undefined
-          if (!/^HTTP\/1\.1 200 /.test(status ?? '') || headers.get('content-type') !== contentType) {
-            return settle(new Broken(`GET ${url}: ${status} ${headers.get('content-type')}`))
-          }
-          contentLength = headers.get('content-length')
-          if (contentLength !== undefined) expected = Number(contentLength)
-          body(rest)
-    }
-    socket.once('connect', () => socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`))
-    // Without a Content-Length, the end of the connection ends the body.
-    socket.once('end', () => (expected === Infinity && !head ? settle() : settle(new Broken(`GET ${url}: the response was cut off after ${bytes} bytes`))))
-    socket.once('error', (error) => settle(error))
-    inFlight = socket
-  })
-}
+type ZipRun = Omit<Download, 'contentLength' | 'tail'> & { rss: RssReport }
 
 /** One download with the server's memory window around it; the body must be `bytes` long, as its Content-Length says. */
 async function measureDownload(server: ServerProcess, url: string, contentType: string, bytes: number) {
@@ -653,7 +295,7 @@ async function main(): Promise<void> {
     process.on(signal, () => {
       if (interrupted) return
       interrupted = true
-      inFlight?.destroy()
+      cutDownload()
       console.error(`\n${signal}: stopping…`)
       void cleanUp().finally(() => process.exit(130))
     })
@@ -674,7 +316,7 @@ async function main(): Promise<void> {
   const forked = (server = forkServer())
   onCleanup('server', async () => {
     // A download cut short by Ctrl-C: the server's stop() waits for requests in flight.
-    inFlight?.destroy()
+    cutDownload()
     await forked.stop()
   })
   const { port } = await forked.call('start', {
@@ -832,18 +474,14 @@ async function main(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 
-if (process.argv.includes(SERVE_FLAG)) {
-  await serve()
-} else {
-  try {
-    await main()
-  } catch (error) {
-    process.exitCode = 1
-    if (interrupted) {
-      // Ctrl-C: the clean-up is under way, and the exit code will say so.
-    } else if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
-    else console.error('\nbenchmark failed:', error)
-  } finally {
-    await cleanUp()
-  }
+try {
+  await main()
+} catch (error) {
+  process.exitCode = 1
+  if (interrupted) {
+    // Ctrl-C: the clean-up is under way, and the exit code will say so.
+  } else if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
+  else console.error('\nbenchmark failed:', error)
+} finally {
+  await cleanUp()
 }
