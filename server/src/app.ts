@@ -60,6 +60,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
+  app.use(canonicalPath)
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
   app.use(helmetHeaders())
 
@@ -129,6 +130,26 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   }
   app.use(lastResort)
   return app
+}
+
+/**
+ * Express matches routes on the raw path, while oRPC reads the path as a WHATWG URL, which resolves
+ * `/./`, `/x/../`, their `%2e` spellings and backslashes. Rewritten first to what oRPC will see, so
+ * that no spelling of a path reaches a procedure past the rate limit, body limit or authentication
+ * mounted on that path (`POST /./track` is `POST /track` to every layer).
+ */
+const canonicalPath: RequestHandler = (req, _res, next) => {
+  const raw = req.url
+  let canonical: string | undefined
+  try {
+    // Built as oRPC builds it (standard-server-node), so that `//x` stays a path, not a host.
+    const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw}`)
+    canonical = url.pathname + url.search
+  } catch {
+    // Not a URL at all: left to the routes, which will not match it.
+  }
+  if (canonical !== undefined && canonical !== raw) req.url = req.originalUrl = canonical
+  next()
 }
 
 /**

@@ -1,0 +1,60 @@
+import { randomInt } from 'node:crypto'
+import { request } from 'node:http'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'cf-connecting-ip' } })
+})
+afterAll(() => app?.stop())
+
+/** Other spellings of `/<path>` that a WHATWG URL parser (oRPC's) resolves to it. */
+const SPELLINGS = ['/./', '/x/../', '/%2e/', '/x/%2E%2e/', '/x\\..\\']
+
+/** A request with its path sent exactly as written: fetch would resolve the dot segments itself. */
+function raw(method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}) {
+  const { port } = new URL(app.url)
+  return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: options.headers }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.once('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }))
+    })
+    req.once('error', reject)
+    req.end(options.body)
+  })
+}
+
+const someIp = () => `203.0.113.${randomInt(1, 255)}`
+
+describe('a path spelled with dot segments or backslashes', () => {
+  it.each(SPELLINGS)('when a client over its track limit writes the path as %s, then it is still limited', async (spelling) => {
+    const ip = someIp()
+    const headers = { 'content-type': 'text/plain', 'cf-connecting-ip': ip }
+    for (let i = 0; i < 60; i++) expect((await raw('POST', '/track', { headers, body: '{}' })).status).toBe(400)
+    const response = await raw('POST', `${spelling}track`, { headers, body: '{}' })
+    expect(response.status).toBe(429)
+    expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.' })
+  })
+
+  it.each(SPELLINGS)('when written as %s, then each route keeps its own answers (bad body text, 413, plain Not Found, plain Unauthorized)', async (spelling) => {
+    const track = await raw('POST', `${spelling}track`, { headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() }, body: '{bad' })
+    expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
+
+    const contact = await raw('POST', `${spelling}contact`, {
+      headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
+      body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
+    })
+    expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
+
+    const zip = await raw('GET', `${spelling}gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`)
+    expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])
+
+    const booth = await raw('GET', `${spelling}booth/events`)
+    expect([booth.status, booth.type, booth.body]).toEqual([401, 'text/plain; charset=utf-8', 'Unauthorized'])
+  })
+})
