@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
 import { ORPCError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
-import { CONTACT_LIMITS } from '@photobooth/sdk/schemas'
+import { CONTACT_LIMITS, PathKey } from '@photobooth/sdk/schemas'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import helmet from 'helmet'
 import type { RedisClientType } from 'redis'
@@ -75,7 +75,8 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.post(expressPath(contract.contact.submit), limit('contact', 60), rawBody(CONTACT_LIMITS.bodyBytes, messageTooLong))
   // The gallery's byte routes stream from Node streams directly; their 404 is plain text.
   const fileDeps = () => ({ db, storage, now: now(), onError: logError })
-  const idOf = (value: unknown) => (typeof value === 'string' && value.length <= 200 ? value : '')
+  // A segment that cannot be a key names nothing: the plain 404, as for any unknown id.
+  const idOf = (value: unknown) => (PathKey.safeParse(value).success ? (value as string) : '')
   app.get(
     expressPath(contract.gallery.downloadPhoto),
     bytesRoute((req, deps) => downloadPhoto(deps, idOf(req.params.sessionId), idOf(req.params.photoId)), fileDeps),

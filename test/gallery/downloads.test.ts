@@ -139,6 +139,19 @@ describe('GET /gallery/:sessionId/zip', () => {
     await expectPlainNotFoundHead(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`, { method: 'HEAD' }))
   })
 
+  it('when an id holds a control character or runs past 200 characters, then the plain-text 404 of any unknown id', async () => {
+    const gallery = await makeLiveGallery(app)
+    for (const path of [
+      `/gallery/a%00b/zip`,
+      `/gallery/${'a'.repeat(201)}/zip`,
+      `/gallery/${gallery.sessionId}/photos/a%00b/download`,
+      `/gallery/a%01b/photos/${gallery.photos[0]!.id}/download`,
+    ]) {
+      await expectPlainNotFound(await fetch(`${app.url}${path}`))
+    }
+    expect(await countsOf(gallery.sessionId)).toEqual({})
+  })
+
   it('when the session id names nothing, then a plain-text 404', async () => {
     await expectPlainNotFound(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`))
   })

@@ -48,11 +48,20 @@ describe('GET /gallery/:sessionId', () => {
     expect(await response.json()).toEqual({ error: 'no such gallery' })
   })
 
-  it('when the id is malformed, then 400 in the validator shape', async () => {
-    const response = await fetch(`${app.url}/gallery/${'a'.repeat(65)}`)
-    expect(response.status).toBe(400)
-    const body = await response.json()
-    expect(body.success).toBe(false)
-    expect(JSON.parse(body.error.message)).toEqual([expect.objectContaining({ path: ['sessionId'] })])
+  it('when the id is not one we hand out (a space, a dot, 65 characters), then 404 "no such gallery"', async () => {
+    for (const id of ['bad%20id', 'a.b', 'a'.repeat(65)]) {
+      const response = await fetch(`${app.url}/gallery/${id}`)
+      expect([id, response.status, await response.json()]).toEqual([id, 404, { error: 'no such gallery' }])
+    }
+  })
+
+  it('when the id holds a control character or runs past 200 characters, then 400 in the validator shape', async () => {
+    for (const id of ['a%00b', 'a'.repeat(201)]) {
+      const response = await fetch(`${app.url}/gallery/${id}`)
+      expect(response.status).toBe(400)
+      const body = await response.json()
+      expect(body.success).toBe(false)
+      expect(JSON.parse(body.error.message)).toEqual([expect.objectContaining({ path: ['sessionId'] })])
+    }
   })
 })

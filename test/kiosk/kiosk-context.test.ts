@@ -47,13 +47,24 @@ describe('GET /events/:eventSlug/sets/:setSlug', () => {
     expect(await response.json()).toEqual({ error: 'no such set' })
   })
 
-  it('when a slug is malformed, then 400 in the validator shape with the parameter as path', async () => {
-    const response = await fetch(`${app.url}/events/${'x'.repeat(101)}/sets/set-1`)
-    expect(response.status).toBe(400)
-    const body = await response.json()
-    expect(body.success).toBe(false)
-    expect(body.error.name).toBe('ZodError')
-    const issues = JSON.parse(body.error.message)
-    expect(issues).toEqual([expect.objectContaining({ code: 'too_big', path: ['eventSlug'] })])
+  it('when a slug is spelled as no slug is (capitals, underscores, a space, 101 characters), then 404 "no such set"', async () => {
+    for (const slug of ['No-Such-Event', 'no_such_event', 'no%20such', 'x'.repeat(101)]) {
+      const response = await fetch(`${app.url}/events/${slug}/sets/set-1`)
+      expect([slug, response.status, await response.json()]).toEqual([slug, 404, { error: 'no such set' }])
+    }
+  })
+
+  it('when a slug holds a control character or runs past 200 characters, then 400 in the validator shape with the parameter as path', async () => {
+    for (const [slug, code] of [
+      ['a%00b', 'invalid_format'],
+      ['x'.repeat(201), 'too_big'],
+    ]) {
+      const response = await fetch(`${app.url}/events/${slug}/sets/set-1`)
+      expect(response.status).toBe(400)
+      const body = await response.json()
+      expect(body.success).toBe(false)
+      expect(body.error.name).toBe('ZodError')
+      expect(JSON.parse(body.error.message)).toEqual([expect.objectContaining({ code, path: ['eventSlug'] })])
+    }
   })
 })

@@ -211,12 +211,13 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     await expectSchemaFailure(body, { headers: { 'content-type': 'text/plain' } })
   })
 
-  it('when the set id is malformed, then the path parameter is refused', async () => {
+  it('when the set id is not one we hand out, then 404 "no such set"; with a control character, the path parameter is refused; nothing is written', async () => {
     const before = await countRows(app.orm)
-    const response = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%20id')
-    expect(response.status).toBe(400)
-    const issues = JSON.parse((await response.json()).error.message)
-    expect(issues).toEqual([expect.objectContaining({ path: ['setId'] })])
+    const unknown = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%20id')
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no such set' }])
+    const refused = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%01id')
+    expect(refused.status).toBe(400)
+    expect(JSON.parse((await refused.json()).error.message)).toEqual([expect.objectContaining({ path: ['setId'] })])
     expect(await countRows(app.orm)).toEqual(before)
   })
 

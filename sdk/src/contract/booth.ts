@@ -9,7 +9,7 @@ import {
   UploadRequest,
   UploadTarget,
 } from '../schemas/booth.js'
-import { Id } from '../schemas/common.js'
+import { PathKey } from '../schemas/common.js'
 import { SetSummary } from '../schemas/event.js'
 import { base, notFound } from './base.js'
 
@@ -23,7 +23,7 @@ const booth = base.errors({
 
 const conflict = { CONFLICT: { status: 409, message: 'The session is no longer active' } } as const
 const storageMissing = { SERVICE_UNAVAILABLE: { status: 503, message: 'Photo storage is not configured' } } as const
-const sessionParams = z.object({ params: z.object({ sessionId: Id }) })
+const sessionParams = z.object({ params: z.object({ sessionId: PathKey }) })
 
 export const boothContract = {
   listEvents: booth
@@ -45,7 +45,7 @@ export const boothContract = {
       summary: "A set's queue: its active sessions, oldest first, with the guests' names",
       tags,
     })
-    .input(z.object({ setId: Id }))
+    .input(z.object({ setId: PathKey }))
     .output(z.object({ set: SetSummary, sessions: z.array(QueuedSession) })),
 
   createUploads: booth

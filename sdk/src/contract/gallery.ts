@@ -1,7 +1,7 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { Id, Slug } from '../schemas/common.js'
+import { PathKey } from '../schemas/common.js'
 import { EventPage, Gallery } from '../schemas/session.js'
 import { base, notFound } from './base.js'
 
@@ -13,8 +13,6 @@ const BytesAnswer = z.object({
   body: z.custom<ReadableStream<Uint8Array>>((value) => value instanceof ReadableStream),
 })
 
-/** Any string: a malformed id is simply not found (plain text), never a JSON validation error. */
-const LooseId = z.string().max(200)
 
 const TOO_MANY: OpenAPI.ResponseObject = {
   description: 'Over 60 requests a minute from this client IP.',
@@ -55,7 +53,7 @@ export const gallery = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ slug: Slug }))
+    .input(z.object({ slug: PathKey }))
     .output(EventPage),
 
   getGallery: base
@@ -69,7 +67,7 @@ export const gallery = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ sessionId: Id }))
+    .input(z.object({ sessionId: PathKey }))
     .output(Gallery),
 
   downloadPhoto: base
@@ -82,7 +80,7 @@ export const gallery = {
       outputStructure: 'detailed',
       spec: bytesSpec('image/jpeg', 'The JPEG bytes, streamed from storage'),
     })
-    .input(z.object({ sessionId: LooseId, photoId: LooseId }))
+    .input(z.object({ sessionId: PathKey, photoId: PathKey }))
     .output(BytesAnswer),
 
   downloadZip: base
@@ -96,6 +94,6 @@ export const gallery = {
       outputStructure: 'detailed',
       spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
     })
-    .input(z.object({ sessionId: LooseId }))
+    .input(z.object({ sessionId: PathKey }))
     .output(BytesAnswer),
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { Id, Slug } from '../schemas/common.js'
+import { PathKey } from '../schemas/common.js'
 import { EventSummary, SetSummary } from '../schemas/event.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
 import { base, notFound, rateLimited } from './base.js'
@@ -18,7 +18,7 @@ export const kiosk = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ eventSlug: Slug, setSlug: Slug }))
+    .input(z.object({ eventSlug: PathKey, setSlug: PathKey }))
     .output(z.object({ set: SetSummary, event: EventSummary })),
 
   registerGuests: base
@@ -38,6 +38,6 @@ export const kiosk = {
       inputStructure: 'detailed',
     })
     .errors({ ...notFound, ...rateLimited })
-    .input(z.object({ params: z.object({ setId: Id }), body: RegisterGuestsBody }))
+    .input(z.object({ params: z.object({ setId: PathKey }), body: RegisterGuestsBody }))
     .output(CreatedSession),
 }

@@ -10,6 +10,14 @@ export const Slug = z
 /** Opaque identifiers; bounded so that a hostile path cannot reach the database unchecked. */
 export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
 
+/**
+ * A slug or id in a path. Any text: one that names nothing is simply not found (the spec's 404,
+ * "no such set", "no such gallery"), however it is spelled. Bounded, and without control
+ * characters, which no key holds (PostgreSQL text cannot even store NUL): those are bad input.
+ */
+// eslint-disable-next-line no-control-regex
+export const PathKey = z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, 'Invalid path segment')
+
 /** Milliseconds since the Unix epoch. */
 export const EpochMillis = z.int().nonnegative()
 
