@@ -42,6 +42,21 @@ describe('GET /gallery/:sessionId', () => {
     })
   }
 
+  it('when asked with HEAD, then the GET answer\'s status and headers without a body', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const live = await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 2 })
+    const get = await fetch(`${app.url}/gallery/${live.id}`)
+    const getBody = await get.text()
+    const head = await fetch(`${app.url}/gallery/${live.id}`, { method: 'HEAD' })
+    expect(head.status).toBe(200)
+    const entity = (headers: Headers) => [...headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
+    expect(entity(head.headers)).toEqual(entity(get.headers))
+    expect(getBody).not.toBe('')
+    expect(await head.text()).toBe('')
+    const missing = await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA`, { method: 'HEAD' })
+    expect(missing.status).toBe(404)
+  })
+
   it('when no session has the id, then 404 "no such gallery"', async () => {
     const response = await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA`)
     expect(response.status).toBe(404)
