@@ -85,6 +85,12 @@ describe('POST /contact', () => {
     expect(postmark.requests).toHaveLength(0)
   })
 
+  it('when a label is "__proto__", then it is an unknown field like any other, not silently dropped', async () => {
+    // Written as text: JSON.parse keeps "__proto__" as an own key, which a plain copy would lose.
+    await expectAnswer(await submit('{"fields":{"__proto__":"x","Name":"Ada"}}'), 400, { error: 'Unknown fields: __proto__' })
+    expect(postmark.requests).toHaveLength(0)
+  })
+
   for (const [label, body] of [
     ['empty fields', { fields: {} }],
     ['25 fields', { fields: Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`F${i}`, 'x'])) }],

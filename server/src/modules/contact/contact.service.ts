@@ -12,7 +12,8 @@ export type ContactMailer = { send(message: ContactMessage): Promise<void> }
 const INVALID = 'Invalid submission'
 const email = z.email()
 
-function parseSubmission(body: unknown): Record<string, string> {
+/** The fields, and every label as sent: a "__proto__" label is an own key of the parsed JSON, but not of a copy. */
+function parseSubmission(body: unknown): { fields: Record<string, string>; labels: string[] } {
   let value = body
   if (typeof body === 'string') {
     try {
@@ -23,7 +24,7 @@ function parseSubmission(body: unknown): Record<string, string> {
   }
   const parsed = ContactSubmission.safeParse(value)
   if (!parsed.success) throw new AppError('BAD_REQUEST', INVALID)
-  return parsed.data.fields
+  return { fields: parsed.data.fields, labels: Object.keys((value as { fields: object }).fields) }
 }
 
 /**
@@ -32,10 +33,10 @@ function parseSubmission(body: unknown): Record<string, string> {
  * becomes Reply-To; nothing else of the submission reaches a mail header.
  */
 export async function submitContact(deps: { labels: ContactLabels; mailer?: ContactMailer }, body: unknown) {
-  const fields = parseSubmission(body)
+  const { fields, labels } = parseSubmission(body)
   const allowed = await deps.labels.get()
   if (!allowed) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
-  const unknown = Object.keys(fields).filter((label) => !allowed.includes(label))
+  const unknown = labels.filter((label) => !allowed.includes(label))
   if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown fields: ${unknown.join(', ')}`)
   if (!deps.mailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
   const replyTo = Object.values(fields)
