@@ -233,3 +233,27 @@ describe('GET /gallery/:sessionId/zip on S3', () => {
   })
 })
 
+describe('byte routes with no photo storage configured (production without a bucket)', () => {
+  let bare: TestServer
+  beforeAll(async () => {
+    bare = await startTestServer({ storage: { kind: 'none' } })
+  })
+  afterAll(() => bare?.stop())
+
+  it('when the gallery is live, then 503 { error: "photo storage is not configured" } and nothing is counted; an unknown gallery is still the plain 404', async () => {
+    const { sets } = await seedEvent(bare.orm)
+    const live = await seedSession(bare.orm, sets[0]!.id, { status: 'completed', photos: 2 })
+    for (const path of [`/gallery/${live.id}/zip`, `/gallery/${live.id}/photos/${live.photos[0]!.id}/download`]) {
+      for (const method of ['GET', 'HEAD']) {
+        const response = await fetch(`${bare.url}${path}`, { method })
+        expect([method, path, response.status]).toEqual([method, path, 503])
+        expect(response.headers.get('strict-transport-security')).toBeTruthy()
+        if (method === 'GET') expect(await response.json()).toEqual({ error: 'photo storage is not configured' })
+      }
+    }
+    const counts = await bare.orm.em.fork().execute('select count(*)::int as n from tracking_event where session_id = ?', [live.id])
+    expect(counts).toEqual([{ n: 0 }])
+    await expectPlainNotFound(await fetch(`${bare.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`))
+  })
+})
+

@@ -7,8 +7,7 @@ import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
 import { photoUrl } from '../gallery/photo-url.js'
 import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
 import { readJpegSize } from '../storage/jpeg-size.js'
-import { isPhotoKey, sessionPrefix, type PhotoStorage } from '../storage/storage.js'
-import { requireStorage } from './uploads.service.js'
+import { isPhotoKey, requireStorage, sessionPrefix, type PhotoStorage } from '../storage/storage.js'
 
 /** Storage requests in flight at once per completion: quick for 60 photos, gentle on the bucket. */
 const STORAGE_CONCURRENCY = 8

@@ -1,17 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
-import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { requireActiveSession } from '../sessions/session-state.js'
-import { sessionPrefix, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
+import { requireStorage, sessionPrefix, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
 
 /** Long enough for a burst over venue Wi-Fi, short enough that a leaked URL soon dies. */
 export const UPLOAD_URL_TTL_SECONDS = 15 * 60
-
-export function requireStorage(storage: PhotoStorage | undefined): PhotoStorage {
-  if (!storage) throw new AppError('SERVICE_UNAVAILABLE', 'photo storage is not configured')
-  return storage
-}
 
 /** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */
 export async function createUploadTargets(

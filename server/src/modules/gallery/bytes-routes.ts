@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises'
 
 import type { Request, RequestHandler } from 'express'
 
-import { AppError } from '../../errors.js'
+import { AppError, encodeErrorBody } from '../../errors.js'
 import type { BytesAnswer, BytesBody, FileDeps } from './gallery-files.service.js'
 
 /**
@@ -28,8 +28,10 @@ export function bytesRoute(
       if (req.method === 'HEAD') return void res.writeHead(200, headers).end()
       bytes = await answered.open()
     } catch (error) {
-      if (error instanceof AppError && error.code === 'NOT_FOUND') return void res.status(404).type('text/plain').send('Not Found')
-      return next(error)
+      if (!(error instanceof AppError)) return next(error)
+      if (error.code === 'NOT_FOUND') return void res.status(404).type('text/plain').send('Not Found')
+      // Anything else the domain answers (503: no storage configured) in the spec's `{ error }`.
+      return void res.status(error.status).json(encodeErrorBody(error))
     }
     res.writeHead(200, headers)
     // A client that goes away ends the pipeline; the sources are closed by the abort signal.

@@ -5,7 +5,7 @@ import contentDisposition from 'content-disposition'
 import type { PoolSql } from '../../db/pool-sql.js'
 import { AppError } from '../../errors.js'
 import { ChunkPool } from '../storage/chunk-pool.js'
-import type { PhotoStorage } from '../storage/storage.js'
+import { requireStorage, type PhotoStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 
@@ -48,8 +48,8 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
       where p.id = $1 and p.session_id = $2 and ${LIVE}`,
     [photoId, sessionId],
   )
-  const storage = deps.storage
-  if (!photo || !storage) throw notFound()
+  if (!photo) throw notFound()
+  const storage = requireStorage(deps.storage)
   return {
     headers: {
       'content-type': 'image/jpeg',
@@ -76,8 +76,8 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
     [sessionId],
   )
   const first = photos[0]
-  const storage = deps.storage
-  if (!first || !storage) throw notFound()
+  if (!first) throw notFound()
+  const storage = requireStorage(deps.storage)
   const pool = new ChunkPool(ZIP_READ_BYTES)
   const entries = photos.map((photo) => ({
     name: photoFileName(photo.label, photo.position),

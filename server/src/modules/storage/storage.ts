@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 
+import { AppError } from '../../errors.js'
 import type { ChunkPool } from './chunk-pool.js'
 
 /** Photos are JPEG only: presigned uploads bind this content type. */
@@ -31,6 +32,12 @@ export type PhotoStorage = {
    */
   openStream(key: string, options?: { chunkBytes?: number; pool?: ChunkPool }): Promise<Readable>
   put(key: string, body: Buffer): Promise<void>
+}
+
+/** In production without a bucket, the routes that need one answer 503; nothing is faked. */
+export function requireStorage(storage: PhotoStorage | undefined): PhotoStorage {
+  if (!storage) throw new AppError('SERVICE_UNAVAILABLE', 'photo storage is not configured')
+  return storage
 }
 
 /** Keys this service writes and accepts: `sessions/<session id>/<photo id>.jpg`, nothing else. */
