@@ -137,7 +137,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
 
 /**
  * Express matches routes on the raw path, while oRPC reads the path as a WHATWG URL, which resolves
- * `/./`, `/x/../`, their `%2e` spellings and backslashes. Rewritten first to what oRPC will see, so
+ * `/./`, `/x/../`, their `%2e` spellings and backslashes, and then skips empty segments. Rewritten first to what oRPC will see, so
  * that no spelling of a path reaches a procedure past the rate limit, body limit or authentication
  * mounted on that path (`POST /./track` is `POST /track` to every layer).
  */
@@ -147,7 +147,8 @@ const canonicalPath: RequestHandler = (req, _res, next) => {
   try {
     // Built as oRPC builds it (standard-server-node), so that `//x` stays a path, not a host.
     const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw}`)
-    canonical = url.pathname + url.search
+    // And empty segments: oRPC's router skips them (`/track//` is `/track`), Express's does not.
+    canonical = (url.pathname.replace(/\/{2,}/g, '/').replace(/(?<=.)\/$/, '') || '/') + url.search
   } catch {
     // Not a URL at all: left to the routes, which will not match it.
   }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readlinkSync } from 'node:fs'
+import { mkdir, rm } from 'node:fs/promises'
 import { get } from 'node:http'
+import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -154,6 +156,42 @@ describe('GET /gallery/:sessionId/zip', () => {
 
   it('when the session id names nothing, then a plain-text 404', async () => {
     await expectPlainNotFound(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`))
+  })
+
+  it('when a photo cannot be read mid-zip, then the answer is cut short, the service goes on, and no file stays open', async () => {
+    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(2 * 1024 * 1024)])
+    const gallery = await makeLiveGallery(app, { images: [big(), big()] })
+    // The second photo's file becomes a folder: it opens, and its first read fails (EISDIR).
+    const settings = app.config.storage
+    if (settings.kind !== 'local') throw new Error('the test server has a local bucket')
+    const [, second] = await app.orm.em
+      .fork()
+      .execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [gallery.sessionId])
+    const path = join(settings.root, second!.storage_key)
+    await rm(path)
+    await mkdir(path)
+
+    const outcome = await new Promise<{ received: number; expected: number; cut: boolean }>((resolve) => {
+      get(`${app.url}/gallery/${gallery.sessionId}/zip`, (response) => {
+        let received = 0
+        const expected = Number(response.headers['content-length'])
+        response.on('data', (chunk: Buffer) => (received += chunk.length))
+        response.once('end', () => resolve({ received, expected, cut: false }))
+        response.once('aborted', () => resolve({ received, expected, cut: true }))
+        response.once('error', () => resolve({ received, expected, cut: true }))
+      })
+    })
+    expect(outcome.cut).toBe(true)
+    expect(outcome.received).toBeLessThan(outcome.expected)
+    expect((await fetch(`${app.url}/gallery/${gallery.sessionId}`)).status).toBe(200)
+    const openFiles = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`).includes(`/sessions/${gallery.sessionId}/`)
+      } catch {
+        return false
+      }
+    })
+    expect(openFiles).toEqual([])
   })
 
   it('when the client disconnects mid-zip, then the archive stops and no photo file stays open', async () => {

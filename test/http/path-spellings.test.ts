@@ -10,8 +10,20 @@ beforeAll(async () => {
 })
 afterAll(() => app?.stop())
 
-/** Other spellings of `/<path>` that a WHATWG URL parser (oRPC's) resolves to it. */
-const SPELLINGS = ['/./', '/x/../', '/%2e/', '/x/%2E%2e/', '/x\\..\\']
+/**
+ * Other spellings of a path that oRPC resolves to it: dot segments (a WHATWG URL parser resolves
+ * them, `%2e` and backslashes included) and empty segments (its router skips them).
+ */
+const SPELLINGS: [string, (path: string) => string][] = [
+  ['/./x', (path) => `/.${path}`],
+  ['/y/../x', (path) => `/y/..${path}`],
+  ['/%2e/x', (path) => `/%2e${path}`],
+  ['/y/%2E%2e/x', (path) => `/y/%2E%2e${path}`],
+  ['/y\\..\\x', (path) => `/y\\..\\${path.slice(1)}`],
+  ['/x//', (path) => `${path}//`],
+  ['/x///', (path) => `${path}///`],
+  ['//x', (path) => `/${path}`],
+]
 
 /** A request with its path sent exactly as written: fetch would resolve the dot segments itself. */
 function raw(method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}) {
@@ -33,29 +45,29 @@ let lastIp = 0
 const someIp = () => `203.0.113.${++lastIp}`
 
 describe('a path spelled with dot segments or backslashes', () => {
-  it.each(SPELLINGS)('when a client over its track limit writes the path as %s, then it is still limited', async (spelling) => {
+  it.each(SPELLINGS)('when a client over its track limit writes the path as %s, then it is still limited', async (_name, spell) => {
     const ip = someIp()
     const headers = { 'content-type': 'text/plain', 'cf-connecting-ip': ip }
     for (let i = 0; i < 60; i++) expect((await raw('POST', '/track', { headers, body: '{}' })).status).toBe(400)
-    const response = await raw('POST', `${spelling}track`, { headers, body: '{}' })
+    const response = await raw('POST', spell('/track'), { headers, body: '{}' })
     expect(response.status).toBe(429)
     expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.' })
   })
 
-  it.each(SPELLINGS)('when written as %s, then each route keeps its own answers (bad body text, 413, plain Not Found, plain Unauthorized)', async (spelling) => {
-    const track = await raw('POST', `${spelling}track`, { headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() }, body: '{bad' })
+  it.each(SPELLINGS)('when written as %s, then each route keeps its own answers (bad body text, 413, plain Not Found, plain Unauthorized)', async (_name, spell) => {
+    const track = await raw('POST', spell('/track'), { headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() }, body: '{bad' })
     expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
 
-    const contact = await raw('POST', `${spelling}contact`, {
+    const contact = await raw('POST', spell('/contact'), {
       headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
       body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
     })
     expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
 
-    const zip = await raw('GET', `${spelling}gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`)
+    const zip = await raw('GET', spell('/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip'))
     expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])
 
-    const booth = await raw('GET', `${spelling}booth/events`)
+    const booth = await raw('GET', spell('/booth/events'))
     expect([booth.status, booth.type, booth.body]).toEqual([401, 'text/plain; charset=utf-8', 'Unauthorized'])
   })
 })

@@ -30,7 +30,8 @@ export function listenForOutbox(databaseUrl: string, onNotify: () => void, logge
   }
 
   const connect = async () => {
-    const next = new pg.Client({ connectionString: databaseUrl })
+    // Keepalives: a connection a NAT or a failover drops in silence would otherwise hear nothing, for ever.
+    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 10_000 })
     let lost = false
     const lose = (error: unknown) => {
       if (lost) return

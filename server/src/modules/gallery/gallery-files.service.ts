@@ -59,8 +59,14 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
     },
     async open() {
       const stream = await storage.openStream(photo.storage_key)
-      deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
-      await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+      try {
+        await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+      } catch (error) {
+        stream.destroy()
+        throw error
+      }
+      if (deps.signal.aborted) stream.destroy()
+      else deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
       return { body: stream }
     },
   }

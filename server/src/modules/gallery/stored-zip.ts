@@ -35,10 +35,10 @@ export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSigna
     stopped = true
     current?.destroy()
     archive.abort()
-    if (error !== undefined) {
-      onError(error)
-      archive.destroy(error instanceof Error ? error : new Error(String(error)))
-    }
+    // abort() ends the archive only once its queue is idle; with an entry in hand it would wait forever.
+    if (error === undefined) return void archive.destroy()
+    onError(error)
+    archive.destroy(error instanceof Error ? error : new Error(String(error)))
   }
   const appendNext = async () => {
     if (stopped) return
@@ -47,6 +47,9 @@ export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSigna
     try {
       current = await entry.open()
       if (stopped) return void current.destroy()
+      // archiver pipes the source on, and pipe() does not pass a source's error along: unheard,
+      // a failed read (a lost S3 connection, a bad checksum) would be thrown and end the process.
+      current.once('error', stop)
       archive.append(current, { name: entry.name, date: new Date(0) })
     } catch (error) {
       stop(error)
@@ -56,7 +59,9 @@ export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSigna
   archive.on('entry', () => void appendNext())
   archive.on('error', (error) => stop(error))
   archive.on('warning', (error) => stop(error))
-  signal.addEventListener('abort', () => stop(), { once: true })
+  // The client may have gone while the zip was being prepared: then nothing is opened at all.
+  if (signal.aborted) stop()
+  else signal.addEventListener('abort', () => stop(), { once: true })
   void appendNext()
   return archive
 }
