@@ -13,10 +13,15 @@ const BytesAnswer = z.object({
   body: z.custom<ReadableStream<Uint8Array>>((value) => value instanceof ReadableStream),
 })
 
+const ERROR_JSON: OpenAPI.ResponseObject['content'] = {
+  'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } },
+}
 
-const TOO_MANY: OpenAPI.ResponseObject = {
-  description: 'Over 60 requests a minute from this client IP.',
-  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+const TOO_MANY: OpenAPI.ResponseObject = { description: 'Over 60 requests a minute from this client IP.', content: ERROR_JSON }
+
+const STORAGE_MISSING: OpenAPI.ResponseObject = {
+  description: 'The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.',
+  content: ERROR_JSON,
 }
 
 const PLAIN_NOT_FOUND: OpenAPI.ResponseObject = {
@@ -38,6 +43,7 @@ function bytesSpec(mediaType: string, description: string, limited = false) {
       },
       '404': PLAIN_NOT_FOUND,
       ...(limited ? { '429': operation.responses?.['429'] ?? TOO_MANY } : {}),
+      '503': STORAGE_MISSING,
     },
   })
 }
