@@ -4,6 +4,7 @@ import contentDisposition from 'content-disposition'
 
 import type { PoolSql } from '../../db/pool-sql.js'
 import { AppError } from '../../errors.js'
+import { isLive } from '../sessions/session-state.js'
 import { ChunkPool } from '../storage/chunk-pool.js'
 import { requireStorage, type PhotoStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
@@ -36,8 +37,6 @@ export const photoFileName = (label: string, position: number) => `${label} ${po
 /** Large reads: a zip moves a gigabyte, and every chunk costs the same whatever its size. */
 const ZIP_READ_BYTES = 1024 * 1024
 
-const LIVE = `s.status = 'completed' and s.photo_count > 0`
-
 export type FileDeps = { db: PoolSql; storage?: PhotoStorage; now: Date; signal: AbortSignal; onError: (error: unknown) => void }
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
@@ -45,7 +44,7 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
   const [photo] = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
     `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
        from photo p join session s on s.id = p.session_id join event_set st on st.id = s.set_id
-      where p.id = $1 and p.session_id = $2 and ${LIVE}`,
+      where p.id = $1 and p.session_id = $2 and ${isLive('s')}`,
     [photoId, sessionId],
   )
   if (!photo) throw notFound()
@@ -77,7 +76,7 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
   const photos = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
     `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
        from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
-      where s.id = $1 and ${LIVE}
+      where s.id = $1 and ${isLive('s')}
       order by p.position`,
     [sessionId],
   )

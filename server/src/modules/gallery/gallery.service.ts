@@ -1,6 +1,7 @@
 import type { PoolSql } from '../../db/pool-sql.js'
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
+import { isLive } from '../sessions/session-state.js'
 import { photoUrl } from './photo-url.js'
 
 /** Sessions per set on the event page: the spec's bound, with no paging. */
@@ -19,9 +20,9 @@ export const GALLERY_QUERIES = {
   liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
        from event_set s
        cross join lateral (
-         select id, set_id, label, created_at from session
-          where set_id = s.id and status = 'completed' and photo_count > 0
-          order by created_at desc, id desc
+         select l.id, l.set_id, l.label, l.created_at from session l
+          where l.set_id = s.id and ${isLive('l')}
+          order by l.created_at desc, l.id desc
           limit ${SESSIONS_PER_SET}
        ) live
       where s.event_id = $1
@@ -30,7 +31,7 @@ export const GALLERY_QUERIES = {
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
-      where s.id = $1 and s.status = 'completed' and s.photo_count > 0`,
+      where s.id = $1 and ${isLive('s')}`,
   photos: 'select id, session_id, storage_key, width, height from photo where session_id = any($1::text[]) order by session_id, position',
 }
 

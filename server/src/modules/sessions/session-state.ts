@@ -5,6 +5,12 @@ import type { SessionStatus } from './session.entity.js'
 
 export const NO_SUCH_SESSION = 'no such session'
 
+/**
+ * The spec's visibility rule in SQL: a session is a live gallery once completed with at least one
+ * photo (the partial index `session_live_idx` has the same predicate).
+ */
+export const isLive = (alias: string) => `${alias}.status = 'completed' and ${alias}.photo_count > 0`
+
 /** The session must exist (404) and still be active (409): the booth should re-read its queue. */
 export async function requireActiveSession(em: EntityManager, sessionId: string): Promise<void> {
   const [row] = await em.execute<{ status: SessionStatus }[]>('select status from session where id = ?', [sessionId])

@@ -2,6 +2,7 @@ import { TrackBeacon } from '@photobooth/sdk/schemas'
 
 import type { PoolSql } from '../../db/pool-sql.js'
 import { AppError } from '../../errors.js'
+import { isLive } from '../sessions/session-state.js'
 import { recordTracking } from './tracking.service.js'
 
 /** The body arrives as text (a beacon) or already parsed; anything off the variants is "bad body". */
@@ -29,7 +30,7 @@ export async function trackBeacon(db: PoolSql, body: unknown, now: Date): Promis
     'sessionId' in beacon
       ? await db.rows<{ event_id: string }>(
           `select st.event_id from session s join event_set st on st.id = s.set_id
-            where s.id = $1 and s.status = 'completed' and s.photo_count > 0`,
+            where s.id = $1 and ${isLive('s')}`,
           [beacon.sessionId],
         )
       : await db.rows<{ event_id: string }>('select id as event_id from event where id = $1 and not is_private', [beacon.eventId])
