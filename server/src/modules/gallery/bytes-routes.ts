@@ -1,6 +1,5 @@
 import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
-import { pipeline } from 'node:stream/promises'
 
 import type { Request, RequestHandler } from 'express'
 
@@ -34,13 +33,12 @@ export function bytesRoute(
       return void res.status(error.status).json(encodeErrorBody(error))
     }
     res.writeHead(200, headers)
-    // A client that goes away ends the pipeline; the sources are closed by the abort signal.
-    if (bytes.sent) await sendChunks(bytes.body, res, bytes.sent, abort.signal).catch(() => {})
-    else await pipeline(bytes.body, res).catch(() => {})
+    // A client that goes away ends the sending; the sources are closed by the abort signal.
+    await sendChunks(bytes.body, res, bytes.sent ?? (() => {}), abort.signal).catch(() => {})
   }
 }
 
-/** `pipeline(body, res)`, telling `sent` of each chunk once the socket has taken it. */
+/** Sends `body` with backpressure, telling `sent` of each chunk once the socket has taken it. */
 export async function sendChunks(body: AsyncIterable<Buffer>, res: ServerResponse, sent: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
   try {
     for await (const chunk of body) {
