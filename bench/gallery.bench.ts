@@ -26,7 +26,7 @@ import autocannon, { type Result } from 'autocannon'
 import express, { type Request, type Response } from 'express'
 import pg from 'pg'
 
-import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -127,9 +127,7 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
   }
   const gallerySessionId = addSession(gallerySet.id, 'completed', GALLERY_PHOTOS, 'Ana María & Björn')
 
-  const client = await pool.connect()
-  try {
-    await client.query('begin')
+  await inTransaction(pool, async (client) => {
     await client.query(
       `insert into session (id, set_id, label, status, photo_count, created_at)
        select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[])`,
@@ -142,14 +140,8 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
            as t (id, session_id, position, storage_key, width, height)`,
       [photos.id, photos.sessionId, photos.position, photos.storageKey, photos.width, photos.height],
     )
-    await client.query('commit')
-    await client.query('analyze event, event_set, session, photo')
-  } catch (error) {
-    await client.query('rollback').catch(() => {})
-    throw error
-  } finally {
-    client.release()
-  }
+  })
+  await pool.query('analyze event, event_set, session, photo')
   console.log(`seeded: ${SETS} sets × (${LIVE_PER_SET} live + ${OLDER_LIVE_PER_SET} older live + 2 not live) sessions, ` +
     `${photos.id.length} photos in all`)
   return { eventSlug, eventIds: [event.id, gallery.event.id], expectedLive, gallerySessionId }

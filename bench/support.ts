@@ -2,6 +2,7 @@
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
 import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
+import type pg from 'pg'
 
 export function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name]
@@ -50,4 +51,19 @@ export async function obtainDatabase(dataDir: string): Promise<string> {
   const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
   onCleanup('embedded PostgreSQL', () => embedded.stop())
   return embedded.url
+}
+
+/** Runs `work` in one transaction on one connection of `pool`: the seed lands whole or not at all. */
+export async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('begin')
+    await work(client)
+    await client.query('commit')
+  } catch (error) {
+    await client.query('rollback').catch(() => {})
+    throw error
+  } finally {
+    client.release()
+  }
 }

@@ -28,7 +28,7 @@ import { photoFileName } from '@photobooth/server/modules/gallery/gallery-files.
 import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
 import pg from 'pg'
 
-import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
 import { cutDownload, download, type Download } from './zip/download.js'
 import { Broken, cpuMs, MiB, type BaselineReport, type Command, type CommandMessage, type Commands, type ReplyMessage, type RssReport } from './zip/protocol.js'
 
@@ -160,9 +160,7 @@ async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): P
   const fileBytes = photos.sizeBytes.reduce((sum, size) => sum + size, 0)
   console.log(`wrote ${PHOTOS} files of ${(PHOTO_BYTES / MiB).toFixed(2)} MiB (${(fileBytes / MiB).toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
 
-  const client = await pool.connect()
-  try {
-    await client.query('begin')
+  await inTransaction(pool, async (client) => {
     await client.query(
       `insert into session (id, set_id, label, status, photo_count, created_at, completed_at)
        values ($1, $2, $3, 'completed', $4, now(), now())`,
@@ -174,14 +172,8 @@ async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): P
          from unnest($1::text[], $2::int[], $3::text[], $4::int[]) as t (id, position, storage_key, size_bytes)`,
       [photos.id, photos.position, photos.storageKey, photos.sizeBytes, sessionId],
     )
-    await client.query('commit')
-    await client.query('analyze session, photo')
-  } catch (error) {
-    await client.query('rollback').catch(() => {})
-    throw error
-  } finally {
-    client.release()
-  }
+  })
+  await pool.query('analyze session, photo')
 
   const expectedZipBytes = storedZipSize(photos.sizeBytes.map((size, index) => ({ name: photoFileName(LABEL, index + 1), size })))
   if (expectedZipBytes === undefined) throw new Error('the dataset needs ZIP64: the server would not announce a length')
