@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
+import { NO_SUCH_SET } from '../events/events.service.js'
 
 /** Every event with its sets, newest start first: booths work private events too. */
 export async function listBoothEvents(em: EntityManager) {
@@ -28,7 +29,7 @@ export async function listBoothEvents(em: EntityManager) {
 /** A set's active sessions, oldest first: whom the booth shoots next. */
 export async function listQueue(em: EntityManager, setId: string) {
   const [set] = await em.execute<{ id: string; slug: string; name: string }[]>('select id, slug, name from event_set where id = ?', [setId])
-  if (!set) throw new AppError('NOT_FOUND', 'no such set')
+  if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
   const rows = await em.execute<
     { id: string; label: string; created_at: number; first_name: string; last_name: string }[]
   >(

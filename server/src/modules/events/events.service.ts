@@ -4,6 +4,9 @@ import { newId } from '../../ids.js'
 import { EventSet } from './event-set.entity.js'
 import { Event } from './event.entity.js'
 
+/** The answer for a set id or slug that names nothing, wherever a set is looked up. */
+export const NO_SUCH_SET = 'no such set'
+
 export type NewEvent = {
   slug: string
   name: string

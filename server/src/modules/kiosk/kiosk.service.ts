@@ -5,12 +5,11 @@ import { newId } from '../../ids.js'
 import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
 import { Customer } from '../customers/customer.entity.js'
 import { EventSet } from '../events/event-set.entity.js'
+import { NO_SUCH_SET } from '../events/events.service.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 import { Session } from '../sessions/session.entity.js'
 import { deriveLabel, splitName } from './guest-names.js'
 import { toE164 } from './phone.js'
-
-const NO_SUCH_SET = 'no such set'
 
 export async function loadKioskContext(em: EntityManager, eventSlug: string, setSlug: string) {
   const set = await em.findOne(EventSet, { slug: setSlug, event: { slug: eventSlug } }, { populate: ['event'] })
