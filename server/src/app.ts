@@ -6,13 +6,13 @@ import { ORPCError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
 import { CONTACT_LIMITS, PathKey } from '@photobooth/sdk/schemas'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
-import helmet from 'helmet'
 import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
 import type { AppContext } from './context.js'
 import type { PoolSql } from './db/pool-sql.js'
 import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { securityHeaders } from './http/security-headers.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
@@ -62,7 +62,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.set('etag', false)
   app.use(canonicalPath)
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
-  app.use(helmetHeaders())
+  app.use(securityHeaders)
 
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(servedDocument)
@@ -154,23 +154,6 @@ const canonicalPath: RequestHandler = (req, _res, next) => {
   }
   if (canonical !== undefined && canonical !== raw) req.url = req.originalUrl = canonical
   next()
-}
-
-/**
- * helmet's headers, exactly, computed once: with its defaults they do not depend on the request,
- * so running its thirteen middlewares on every answer only repeats the same work.
- */
-function helmetHeaders(): RequestHandler {
-  const headers = new Map<string, string>()
-  const recorder = {
-    setHeader: (name: string, value: string) => void headers.set(name, value),
-    removeHeader: (name: string) => void headers.delete(name),
-  }
-  helmet()({} as IncomingMessage, recorder as unknown as ServerResponse, () => {})
-  return (_req, res, next) => {
-    res.setHeaders(headers)
-    next()
-  }
 }
 
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
