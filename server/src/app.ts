@@ -1,5 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
-
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
 import { ORPCError } from '@orpc/server'
@@ -12,6 +10,7 @@ import type { Config } from './config.js'
 import type { AppContext } from './context.js'
 import type { PoolSql } from './db/pool-sql.js'
 import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { badRequest, limitBody } from './http/body-limit.js'
 import { securityHeaders } from './http/security-headers.js'
 import type { Logger } from './logger.js'
 import { boothAuthentication } from './modules/booth-keys/booth-auth.middleware.js'
@@ -162,7 +161,6 @@ const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => pr
 /** A beacon is a few dozen bytes. */
 const TRACK_MAX_BYTES = 4 * 1024
 
-const badRequest = (message: string) => new ORPCError('BAD_REQUEST', { message })
 const messageTooLong = () => new ORPCError('PAYLOAD_TOO_LARGE', { status: 413, message: 'Message too long' })
 
 /**
@@ -179,36 +177,3 @@ function rawBody(maxBytes: number, tooLarge: () => ORPCError<string, unknown>): 
 }
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
-
-/**
- * Cuts a body off past `maxBytes`, whether or not a Content-Length was sent. The error surfaces
- * in oRPC's body parsing and is answered as bad input (400): only the contact form answers 413
- * (spec, section 7). Unmatched routes never read the body, so they still answer 404.
- */
-/** Requests whose body already has a route's own, smaller limit. */
-const bodyLimited = new WeakSet<IncomingMessage>()
-
-function limitBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  maxBytes: number,
-  refusal: () => ORPCError<string, unknown> = () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
-): void {
-  if (bodyLimited.has(req)) return
-  bodyLimited.add(req)
-  const tooLarge = () => {
-    // The rest of the body is not read: the connection cannot carry another request.
-    if (!res.headersSent) res.setHeader('Connection', 'close')
-    return refusal()
-  }
-  let received = 0
-  const emit = req.emit
-  req.emit = function limitedEmit(this: IncomingMessage, event: string | symbol, ...args: unknown[]) {
-    if (event === 'data') {
-      if (received === 0 && Number(req.headers['content-length']) > maxBytes) throw tooLarge()
-      received += (args[0] as Buffer).length
-      if (received > maxBytes) throw tooLarge()
-    }
-    return emit.call(this, event, ...args)
-  } as typeof req.emit
-}

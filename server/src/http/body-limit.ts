@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
+
+import { ORPCError } from '@orpc/server'
+import { toStandardBody } from '@orpc/standard-server-node'
+
+export const badRequest = (message: string) => new ORPCError('BAD_REQUEST', { message })
+
+/** Requests whose body already has a route's own, smaller limit. */
+const bodyLimited = new WeakSet<IncomingMessage>()
+
+/**
+ * Cuts a body off past `maxBytes`, whether or not a Content-Length was sent. oRPC takes a request's
+ * `body` when one is set, so the body is offered there, read only when oRPC asks for it: a route that
+ * does not match never reads it, and Node discards it. The refusal is a rejected read that oRPC answers
+ * (400 by default: only the contact form answers 413, spec section 7); nothing is thrown into Node's
+ * stream events, where no one could catch it.
+ */
+export function limitBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  refusal: () => ORPCError<string, unknown> = () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
+): void {
+  if (bodyLimited.has(req)) return
+  bodyLimited.add(req)
+  let body: Promise<unknown> | undefined
+  Object.defineProperty(req, 'body', {
+    configurable: true,
+    get: () => (body ??= parseLimited(req, res, maxBytes, refusal)),
+  })
+}
+
+async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes: number, refusal: () => ORPCError<string, unknown>) {
+  const raw = await readLimited(req, maxBytes)
+  if (raw === 'too large') {
+    // The rest of the body is not read: the connection cannot carry another request.
+    if (!res.headersSent) res.setHeader('Connection', 'close')
+    throw refusal()
+  }
+  // oRPC's own parser, by content type, over the bytes already read.
+  return toStandardBody(Object.assign(Readable.from(raw.length > 0 ? [raw] : []), { headers: req.headers }) as unknown as IncomingMessage)
+}
+
+function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too large'> {
+  if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve('too large')
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    const settle = (outcome: () => void) => {
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone)
+      outcome()
+    }
+    const onData = (chunk: Buffer) => {
+      received += chunk.length
+      if (received <= maxBytes) return void chunks.push(chunk)
+      // Discarded from here on, not left unread: closing a socket with unread bytes resets it,
+      // and the client would lose the answer.
+      settle(() => resolve('too large'))
+      req.resume()
+    }
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks)))
+    const onGone = () => settle(() => reject(badRequest('The request body ended before it was complete')))
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
+  })
+}
