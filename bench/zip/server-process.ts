@@ -4,7 +4,7 @@
  * IPC (protocol.ts), so that its RSS and CPU are its own.
  */
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { readFile, rm } from 'node:fs/promises'
+import { open, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -92,13 +92,13 @@ function readHighWaterMark(): number | undefined {
 /** Reads the files one after another with the zip route's read size (1 MiB chunks), every chunk consumed. */
 async function readBackToBack(paths: string[], reader: Reader, watch: RssWatch): Promise<BaselineReport> {
   const pool = new ChunkPool(MiB)
-  const open = (path: string) =>
-    reader === 'pool' ? PooledFileStream.open(path, pool) : Promise.resolve(createReadStream(path, { highWaterMark: MiB }))
+  const openFile = async (path: string) =>
+    reader === 'pool' ? new PooledFileStream(await open(path, 'r'), pool) : createReadStream(path, { highWaterMark: MiB })
   watch.arm()
   let bytes = 0
   const started = performance.now()
   for (const path of paths) {
-    const stream = await open(path)
+    const stream = await openFile(path)
     await new Promise<void>((resolve, reject) => {
       stream
         .on('data', (chunk: Buffer) => {
@@ -124,7 +124,7 @@ async function serveBackToBack(paths: string[], bytes: number): Promise<Server> 
     res.once('close', () => abort.abort())
     const pool = new ChunkPool(MiB)
     async function* files() {
-      for (const path of paths) yield* await PooledFileStream.open(path, pool)
+      for (const path of paths) yield* new PooledFileStream(await open(path, 'r'), pool)
     }
     res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(bytes) })
     void sendChunks(files(), res, (chunk) => pool.give(chunk), abort.signal).catch(() => {})

@@ -62,6 +62,9 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   app.use(canonicalPath)
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
   app.use(securityHeaders)
+  // No route answers OPTIONS (no cross-origin caller needs a preflight): the same 404 everywhere,
+  // rather than Express's automatic answer on the routers that have one.
+  app.options('/{*path}', notFound)
 
   app.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(servedDocument)
@@ -87,7 +90,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   )
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
 
-  app.use('/photos', photoBytesRoutes(config, storage, now))
+  app.use('/photos', photoBytesRoutes(config, storage, db, now))
   app.use('/booth', boothAuthentication(orm, now))
 
   const serveApi: RequestHandler = async (req, res, next) => {
@@ -119,9 +122,7 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   }
   app.use(serveApi)
 
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'Not Found' })
-  })
+  app.use(notFound)
   const lastResort: ErrorRequestHandler = (error, _req, res, _next) => {
     if (res.headersSent) return void res.destroy()
     // Express's own refusals (a malformed %-escape in the path) carry a 4xx status: bad input.
@@ -147,7 +148,8 @@ const canonicalPath: RequestHandler = (req, _res, next) => {
     // Built as oRPC builds it (standard-server-node), so that `//x` stays a path, not a host.
     const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw}`)
     // And empty segments: oRPC's router skips them (`/track//` is `/track`), Express's does not.
-    canonical = (url.pathname.replace(/\/{2,}/g, '/').replace(/(?<=.)\/$/, '') || '/') + url.search
+    const pathname = url.pathname.replace(/\/{2,}/g, '/').replace(/(?<=.)\/$/, '') || '/'
+    canonical = pathname.split('/').map(decodableSegment).join('/') + url.search
   } catch {
     // Not a URL at all: left to the routes, which will not match it.
   }
@@ -155,8 +157,26 @@ const canonicalPath: RequestHandler = (req, _res, next) => {
   next()
 }
 
+/**
+ * A segment with a malformed %-escape (`%ff`, `%e0%a4%a`) names nothing, like any unknown id. Its `%`
+ * are escaped so that it decodes to itself: Express would otherwise refuse the whole path with its own
+ * 400, and the byte routes must answer their plain 404 (`no such gallery` elsewhere).
+ */
+function decodableSegment(segment: string): string {
+  try {
+    decodeURIComponent(segment)
+    return segment
+  } catch {
+    return segment.replace(/%/g, '%25')
+  }
+}
+
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
 const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
+
+const notFound: RequestHandler = (_req, res) => {
+  res.status(404).json({ error: 'Not Found' })
+}
 
 /** A beacon is a few dozen bytes. */
 const TRACK_MAX_BYTES = 4 * 1024

@@ -12,6 +12,7 @@ import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
+import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
 export type Orm = MikroORM
@@ -46,6 +47,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261121-initial', class: InitialSchema },
         { name: '20261121-booth', class: BoothSchema },
         { name: '20261121-tracking', class: TrackingSchema },
+        { name: '20261123-photo-etag', class: PhotoEtagSchema },
       ],
       silent: true,
       transactional: true,

@@ -14,7 +14,7 @@ const STORAGE_CONCURRENCY = 8
 
 export type CompleteDeps = { em: EntityManager; storage?: PhotoStorage; cdnUrl: string; galleryUrl: string; onQueued?: () => void }
 
-type CheckedPhoto = { key: string; width: number; height: number; size: number }
+type CheckedPhoto = { key: string; width: number; height: number; size: number; etag: string }
 
 /**
  * Completes an active session with its photos in gallery order. Everything is checked before
@@ -33,8 +33,8 @@ export async function completeSession(deps: CompleteDeps, sessionId: string, key
     const rows = photos.map((photo) => ({ id: newId(), ...photo }))
     if (rows.length > 0) {
       await tx.execute(
-        `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, created_at) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        rows.flatMap((row, index) => [row.id, sessionId, index + 1, row.key, row.width, row.height, row.size, now]),
+        `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, etag, created_at) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        rows.flatMap((row, index) => [row.id, sessionId, index + 1, row.key, row.width, row.height, row.size, row.etag, now]),
       )
       // A session without photos has no live gallery: a link would only lead guests to a 404.
       await enqueueGalleryLinks(tx, sessionId, galleryUrl)
@@ -70,5 +70,5 @@ async function checkStoredPhotos(storage: PhotoStorage, keys: readonly string[])
   )
   const notJpeg = keys.filter((_, index) => sizes[index] === undefined)
   if (notJpeg.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Uploads that are not JPEG images', { notJpeg })
-  return keys.map((key, index) => ({ key, ...sizes[index]!, size: heads[index]!.size }))
+  return keys.map((key, index) => ({ key, ...sizes[index]!, size: heads[index]!.size, etag: heads[index]!.etag }))
 }

@@ -2,10 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { newId } from '../../ids.js'
 import { requireActiveSession } from '../sessions/session-state.js'
-import { requireStorage, sessionPrefix, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
-
-/** Long enough for a burst over venue Wi-Fi, short enough that a leaked URL soon dies. */
-export const UPLOAD_URL_TTL_SECONDS = 15 * 60
+import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
 
 /** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */
 export async function createUploadTargets(

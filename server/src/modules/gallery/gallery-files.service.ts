@@ -37,12 +37,17 @@ export const photoFileName = (label: string, position: number) => `${label} ${po
 /** Large reads: a zip moves a gigabyte, and every chunk costs the same whatever its size. */
 const ZIP_READ_BYTES = 1024 * 1024
 
+type PhotoRow = { storage_key: string; position: number; size_bytes: number; etag: string | null; label: string; event_id: string }
+
+/** The bytes sent are those completion recorded, or none: the declared length is the recorded size. */
+const expected = (photo: PhotoRow) => ({ size: photo.size_bytes, etag: photo.etag ?? undefined })
+
 export type FileDeps = { db: PoolSql; storage?: PhotoStorage; now: Date; signal: AbortSignal; onError: (error: unknown) => void }
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
 export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: string): Promise<BytesAnswer> {
-  const [photo] = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
-    `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
+  const [photo] = await deps.db.rows<PhotoRow>(
+    `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
        from photo p join session s on s.id = p.session_id join event_set st on st.id = s.set_id
       where p.id = $1 and p.session_id = $2 and ${isLive('s')}`,
     [photoId, sessionId],
@@ -57,13 +62,15 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
       'cache-control': 'private, no-store',
     },
     async open() {
-      const stream = await storage.openStream(photo.storage_key)
+      const stream = await storage.openStream(photo.storage_key, expected(photo))
       try {
         await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
       } catch (error) {
         stream.destroy()
         throw error
       }
+      // A photo that turns out shorter or longer than recorded ends the answer mid-way: say why.
+      stream.once('error', deps.onError)
       if (deps.signal.aborted) stream.destroy()
       else deps.signal.addEventListener('abort', () => stream.destroy(), { once: true })
       return { body: stream }
@@ -73,8 +80,8 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
 
 /** Every photo of a live gallery in one stored zip, streamed; counted as a zip. */
 export async function downloadZip(deps: FileDeps, sessionId: string): Promise<BytesAnswer> {
-  const photos = await deps.db.rows<{ storage_key: string; position: number; size_bytes: number; label: string; event_id: string }>(
-    `select p.storage_key, p.position, p.size_bytes, s.label, st.event_id
+  const photos = await deps.db.rows<PhotoRow>(
+    `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
        from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
       where s.id = $1 and ${isLive('s')}
       order by p.position`,
@@ -87,7 +94,7 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
   const entries = photos.map((photo) => ({
     name: photoFileName(photo.label, photo.position),
     size: photo.size_bytes,
-    open: () => storage.openStream(photo.storage_key, { chunkBytes: ZIP_READ_BYTES, pool }),
+    open: () => storage.openStream(photo.storage_key, expected(photo), { chunkBytes: ZIP_READ_BYTES, pool }),
   }))
   const size = storedZipSize(entries)
   return {

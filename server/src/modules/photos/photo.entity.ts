@@ -11,6 +11,8 @@ export class Photo {
   width!: number
   height!: number
   sizeBytes!: number
+  /** The stored object's ETag at completion; absent on photos recorded before it was kept. */
+  etag?: string
   createdAt = new Date()
 }
 
@@ -26,6 +28,7 @@ export const PhotoSchema = new EntitySchema<Photo>({
     width: { type: 'integer' },
     height: { type: 'integer' },
     sizeBytes: { type: 'integer' },
+    etag: { type: 'text', nullable: true },
     createdAt: { type: 'Date' },
   },
 })

@@ -1,4 +1,4 @@
-import { type FileHandle, open } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 
 /**
@@ -33,16 +33,12 @@ export class ChunkPool {
 export class PooledFileStream extends Readable {
   private position = 0
 
-  private constructor(
+  /** Takes over `file` (opened by the caller, who checked it first) and closes it when done. */
+  constructor(
     private readonly file: FileHandle,
     private readonly pool: ChunkPool,
   ) {
     super()
-  }
-
-  /** Opens the file first, so that a missing one fails here and not as a stream error after headers. */
-  static async open(path: string, pool: ChunkPool): Promise<PooledFileStream> {
-    return new PooledFileStream(await open(path, 'r'), pool)
   }
 
   override _read(): void {

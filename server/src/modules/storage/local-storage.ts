@@ -1,26 +1,49 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import type { Stats } from 'node:fs'
+import { link, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 
 import { PooledFileStream } from './chunk-pool.js'
-import { isPhotoKey, PHOTO_CONTENT_TYPE, type PhotoStorage, type UploadTarget } from './storage.js'
+import {
+  exactly,
+  isPhotoKey,
+  PHOTO_CONTENT_TYPE,
+  PhotoChangedError,
+  UPLOAD_URL_TTL_SECONDS,
+  type PhotoStorage,
+  type UploadTarget,
+} from './storage.js'
 
 export type LocalStorage = PhotoStorage & {
   readonly kind: 'local'
   /** The file of a key, or undefined for anything that is not a photo key (no path escapes the root). */
   pathOf(key: string): string | undefined
-  /** Stores an upload's body, refusing it past `maxBytes`; nothing is left behind on failure. */
+  /**
+   * Stores an upload's body, refusing it past `maxBytes` and when the key already holds a photo
+   * (`ObjectExistsError`); nothing is left behind on failure.
+   */
   receive(key: string, body: Readable, maxBytes: number): Promise<void>
+  /** Removes the partial uploads a crash left behind, untouched for `idleMs`. */
+  sweepPartialUploads(idleMs: number): Promise<number>
   /** Checks a presigned upload as S3 would: the signature covers key, content type and expiry. */
-  checkUpload(key: string, query: { expires?: unknown; signature?: unknown }, contentType: string | undefined, now: Date): UploadCheck
+  checkUpload(key: string, query: { expires?: unknown; signature?: unknown }, contentType: string | undefined, at: Date): UploadCheck
 }
 
 export type UploadCheck = { ok: true } | { ok: false; code: 'AccessDenied' | 'SignatureDoesNotMatch'; message: string }
 
+/** The local bucket's ETag: a file replaced in any way (a new inode, size or time) gets another. */
+const etagOf = (stats: Stats) => `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`
+
+/** A partial upload is written beside its photo under this prefix, then linked into place. */
+const PARTIAL_PREFIX = '.upload-'
+
+/** Allowance for clocks: an expiry further ahead than a URL can live was not signed by this service's rules. */
+const MAX_EXPIRY_MS = (UPLOAD_URL_TTL_SECONDS + 60) * 1000
+
 /** The development bucket: a folder on disk, written through this server's signed `PUT /photos/<key>`. */
-export function createLocalStorage(options: { root: string; publicUrl: string; secret: string }): LocalStorage {
+export function createLocalStorage(options: { root: string; publicUrl: string; secret: string; now?: () => Date }): LocalStorage {
+  const now = options.now ?? (() => new Date())
   const root = resolve(options.root)
   const sign = (key: string, contentType: string, expires: number) =>
     createHmac('sha256', options.secret).update(`PUT\n${key}\n${contentType}\n${expires}`).digest('base64url')
@@ -42,18 +65,19 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
 
     async presignUpload(key, expiresInSeconds): Promise<UploadTarget> {
       requirePath(key)
-      const expires = Math.floor(Date.now() / 1000) + expiresInSeconds
+      const expires = Math.floor(now().getTime() / 1000) + expiresInSeconds
       const query = new URLSearchParams({ expires: String(expires), signature: sign(key, PHOTO_CONTENT_TYPE, expires) })
       return {
         key,
         url: `${options.publicUrl}/photos/${key}?${query}`,
         method: 'PUT',
-        headers: { 'Content-Type': PHOTO_CONTENT_TYPE },
+        // As on S3: the bucket refuses to replace a photo whatever is sent; the header says so to the booth.
+        headers: { 'Content-Type': PHOTO_CONTENT_TYPE, 'If-None-Match': '*' },
         expiresAt: expires * 1000,
       }
     },
 
-    checkUpload(key, query, contentType, now): UploadCheck {
+    checkUpload(key, query, contentType, at): UploadCheck {
       const expires = Number(query.expires)
       if (typeof query.signature !== 'string' || !Number.isInteger(expires)) {
         return { ok: false, code: 'AccessDenied', message: 'Query-string authentication requires the expires and signature parameters' }
@@ -67,15 +91,17 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
           message: 'The request signature we calculated does not match the signature you provided. Check the key and the Content-Type header.',
         }
       }
-      if (expires * 1000 < now.getTime()) return { ok: false, code: 'AccessDenied', message: 'Request has expired' }
+      if (expires * 1000 < at.getTime()) return { ok: false, code: 'AccessDenied', message: 'Request has expired' }
+      if (expires * 1000 - at.getTime() > MAX_EXPIRY_MS) {
+        return { ok: false, code: 'AccessDenied', message: `Presigned URLs last at most ${UPLOAD_URL_TTL_SECONDS} seconds` }
+      }
       return { ok: true }
     },
 
     async head(key) {
       const stats = await stat(requirePath(key)).catch(() => undefined)
-      return stats?.isFile() ? { size: stats.size } : undefined
+      return stats?.isFile() ? { size: stats.size, etag: etagOf(stats) } : undefined
     },
-
     async readRange(key, start, length) {
       const file = await open(requirePath(key), 'r')
       try {
@@ -86,19 +112,22 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
         await file.close()
       }
     },
-
-    async openStream(key, options): Promise<Readable> {
-      if (options?.pool) return PooledFileStream.open(requirePath(key), options.pool)
-      const stream = createReadStream(requirePath(key), options?.chunkBytes ? { highWaterMark: options.chunkBytes } : {})
-      // Surface a missing file here, not as a stream error after headers are sent.
-      await new Promise<void>((resolveOpen, reject) => stream.once('open', () => resolveOpen()).once('error', reject))
-      return stream
+    async openStream(key, expected, options): Promise<Readable> {
+      // Opened first, so that a missing or changed file fails here and not as a stream error after headers.
+      const file = await open(requirePath(key), 'r')
+      const stats = await file.stat().catch(async (error: unknown) => {
+        await file.close()
+        throw error
+      })
+      if (stats.size !== expected.size || (expected.etag !== undefined && etagOf(stats) !== expected.etag)) {
+        await file.close()
+        throw new PhotoChangedError(key, `size ${stats.size} and ETag ${etagOf(stats)}, recorded ${expected.size} and ${expected.etag}`)
+      }
+      const stream = options?.pool
+        ? new PooledFileStream(file, options.pool)
+        : file.createReadStream(options?.chunkBytes ? { highWaterMark: options.chunkBytes } : {})
+      return exactly(stream, expected.size, key)
     },
-
-    async put(key, body) {
-      await writeAtomically(requirePath(key), body)
-    },
-
     async receive(key, body, maxBytes) {
       let received = 0
       const limited = async function* () {
@@ -108,7 +137,21 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
           yield chunk
         }
       }
-      await writeAtomically(requirePath(key), limited())
+      await writeOnce(requirePath(key), limited())
+    },
+    async sweepPartialUploads(idleMs) {
+      const sessions = join(root, 'sessions')
+      const folders = await readdir(sessions).catch(() => [] as string[])
+      let removed = 0
+      for (const folder of folders) {
+        const names = await readdir(join(sessions, folder)).catch(() => [] as string[])
+        for (const name of names.filter((n) => n.startsWith(PARTIAL_PREFIX))) {
+          const path = join(sessions, folder, name)
+          const stats = await stat(path).catch(() => undefined)
+          if (stats && now().getTime() - stats.mtimeMs > idleMs && (await unlink(path).then(() => true, () => false))) removed++
+        }
+      }
+      return removed
     },
   }
 }
@@ -119,15 +162,26 @@ export class EntityTooLargeError extends Error {
   }
 }
 
-/** A reader never sees half a photo: write beside it, then rename over it. */
-export async function writeAtomically(path: string, body: Buffer | AsyncIterable<Uint8Array>): Promise<void> {
+/** The key already holds a photo: S3 answers a conditional write (If-None-Match: *) so. */
+export class ObjectExistsError extends Error {
+  constructor() {
+    super('At least one of the pre-conditions you specified did not hold')
+  }
+}
+
+/**
+ * A reader never sees half a photo, and a photo is never replaced: the body is written beside it,
+ * then linked into place, which fails if the name is taken (two uploads racing for one key included).
+ */
+async function writeOnce(path: string, body: AsyncIterable<Uint8Array>): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
-  const temporary = join(dirname(path), `.upload-${randomBytes(8).toString('hex')}`)
+  const partial = join(dirname(path), `${PARTIAL_PREFIX}${randomBytes(8).toString('hex')}`)
   try {
-    await writeFile(temporary, body)
-    await rename(temporary, path)
-  } catch (error) {
-    await unlink(temporary).catch(() => {})
-    throw error
+    await writeFile(partial, body)
+    await link(partial, path).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'EEXIST' ? new ObjectExistsError() : error
+    })
+  } finally {
+    await unlink(partial).catch(() => {})
   }
 }

@@ -1,7 +1,8 @@
 import { Router, type Response } from 'express'
 
 import type { Config } from '../../config.js'
-import { EntityTooLargeError, type LocalStorage } from './local-storage.js'
+import type { PoolSql } from '../../db/pool-sql.js'
+import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
 import { PHOTO_CONTENT_TYPE, type PhotoStorage } from './storage.js'
 
 /** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
@@ -22,7 +23,7 @@ function s3Error(res: Response, status: number, code: string, message: string) {
  * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
  * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
  */
-export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefined, now: () => Date): Router {
+export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefined, db: PoolSql, now: () => Date): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
@@ -30,7 +31,11 @@ export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefin
   router.get('/*key', (req, res, next) => {
     const path = local?.pathOf(keyOf(req.params.key))
     if (!path) return void notFound(res)
-    res.sendFile(path, { headers: { 'Content-Type': PHOTO_CONTENT_TYPE }, maxAge: '1y', immutable: true }, (error) => {
+    // Photos are shown by gallery pages on other origins, as they would be from the CDN.
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin')
+    // `pathOf` confines the path to the bucket; the bucket itself may sit in a dot-folder (`.data`).
+    const options = { headers: { 'Content-Type': PHOTO_CONTENT_TYPE }, maxAge: '1y', immutable: true, dotfiles: 'allow' as const }
+    res.sendFile(path, options, (error) => {
       if (!error) return
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) notFound(res)
       else next(error)
@@ -47,12 +52,22 @@ export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefin
       return s3Error(res, 400, 'EntityTooLarge', new EntityTooLargeError(MAX_PHOTO_BYTES).message)
     }
     try {
+      // A gallery's photos are immutable: no upload once its session was completed or cancelled,
+      // and none over a photo already stored (a URL replayed within its 15 minutes).
+      const [session] = await db.rows<{ status: string }>('select status from session where id = $1', [key.split('/')[1]])
+      if (session?.status !== 'active') {
+        return s3Error(res, 403, 'AccessDenied', 'The session of this upload is no longer active')
+      }
+      if (await local.head(key)) {
+        return s3Error(res, 412, 'PreconditionFailed', new ObjectExistsError().message)
+      }
       await local.receive(key, req, MAX_PHOTO_BYTES)
       res.status(200).end()
     } catch (error) {
-      if (!(error instanceof EntityTooLargeError)) return next(error)
+      if (!(error instanceof EntityTooLargeError || error instanceof ObjectExistsError)) return next(error)
       res.setHeader('Connection', 'close')
-      s3Error(res, 400, 'EntityTooLarge', error.message)
+      if (error instanceof ObjectExistsError) s3Error(res, 412, 'PreconditionFailed', error.message)
+      else s3Error(res, 400, 'EntityTooLarge', error.message)
     }
   })
 

@@ -2,7 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3Serv
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
-import { PHOTO_CONTENT_TYPE, type PhotoStorage, type UploadTarget } from './storage.js'
+import { exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, type PhotoStorage, type UploadTarget } from './storage.js'
 
 export type S3Settings = {
   bucket: string
@@ -14,7 +14,8 @@ export type S3Settings = {
   secretAccessKey: string
 }
 
-export function createS3Storage(settings: S3Settings): PhotoStorage {
+export function createS3Storage(settings: S3Settings & { now?: () => Date }): PhotoStorage {
+  const now = settings.now ?? (() => new Date())
   const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -27,22 +28,24 @@ export function createS3Storage(settings: S3Settings): PhotoStorage {
     kind: 's3',
 
     async presignUpload(key, expiresInSeconds): Promise<UploadTarget> {
-      const command = new PutObjectCommand({ Bucket, Key: key, ContentType: PHOTO_CONTENT_TYPE })
-      // Binding Content-Type makes S3 refuse (403) an upload that is not declared a JPEG.
-      const url = await getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type']) })
+      const command = new PutObjectCommand({ Bucket, Key: key, ContentType: PHOTO_CONTENT_TYPE, IfNoneMatch: '*' })
+      // Binding Content-Type makes S3 refuse (403) an upload that is not declared a JPEG; binding
+      // If-None-Match: * makes it a conditional write that cannot replace a photo (412), so a URL
+      // replayed after completion cannot change a published gallery.
+      const url = await getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type', 'if-none-match']) })
       return {
         key,
         url,
         method: 'PUT',
-        headers: { 'Content-Type': PHOTO_CONTENT_TYPE },
-        expiresAt: Date.now() + expiresInSeconds * 1000,
+        headers: { 'Content-Type': PHOTO_CONTENT_TYPE, 'If-None-Match': '*' },
+        expiresAt: now().getTime() + expiresInSeconds * 1000,
       }
     },
 
     async head(key) {
       try {
         const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }))
-        return { size: head.ContentLength ?? 0 }
+        return { size: head.ContentLength ?? 0, etag: head.ETag ?? '' }
       } catch (error) {
         if (isNotFound(error)) return undefined
         throw error
@@ -54,13 +57,19 @@ export function createS3Storage(settings: S3Settings): PhotoStorage {
       return Buffer.from((await object.Body?.transformToByteArray()) ?? [])
     },
 
-    async openStream(key) {
-      const object = await client.send(new GetObjectCommand({ Bucket, Key: key }))
-      return object.Body as Readable
-    },
-
-    async put(key, body) {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: PHOTO_CONTENT_TYPE }))
+    async openStream(key, expected) {
+      try {
+        // If-Match: S3 refuses (412) an object that is no longer the one completion recorded.
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: key, IfMatch: expected.etag || undefined }))
+        if (object.ContentLength !== undefined && object.ContentLength !== expected.size) {
+          ;(object.Body as Readable).destroy()
+          throw new PhotoChangedError(key, `size ${object.ContentLength}, recorded ${expected.size}`)
+        }
+        return exactly(object.Body as Readable, expected.size, key)
+      } catch (error) {
+        if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412) throw new PhotoChangedError(key, 'its ETag changed')
+        throw error
+      }
     },
   }
 }

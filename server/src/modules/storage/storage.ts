@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream'
+import { pipeline, Transform, type Readable } from 'node:stream'
 
 import { AppError } from '../../errors.js'
 import type { ChunkPool } from './chunk-pool.js'
@@ -17,21 +17,58 @@ export type UploadTarget = {
   expiresAt: number
 }
 
+/** Long enough for a burst over venue Wi-Fi, short enough that a leaked URL soon dies. */
+export const UPLOAD_URL_TTL_SECONDS = 15 * 60
+
+/** What storage says of an object: its size and its ETag, which changes whenever its bytes could have. */
+export type StoredObject = { size: number; etag: string }
+
+/** What completion recorded of a photo; photos recorded before ETags were kept have none. */
+export type Expected = { size: number; etag?: string }
+
 /** One interface, two places: an S3-compatible bucket, or a folder on disk in development. */
 export type PhotoStorage = {
   readonly kind: 'local' | 's3'
+  /** A PUT that can only create the object, never replace one: a published photo is immutable. */
   presignUpload(key: string, expiresInSeconds: number): Promise<UploadTarget>
-  /** Size of a stored object, or undefined when there is none under the key. */
-  head(key: string): Promise<{ size: number } | undefined>
+  /** Size and ETag of a stored object, or undefined when there is none under the key. */
+  head(key: string): Promise<StoredObject | undefined>
   /** Bytes [start, start + length) of a stored object, fewer at its end. */
   readRange(key: string, start: number, length: number): Promise<Buffer>
   /**
-   * `chunkBytes` suggests a read size where the storage chooses one (the local bucket); with
-   * `pool`, the local bucket reads into the pool's buffers, and the reader of the stream gives
-   * each chunk back when it is done with it.
+   * The object's bytes, exactly `expected.size` of them, or a stream that fails (`PhotoChangedError`)
+   * when the object is no longer the one completion recorded. `chunkBytes` suggests a read size where
+   * the storage chooses one (the local bucket); with `pool`, the local bucket reads into the pool's
+   * buffers, and the reader of the stream gives each chunk back when it is done with it.
    */
-  openStream(key: string, options?: { chunkBytes?: number; pool?: ChunkPool }): Promise<Readable>
-  put(key: string, body: Buffer): Promise<void>
+  openStream(key: string, expected: Expected, options?: { chunkBytes?: number; pool?: ChunkPool }): Promise<Readable>
+}
+
+/** A stored photo whose size or ETag differs from what completion recorded: its bytes are not sent. */
+export class PhotoChangedError extends Error {
+  constructor(key: string, detail: string) {
+    super(`stored photo ${key} is not the one completion recorded: ${detail}`)
+    this.name = 'PhotoChangedError'
+  }
+}
+
+/**
+ * Passes `source` on and fails, before sending a byte too many or at an early end, unless it holds
+ * exactly `size` bytes: an answer never sends more or fewer bytes than its Content-Length declared.
+ */
+export function exactly(source: Readable, size: number, key: string): Readable {
+  let seen = 0
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length
+      done(seen > size ? new PhotoChangedError(key, `more than the ${size} bytes recorded`) : null, chunk)
+    },
+    flush(done) {
+      done(seen < size ? new PhotoChangedError(key, `${seen} bytes, ${size} recorded`) : null)
+    },
+  })
+  // Either side failing or closing early ends both: the storage stream is never left open.
+  return pipeline(source, guard, () => {}) as Readable
 }
 
 /** In production without a bucket, the routes that need one answer 503; nothing is faked. */
