@@ -59,3 +59,28 @@ describe('a body over the limit to a path no route matches', () => {
     expect((await fetch(`${app.url}/openapi.json`)).status).toBe(200)
   })
 })
+
+describe('malformed %-escapes and OPTIONS', () => {
+  for (const path of ['/gallery/%ff/zip', '/gallery/%E0%A4%A/zip', '/gallery/abc/photos/%ff/download', '/photos/sessions/%ff/x.jpg']) {
+    it(`when GET ${path}, then the byte routes' plain 404 Not Found, like any unknown id`, async () => {
+      const response = await fetch(`${app.url}${path}`)
+      expect(response.status).toBe(404)
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/)
+      expect(await response.text()).toBe('Not Found')
+    })
+  }
+
+  it('when a JSON route is asked with a malformed %-escape, then its own 404 text', async () => {
+    const response = await fetch(`${app.url}/gallery/%ff`)
+    expect([response.status, await response.json()]).toEqual([404, { error: 'no such gallery' }])
+  })
+
+  for (const path of ['/photos/sessions/a/b.jpg', '/gallery/abc/zip', '/track', '/sets/abc/sessions', '/openapi.json', '/booth/events']) {
+    it(`when OPTIONS ${path}, then 404 JSON { error: "Not Found" } as on every other route`, async () => {
+      const response = await fetch(`${app.url}${path}`, { method: 'OPTIONS' })
+      expect(response.status).toBe(404)
+      expect(await response.json()).toEqual({ error: 'Not Found' })
+      expect(response.headers.get('allow')).toBeNull()
+    })
+  }
+})
