@@ -9,7 +9,7 @@ import type { RedisClientType } from 'redis'
 import type { Config } from './config.js'
 import type { AppContext } from './context.js'
 import type { PoolSql } from './db/pool-sql.js'
-import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { AppError, encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import { badRequest, limitBody } from './http/body-limit.js'
 import { securityHeaders } from './http/security-headers.js'
 import type { Logger } from './logger.js'
@@ -50,7 +50,8 @@ export function createApp({ config, orm, db, logger, openApiDocument, storage, n
   const servedDocument = JSON.stringify({ ...openApiDocument, servers: [{ url: config.publicUrl }] })
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
   const customErrorResponseBodyEncoder = (error: ORPCError<string, unknown>) => {
-    if (error.status >= 500) logger.error('request failed', error.cause ?? error)
+    // A 503 of the domain (storage or mail not configured) is an answer, not a fault to investigate.
+    if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
   const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder })

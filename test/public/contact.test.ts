@@ -134,6 +134,20 @@ describe('POST /contact', () => {
     expect(Object.keys(email).sort()).toEqual(['From', 'HtmlBody', 'MessageStream', 'Subject', 'Tag', 'TextBody', 'To'])
   })
 
+  it('when another field holds an address, then only the field the form types as an email becomes Reply-To', async () => {
+    await expectAnswer(await submit({ fields: { Name: 'ceo@victim.example', Email: 'not an address', Message: 'hi' } }), 200, { ok: true })
+    expect(JSON.parse(postmark.requests[0]!.body).ReplyTo).toBeUndefined()
+    await expectAnswer(await submit({ fields: { Name: 'ceo@victim.example', Email: 'ada@example.org', Message: 'hi' } }), 200, { ok: true })
+    expect(JSON.parse(postmark.requests[1]!.body).ReplyTo).toBe('ada@example.org')
+  })
+
+  it('when a label or a value holds a control character other than a line break, then 400 "Invalid submission"', async () => {
+    await expectAnswer(await submit({ fields: { 'Na\u0000me': 'Ada' } }), 400, { error: 'Invalid submission' })
+    await expectAnswer(await submit({ fields: { Message: 'hi\u0000there' } }), 400, { error: 'Invalid submission' })
+    await expectAnswer(await submit({ fields: { Message: 'lone \ud800' } }), 400, { error: 'Invalid submission' })
+    expect(postmark.requests).toHaveLength(0)
+  })
+
   it('when the content system goes down, then the last good copy keeps serving', async () => {
     await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
     cms.mode = 'down'

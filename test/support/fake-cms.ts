@@ -27,7 +27,7 @@ export async function startFakeCms(page: unknown): Promise<FakeCms> {
   return cms
 }
 
-/** A page as a headless CMS publishes it: the labels sit deep inside. */
+/** A page as a headless CMS publishes it: the labels sit deep inside; the field labelled Email is typed as one. */
 export const contactPage = (labels: string[]) => ({
-  data: { attributes: { title: 'Contact', form: labels.map((label) => ({ label, type: 'text' })) } },
+  data: { attributes: { title: 'Contact', form: labels.map((label) => ({ label, type: label === 'Email' ? 'email' : 'text' })) } },
 })

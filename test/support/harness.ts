@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { loadSettings, type Settings } from '@photobooth/server/config'
 import type { Orm } from '@photobooth/server/db/orm'
 import { newId } from '@photobooth/server/ids'
-import { createLogger } from '@photobooth/server/logger'
+import { createLogger, type Logger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { startServer, type RunningServer } from '@photobooth/server/server'
@@ -21,7 +21,7 @@ export type TestServer = RunningServer & {
  * The real service on an ephemeral port against the run's PostgreSQL, with a local bucket of its
  * own in a temporary folder unless the test chooses another storage.
  */
-export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date; logger?: Logger } = {}): Promise<TestServer> {
   const queries: string[] = []
   const bucket = await mkdtemp(join(tmpdir(), 'photobooth-bucket-'))
   const defaults = loadSettings({ MODE: 'development' })
@@ -36,7 +36,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
     storage: { kind: 'local', root: bucket, secret: randomBytes(32).toString('base64url') },
     ...overrides,
   }
-  const running = await startServer({ settings, logger: createLogger({ silent: true }), onQuery: (sql) => queries.push(sql), now: options.now })
+  const running = await startServer({ settings, logger: options.logger ?? createLogger({ silent: true }), onQuery: (sql) => queries.push(sql), now: options.now })
   const stop = running.stop
   return Object.assign(running, {
     queries,

@@ -18,6 +18,28 @@ export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Invalid i
 // eslint-disable-next-line no-control-regex
 export const PathKey = z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, 'Invalid path segment')
 
+/**
+ * Text stored as given: without control characters (PostgreSQL cannot store NUL, and none belongs in
+ * a name, an address or a label) and without unpaired surrogates, which UTF-8 cannot carry: stored,
+ * they would become U+FFFD, and the stored text would differ from the text answered.
+ */
+export const PlainText = z
+  .string()
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'Control characters are not allowed')
+  .refine(isWellFormed, 'Unpaired surrogates are not allowed')
+
+/** Free text (a message): line breaks and tabs allowed, the other control characters and unpaired surrogates not. */
+export const MultilineText = z
+  .string()
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/, 'Control characters other than line breaks and tabs are not allowed')
+  .refine(isWellFormed, 'Unpaired surrogates are not allowed')
+
+function isWellFormed(text: string): boolean {
+  return !/\p{Surrogate}/u.test(text)
+}
+
 /** Milliseconds since the Unix epoch. */
 export const EpochMillis = z.int().nonnegative()
 

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { Id } from './common.js'
+import { Id, MultilineText, PlainText } from './common.js'
 
 export const SHARE_CHANNELS = ['facebook', 'instagram', 'tiktok', 'copy', 'native'] as const
 
@@ -19,7 +19,7 @@ export const CONTACT_LIMITS = { fields: 24, valueLength: 2_000, bodyBytes: 16 * 
 
 export const ContactSubmission = z.strictObject({
   fields: z
-    .record(z.string().min(1).max(200), z.string().max(CONTACT_LIMITS.valueLength))
+    .record(PlainText.min(1).max(200), MultilineText.max(CONTACT_LIMITS.valueLength))
     .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= CONTACT_LIMITS.fields)
     .describe('Field labels of the published contact page mapped to their values'),
 })

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { EpochMillis, Id } from './common.js'
+import { EpochMillis, Id, PlainText } from './common.js'
 import { GalleryEventSummary, SetSummary } from './event.js'
 import { Photo } from './photo.js'
 
@@ -10,22 +10,19 @@ const isEmail = (value: string) => emailSchema.safeParse(value).success
 export const SessionStatus = z.enum(['active', 'completed', 'cancelled'])
 
 export const Guest = z.strictObject({
-  name: z
-    .string()
+  name: PlainText
     .trim()
     .min(1, 'Name is required')
     .max(100)
     .describe('One name; stored as the first word plus the rest'),
-  email: z
-    .string()
+  email: PlainText
     .trim()
     .max(254)
     // Kiosk forms send blank fields as '': blank means "not given", anything else must be an address.
     .refine((value) => value === '' || isEmail(value), { message: 'Invalid email address' })
     .optional()
     .describe('Optional; the guest needs an email or a phone. Blank counts as not given'),
-  phone: z
-    .string()
+  phone: PlainText
     .trim()
     .max(40)
     .optional()

@@ -8,18 +8,21 @@ export type ContactFormSource =
   | { kind: 'file'; path: string; labelsPath: string; ttlMs: number }
   | { kind: 'none' }
 
+/** What the published page says: its labels, and those of the fields it types as an email address. */
+export type ContactForm = { labels: readonly string[]; emailLabels: readonly string[] }
+
 export type ContactLabels = {
-  /** The allowed labels, or undefined when there has never been a copy. */
-  get(): Promise<readonly string[] | undefined>
+  /** The published form, or undefined when there has never been a copy. */
+  get(): Promise<ContactForm | undefined>
 }
 
 const FETCH_TIMEOUT_MS = 5_000
 
 /**
- * Reads the labels at `path` in a document: dot-separated keys, `[]` after a key walks its array
+ * Reads the values at `path` in a document: dot-separated keys, `[]` after a key walks its array
  * (`fields[].label`, `data.attributes.form[].name`).
  */
-export function labelsAt(document: unknown, path: string): string[] {
+function valuesAt(document: unknown, path: string): unknown[] {
   let values: unknown[] = [document]
   for (const segment of path.split('.')) {
     const many = segment.endsWith('[]')
@@ -29,7 +32,25 @@ export function labelsAt(document: unknown, path: string): string[] {
       return many ? (Array.isArray(child) ? child : []) : [child]
     })
   }
-  return values.filter((value): value is string => typeof value === 'string' && value.length > 0)
+  return values
+}
+
+const isLabel = (value: unknown): value is string => typeof value === 'string' && value.length > 0
+
+/**
+ * The labels at `path`, and among them those whose field (the object holding the label) has
+ * `type: "email"` beside it, as form builders declare an email input.
+ */
+export function formAt(document: unknown, path: string): ContactForm {
+  const labels = valuesAt(document, path).filter(isLabel)
+  const cut = path.lastIndexOf('.')
+  const fields = cut < 0 ? [] : valuesAt(document, path.slice(0, cut))
+  const labelKey = path.slice(cut + 1)
+  const emailLabels = fields.flatMap((field) => {
+    const { [labelKey]: label, type } = (field !== null && typeof field === 'object' ? field : {}) as Record<string, unknown>
+    return type === 'email' && isLabel(label) ? [label] : []
+  })
+  return { labels, emailLabels }
 }
 
 /**
@@ -38,7 +59,7 @@ export function labelsAt(document: unknown, path: string): string[] {
  */
 export function createContactLabels(source: ContactFormSource, logger: Logger): ContactLabels {
   if (source.kind === 'none') return { get: async () => undefined }
-  let copy: { labels: string[]; fetchedAt: number } | undefined
+  let copy: { form: ContactForm; fetchedAt: number } | undefined
   let inFlight: Promise<void> | undefined
 
   const load = async () => {
@@ -51,21 +72,21 @@ export function createContactLabels(source: ContactFormSource, logger: Logger): 
               return response.text()
             },
           )
-    const labels = labelsAt(JSON.parse(text), source.labelsPath)
-    if (labels.length === 0) throw new Error(`no labels at ${source.labelsPath}`)
-    copy = { labels, fetchedAt: Date.now() }
+    const form = formAt(JSON.parse(text), source.labelsPath)
+    if (form.labels.length === 0) throw new Error(`no labels at ${source.labelsPath}`)
+    copy = { form, fetchedAt: Date.now() }
   }
 
   return {
     async get() {
-      if (copy && Date.now() - copy.fetchedAt < source.ttlMs) return copy.labels
+      if (copy && Date.now() - copy.fetchedAt < source.ttlMs) return copy.form
       inFlight ??= load()
         .catch((error: unknown) => logger.error('contact page labels could not be read; serving the last good copy', error))
         .finally(() => {
           inFlight = undefined
         })
       await inFlight
-      return copy?.labels
+      return copy?.form
     },
   }
 }

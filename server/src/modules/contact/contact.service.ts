@@ -29,19 +29,20 @@ function parseSubmission(body: unknown): { fields: Record<string, string>; label
 
 /**
  * The website contact form, relayed by email. Only the labels of the published contact page are
- * accepted: this is not a general mailer. The sender's address, when a field holds exactly one,
- * becomes Reply-To; nothing else of the submission reaches a mail header.
+ * accepted: this is not a general mailer. The value of the field the form types as an email, when it
+ * is an address, becomes Reply-To; nothing else of the submission reaches a mail header.
  */
 export async function submitContact(deps: { labels: ContactLabels; mailer?: ContactMailer }, body: unknown) {
   const { fields, labels } = parseSubmission(body)
-  const allowed = await deps.labels.get()
-  if (!allowed) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
-  const unknown = labels.filter((label) => !allowed.includes(label))
+  const form = await deps.labels.get()
+  if (!form) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
+  const unknown = labels.filter((label) => !form.labels.includes(label))
   if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown fields: ${unknown.join(', ')}`)
   if (!deps.mailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
-  const replyTo = Object.values(fields)
-    .map((value) => value.trim())
-    .find((value) => email.safeParse(value).success)
+  // Only a field the published form types as an email: a Name of "ceo@victim.example" is a name.
+  const replyTo = form.emailLabels
+    .map((label) => fields[label]?.trim())
+    .find((value) => value !== undefined && email.safeParse(value).success)
   try {
     await deps.mailer.send({ fields, replyTo })
   } catch (error) {

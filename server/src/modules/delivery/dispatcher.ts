@@ -86,7 +86,8 @@ export function startDispatcher(deps: { db: PoolSql; transports: Transports; log
       const permanent = error instanceof PermanentFailure
       if (permanent || message.attempts >= settings.maxAttempts) {
         await db.rows(`update outbox_message set status = 'failed', last_error = $2 where id = $1`, [message.id, reason])
-        logger.error(`${message.channel} to ${message.recipient} failed`, error)
+        // The recipient is a guest's address: the log names the message, the outbox row holds the rest.
+        logger.error(`${message.channel} message ${message.id} failed for good`, { name: (error as Error)?.name, permanent })
       } else {
         await db.rows(
           `update outbox_message set last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' where id = $1`,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
+import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
@@ -39,7 +40,8 @@ export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[]
 /** Creates the active session of 1 to 12 guests, linking each guest to a customer. */
 export async function registerGuests(em: EntityManager, setId: string, guests: readonly GuestInput[], now: Date) {
   const details = normaliseGuests(guests)
-  return em.transactional(async (tx) => {
+  // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
+  return transactionalWithRetry(em, async (tx) => {
     const set = await tx.findOne(EventSet, { id: setId })
     if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
     const customerIds = await linkCustomers(tx, details)

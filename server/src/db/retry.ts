@@ -1,0 +1,23 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import { DeadlockException, type EntityManager } from '@mikro-orm/postgresql'
+
+/** Enough for a burst of kiosks; past it, the conflict is not passing and the request fails. */
+const ATTEMPTS = 5
+
+/**
+ * `em.transactional`, run again when PostgreSQL aborts it for a deadlock or a serialization failure
+ * (SQLSTATE 40P01, 40001; MikroORM's DeadlockException): the transaction wrote nothing, and the
+ * same work a moment later succeeds. The pause grows and is jittered, so the transactions that
+ * collided do not collide again in step.
+ */
+export async function transactionalWithRetry<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await em.transactional(work)
+    } catch (error) {
+      if (!(error instanceof DeadlockException) || attempt >= ATTEMPTS) throw error
+      await sleep(Math.random() * 10 * 2 ** attempt)
+    }
+  }
+}

@@ -1,0 +1,80 @@
+import { createPoolSql } from '@photobooth/server/db/pool-sql'
+import { createLogger } from '@photobooth/server/logger'
+import { startDispatcher } from '@photobooth/server/modules/delivery/dispatcher'
+import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
+import { createClient, isDefinedError, safe } from '@photobooth/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
+import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+
+/** A logger whose lines are kept, as a log shipper would receive them. */
+function capturingLogger() {
+  const lines: string[] = []
+  return { lines, logger: createLogger({ write: (_stream, line) => void lines.push(line) }) }
+}
+
+let app: TestServer
+let postmark: FakeProvider
+beforeAll(async () => {
+  postmark = await startFakePostmark()
+  app = await startTestServer()
+})
+afterAll(async () => {
+  await app?.stop()
+  await postmark?.close()
+})
+
+describe('what the logs hold', () => {
+  it('when a statement with a guest\'s email fails in the database, then the log has its SQLSTATE and the statement, not the email', async () => {
+    const { lines, logger } = capturingLogger()
+    const error = await app.orm.em
+      .fork()
+      .execute('insert into customer (id, email, phone, first_name, last_name) values (?, ?, ?, ?, ?)', [null, 'ada.secret@example.org', '+14155550123', 'Ada', 'Lovelace'])
+      .catch((caught: unknown) => caught)
+    expect(String((error as Error).message)).toContain('ada.secret@example.org')
+    logger.error('request failed', error)
+    const record = JSON.parse(lines[0]!)
+    expect(record.error).toMatchObject({ code: '23502', message: expect.stringContaining('insert into customer') })
+    expect(lines[0]).not.toMatch(/ada\.secret|4155550123|Lovelace/)
+  })
+
+  it('when a message fails for good, then the log names the message, not the guest\'s address', async () => {
+    // Messages other tests left pending would take the refusal meant for this one.
+    await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada.private@example.org' }] })
+    postmark.queue(POSTMARK_INACTIVE)
+    const { lines, logger } = capturingLogger()
+    const dispatcher = startDispatcher({
+      db: createPoolSql(app.orm),
+      transports: { email: createPostmarkTransport({ serverToken: 't', from: 'Photos <p@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 }) },
+      logger,
+      settings: { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
+    })
+    try {
+      await expect.poll(() => lines.length, { timeout: 5_000 }).toBeGreaterThan(0)
+    } finally {
+      await dispatcher.stop()
+    }
+    const [row] = await app.orm.em.fork().execute<{ id: string }[]>('select id from outbox_message where session_id = ?', [gallery.sessionId])
+    expect(lines[0]).toContain(row!.id)
+    expect(lines.join('')).not.toContain('ada.private')
+  })
+
+  it('when a route answers 503 because storage is not configured, then nothing is logged as an error', async () => {
+    const { lines, logger } = capturingLogger()
+    const production = await startTestServer({ storage: { kind: 'none' } }, { logger })
+    try {
+      const { sets } = await seedEvent(production.orm)
+      const kiosk = createClient({ baseUrl: production.url })
+      const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+      const booth = createClient({ baseUrl: production.url, boothKey: await createTestBoothKey(production) })
+      const [error] = await safe(booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: 1 } }))
+      expect(isDefinedError(error) && error.status).toBe(503)
+    } finally {
+      await production.stop()
+    }
+    expect(lines.filter((line) => JSON.parse(line).level === 'error')).toEqual([])
+  })
+})
