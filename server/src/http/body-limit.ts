@@ -28,6 +28,8 @@ export function limitBody(
   Object.defineProperty(req, 'body', {
     configurable: true,
     get: () => (body ??= parseLimited(req, res, maxBytes, refusal)),
+    // A body parser that sets its own result replaces the lazy one.
+    set: (value: unknown) => void Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true }),
   })
 }
 
