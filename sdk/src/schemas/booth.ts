@@ -32,7 +32,11 @@ export const UploadTarget = z.object({
   key: PhotoKey,
   url: z.url().describe('Presigned: PUT the JPEG bytes here, answered by the storage service (XML errors)'),
   method: z.literal('PUT'),
-  headers: z.record(z.string(), z.string()).describe('Send exactly these; the signature binds Content-Type: image/jpeg'),
+  headers: z
+    .record(z.string(), z.string())
+    .describe(
+      'Send exactly these: the signature binds Content-Type: image/jpeg and If-None-Match: *, so the URL can create its photo but never replace one (412 PreconditionFailed)',
+    ),
   expiresAt: EpochMillis,
 })
 
