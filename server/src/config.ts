@@ -32,6 +32,7 @@ const Environment = z
     LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
     DELIVERY: z.enum(['on', 'off']).default('on'),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
     REDIS_URL: z.url().optional(),
     CONTACT_TO: z.email().optional(),
@@ -91,6 +92,8 @@ export type Config = {
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
   contact: ContactSettings
+  /** On SIGTERM, how long requests in flight may take before their connections are closed. */
+  shutdownGraceMs: number
 }
 
 /** The contact form: where its labels come from, and where submissions go (absent: 503). */
@@ -184,6 +187,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       mail: postmark && e.CONTACT_TO ? { kind: 'postmark', to: e.CONTACT_TO, ...postmark } : development ? { kind: 'console' } : undefined,
     },
     redisUrl: e.REDIS_URL,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     delivery: {
       dispatch: e.DELIVERY === 'on',
       email: postmark ? { kind: 'postmark', ...postmark } : development ? { kind: 'console' } : undefined,

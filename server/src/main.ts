@@ -1,13 +1,46 @@
+import { constants } from 'node:os'
+
 import { loadSettings } from './config.js'
 import { DEMO } from './db/seed.js'
 import { createLogger } from './logger.js'
-import { startServer } from './server.js'
+import { startServer, type RunningServer } from './server.js'
 
 const logger = createLogger()
 
+/** What closing the database and stopping the embedded cluster may take after the grace. */
+const STOP_MARGIN_MS = 15_000
+
 async function main() {
   const settings = loadSettings()
-  const running = await startServer({ settings, logger })
+  /** Set once started: a signal before that has nothing to drain. */
+  const service: { running?: RunningServer } = {}
+  let stopping = false
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    logger.info('stopping', { signal, graceMs: settings.shutdownGraceMs })
+    const { running } = service
+    // Still starting: nothing to drain. The embedded cluster, if it was started, is stopped by its
+    // 'exit' hook.
+    if (!running) process.exit(128 + constants.signals[signal])
+    // The drain is bounded by the grace; closing the database and the embedded cluster after it
+    // takes a moment. Should they hang, the process still ends.
+    setTimeout(() => {
+      logger.error('stop did not finish in time', new Error(`still stopping ${STOP_MARGIN_MS} ms after the grace`))
+      process.exit(1)
+    }, settings.shutdownGraceMs + STOP_MARGIN_MS).unref()
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('stop failed', error)
+        process.exit(1)
+      },
+    )
+  }
+  // SIGINT: Ctrl-C in a terminal. SIGHUP: that terminal closed. SIGTERM: everything else.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal))
+
+  const running = (service.running = await startServer({ settings, logger }))
   const base = running.config.publicUrl
   logger.info('photo booth service listening', { url: base, mode: settings.mode })
   if (settings.seedDemo) {
@@ -22,21 +55,6 @@ async function main() {
       ].join('\n'),
     )
   }
-  let stopping = false
-  const shutdown = (signal: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info('stopping', { signal })
-    running.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error('stop failed', error)
-        process.exit(1)
-      },
-    )
-  }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
 }
 
 main().catch((error: unknown) => {

