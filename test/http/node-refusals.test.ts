@@ -90,6 +90,16 @@ describe("Node's own refusals", () => {
     expectRefusal(await exchange(`${head}1;${'e'.repeat(20 * 1024)}\r\nx\r\n0\r\n\r\n`), 413)
   })
 
+  it('when a HEAD is refused, then the refusal has the headers and no body, alone or after a good request', async () => {
+    const [alone] = await exchange('HEAD /openapi.json HTTP/1.1\r\nHost: localhost\r\nContent-Type: \x00\r\n\r\n')
+    expect(alone!.statusLine).toBe('HTTP/1.1 400 Bad Request')
+    expect(alone!.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+    expect(alone!.raw.endsWith('\r\n\r\n')).toBe(true)
+    const pipelined = await exchange('GET /no/such/route HTTP/1.1\r\nHost: localhost\r\n\r\nHEAD /openapi.json HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n')
+    expect(pipelined.map((answer) => answer.status)).toEqual([404, 400])
+    expect(pipelined[1]!.raw.endsWith('\r\n\r\n')).toBe(true)
+  })
+
   it('when Expect is not 100-continue, then 417 JSON with the security headers', async () => {
     expectRefusal(await exchange('GET /openapi.json HTTP/1.1\r\nHost: localhost\r\nExpect: the-unexpected\r\n\r\n'), 417)
   })

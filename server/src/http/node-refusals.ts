@@ -26,7 +26,7 @@ export function answerNodeRefusals(server: Server): { handle: (listener: Request
     // A connection the client already reset: nothing can be said on it.
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
     const pending = [...(inFlight.get(socket) ?? [])]
-    const answer = refusal(statusOf(error))
+    const answer = refusal(statusOf(error), undefined, refusedMethod(error) === 'HEAD')
     if (pending.every(([, req]) => req.complete)) {
       // The fault is in a request after them (pipelined): the refusal follows their answers.
       return void afterAll(pending.map(([res]) => res), () => (socket.writable ? endWith(socket, answer) : socket.destroy()))
@@ -81,13 +81,27 @@ const CONTENT_TYPE = 'application/json; charset=utf-8'
 
 const bodyOf = (status: number, text?: string) => JSON.stringify({ error: text ?? STATUS_CODES[status] ?? 'Error' })
 
-/** A whole answer in bytes, for a socket without a response object. */
-function refusal(status: number, text?: string): Buffer {
+/**
+ * The method of the request the parser gave up on, when the chunk it was parsing shows it: the
+ * request line starts the chunk, or follows the blank line that ended the request before it.
+ */
+function refusedMethod(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): string | undefined {
+  const packet = error.rawPacket?.toString('latin1', 0, error.bytesParsed)
+  if (packet === undefined) return undefined
+  const previousEnd = packet.lastIndexOf('\r\n\r\n')
+  return /^([A-Z]+) /.exec(previousEnd === -1 ? packet : packet.slice(previousEnd + 4))?.[1]
+}
+
+/**
+ * A whole answer in bytes, for a socket without a response object. The answer to a HEAD has the
+ * headers of the answer and no body (RFC 9110, section 9.3.2).
+ */
+function refusal(status: number, text?: string, head = false): Buffer {
   const body = bodyOf(status, text)
-  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`]
-  for (const [name, value] of SECURITY_HEADERS) head.push(`${name}: ${value}`)
-  head.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close')
-  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`)
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`]
+  for (const [name, value] of SECURITY_HEADERS) lines.push(`${name}: ${value}`)
+  lines.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close')
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${head ? '' : body}`)
 }
 
 function answer(res: ServerResponse, status: number): void {
