@@ -88,7 +88,8 @@ const bodyOf = (status: number, text?: string) => JSON.stringify({ error: text ?
 function refusedMethod(error: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): string | undefined {
   const packet = error.rawPacket?.toString('latin1', 0, error.bytesParsed)
   if (packet === undefined) return undefined
-  const previousEnd = packet.lastIndexOf('\r\n\r\n')
+  // Not the blank line that ends the refused request's own headers (an error found at their end).
+  const previousEnd = packet.lastIndexOf('\r\n\r\n', packet.length - 5)
   return /^([A-Z]+) /.exec(previousEnd === -1 ? packet : packet.slice(previousEnd + 4))?.[1]
 }
 
