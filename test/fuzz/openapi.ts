@@ -1,0 +1,103 @@
+/** The operations of `openapi/openapi.json`, as the fuzzer derives requests from them. */
+import { readFileSync } from 'node:fs'
+
+export type Schema = {
+  $ref?: string
+  type?: string
+  properties?: Record<string, Schema>
+  required?: string[]
+  additionalProperties?: boolean | Schema
+  propertyNames?: Schema
+  items?: Schema
+  minItems?: number
+  maxItems?: number
+  minLength?: number
+  maxLength?: number
+  pattern?: string
+  minimum?: number
+  maximum?: number
+  const?: unknown
+  enum?: unknown[]
+  anyOf?: Schema[]
+}
+
+type Parameter = { name: string; in: string; required?: boolean; schema: Schema }
+type OperationObject = {
+  operationId?: string
+  parameters?: Parameter[]
+  security?: Record<string, string[]>[]
+  requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> }
+  responses: Record<string, unknown>
+}
+type Document = { paths: Record<string, Record<string, OperationObject>>; components: { schemas: Record<string, Schema> } }
+
+export type Operation = {
+  /** `POST /sets/{setId}/sessions` */
+  id: string
+  method: string
+  template: string
+  pathParams: { name: string; schema: Schema }[]
+  /** Media types of the request body, and its schema (the same for each here). */
+  bodyTypes: string[]
+  bodySchema?: Schema
+  /** Needs `Authorization: Bearer <booth key>`. */
+  secured: boolean
+}
+
+export const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Document
+
+export function resolveSchema(schema: Schema): Schema {
+  if (!schema.$ref) return schema
+  const name = schema.$ref.replace('#/components/schemas/', '')
+  const target = document.components.schemas[name]
+  if (!target) throw new Error(`unknown schema ${schema.$ref}`)
+  return resolveSchema(target)
+}
+
+export const operations: Operation[] = Object.entries(document.paths).flatMap(([template, methods]) =>
+  Object.entries(methods).map(([method, operation]) => {
+    const content = operation.requestBody?.content ?? {}
+    const bodyTypes = Object.keys(content)
+    return {
+      id: `${method.toUpperCase()} ${template}`,
+      method: method.toUpperCase(),
+      template,
+      pathParams: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map(({ name, schema }) => ({ name, schema })),
+      bodyTypes,
+      bodySchema: bodyTypes[0] ? content[bodyTypes[0]]!.schema : undefined,
+      secured: (operation.security ?? []).some((requirement) => 'boothKey' in requirement),
+    }
+  }),
+)
+
+const templates = [...new Set(operations.map((operation) => operation.template))].map((template) => ({
+  template,
+  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
+}))
+
+/**
+ * The route a request reaches, for grouping failures: the path as the server resolves it (dot
+ * segments, `%2e`, backslashes and empty segments, as `app.ts`'s canonicalPath does), matched
+ * against the document's templates and the routes outside it.
+ */
+export function routeOf(method: string, target: string): { path: string | undefined; route: string } {
+  const path = canonicalPath(target)
+  if (path === undefined) return { path, route: `${method} (no path)` }
+  const verb = /^[A-Z]+$/.test(method) ? method : 'OTHER'
+  if (path === '/openapi.json') return { path, route: `${verb} /openapi.json` }
+  if (path.startsWith('/photos/')) return { path, route: `${verb} /photos/*` }
+  if (path.startsWith('/api/auth/sign-in/')) return { path, route: `${verb} /api/auth/sign-in/*` }
+  const found = templates.find(({ pattern }) => pattern.test(path))
+  if (found) return { path, route: `${verb} ${found.template}` }
+  if (path.startsWith('/booth/') || path === '/booth') return { path, route: `${verb} /booth/(unrouted)` }
+  return { path, route: `${verb} (unrouted)` }
+}
+
+export function canonicalPath(target: string): string | undefined {
+  try {
+    const url = new URL(`http://localhost${target.startsWith('/') ? '' : '/'}${target}`)
+    return url.pathname.replace(/\/{2,}/g, '/').replace(/(?<=.)\/$/, '') || '/'
+  } catch {
+    return undefined
+  }
+}
