@@ -22,6 +22,7 @@ import {
 } from '../support/fake-providers.js'
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
+import { serviceEnv } from '../support/processes.js'
 
 const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
 const TOKEN = 'postmark-server-token'
@@ -101,12 +102,7 @@ async function forkService(script: URL, env: Record<string, string>) {
   const child = fork(fileURLToPath(script), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: {
-      ...process.env,
-      MODE: 'development',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEED_DEMO: 'false',
+    env: serviceEnv({
       DATA_DIR: dataDir,
       DATABASE_URL: inject('databaseUrl'),
       DELIVERY: 'on',
@@ -114,7 +110,7 @@ async function forkService(script: URL, env: Record<string, string>) {
       POSTMARK_FROM: 'Photos <photos@example.com>',
       POSTMARK_API_URL: postmark.url,
       ...env,
-    },
+    }),
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   return {

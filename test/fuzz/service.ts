@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { serviceEnv } from '../support/processes.js'
 import type { FromService, Refs, ToService } from './protocol.js'
 
 /** The client-IP header the service trusts; the fuzzer sends odd and invalid values in it. */
@@ -42,18 +43,13 @@ export async function startFuzzService(databaseUrl: string): Promise<FuzzService
   let stderr = ''
   let restarts = 0
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    MODE: 'development',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SEED_DEMO: 'false',
+  const env = serviceEnv({
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     DELIVERY: 'off',
     RATE_LIMIT_WINDOW_MS: '1000',
     CLIENT_IP_HEADER,
-  }
+  })
   // Whatever the developer's shell points at, the fuzzed instance uses the local bucket and memory counts.
   for (const name of ['S3_BUCKET', 'REDIS_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL', 'CONTACT_FORM_URL', 'POSTMARK_SERVER_TOKEN', 'TWILIO_ACCOUNT_SID']) {
     delete env[name]

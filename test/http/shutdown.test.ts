@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { Agent, request, type IncomingHttpHeaders } from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -12,6 +11,7 @@ import { openOrm } from '@photobooth/server/db/orm'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { seedEvent } from '../support/harness.js'
+import { freePort, serviceEnv } from '../support/processes.js'
 
 /**
  * Shutting the service down, in a process of its own, started as the README says to run it in
@@ -59,28 +59,16 @@ async function tempFolder(): Promise<string> {
   return folder
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 /**
  * Starts the service and resolves once it listens. `detached`: in a process group of its own, as
  * a terminal runs a command (so that the whole group can be sent a Ctrl-C).
  */
 async function startService(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<Service> {
-  const { DATABASE_URL: _ignored, ...inherited } = process.env
   const child = spawn(process.execPath, COMMAND, {
     cwd: ROOT,
     detached: options.detached ?? false,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...inherited, MODE: 'development', HOST: '127.0.0.1', PORT: '0', SEED_DEMO: 'false', DELIVERY: 'off', ...env },
+    env: serviceEnv({ DATABASE_URL: undefined, DELIVERY: 'off', ...env }),
   })
   children.push(child)
   let stderr = ''
@@ -412,7 +400,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     const crashing = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/crash-after-start.ts', import.meta.url))], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, MODE: 'development', ...embeddedEnv(), SEED_DEMO: 'false', DELIVERY: 'off' },
+      env: serviceEnv({ ...embeddedEnv(), DELIVERY: 'off' }),
     })
     children.push(crashing)
     let stderr = ''

@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -7,22 +6,12 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from '@photobooth/server
 import { migrate, openOrm } from '@photobooth/server/db/orm'
 import type { TestProject } from 'vitest/node'
 
+import { freePort } from './processes.js'
+
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string
   }
-}
-
-/** A port nobody listens on right now, for the embedded PostgreSQL of this run. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**
