@@ -1,6 +1,6 @@
 import { ContractProcedure, isContractProcedure, type AnyContractRouter } from '@orpc/contract'
 import { implement } from '@orpc/server'
-import { contract, type Contract } from '@photobooth/sdk/contract'
+import { servedContract, type ServedContract } from '@photobooth/sdk/contract'
 
 import type { AppContext } from './context.js'
 
@@ -15,4 +15,4 @@ function withoutOutputSchemas(router: AnyContractRouter): AnyContractRouter {
 }
 
 /** The implementer every router builds on. Domain errors are ORPCErrors: no middleware translates them. */
-export const pub = implement(withoutOutputSchemas(contract) as Contract).$context<AppContext>()
+export const pub = implement(withoutOutputSchemas(servedContract) as ServedContract).$context<AppContext>()

@@ -16,7 +16,7 @@ import { createContactLabels } from './modules/contact/contact-labels.js'
 import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createConsoleTransport } from './modules/delivery/console-transport.js'
-import { startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
+import { startDispatcher } from './modules/delivery/dispatcher.js'
 import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
@@ -61,8 +61,6 @@ export type RunningServer = {
   config: Config
   orm: Orm
   server: Server
-  /** Absent when this instance does not dispatch (`DELIVERY=off`). */
-  dispatcher?: Dispatcher
   /**
    * Stops taking connections, answers the requests in flight (with `Connection: close`) within the
    * shutdown grace, then closes the database, the embedded cluster last.
@@ -150,7 +148,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         await orm.close()
         await embedded?.stop()
       })())
-    return { url: `http://localhost:${port}`, config, orm, server, dispatcher, stop }
+    return { url: `http://localhost:${port}`, config, orm, server, stop }
   } catch (error) {
     await redis?.quit()
     await orm.close()

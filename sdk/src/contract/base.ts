@@ -25,3 +25,9 @@ export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as 
 
 /** Routes limited per client IP (spec, section 8): 429 `{ error }`, without Retry-After. */
 export const rateLimited = { TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again in a minute.' } } as const
+
+/** The `{ error }` schema of the OpenAPI document, for routes that describe their own answers. */
+export const ErrorRef = { $ref: '#/components/schemas/Error' }
+
+/** A body the procedure checks itself, whose refusals are the spec's own words, not zod's shape. */
+export const AnyBody = z.object({ body: z.unknown() })

@@ -1,4 +1,3 @@
-import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { PathKey } from '../schemas/common.js'
@@ -6,47 +5,6 @@ import { EventPage, Gallery } from '../schemas/session.js'
 import { base, notFound } from './base.js'
 
 const tags = ['Gallery']
-
-/** A byte route's answer: the bytes with their headers. Its plain-text 404 is in the route's `spec`. */
-const BytesAnswer = z.object({
-  headers: z.record(z.string(), z.string()),
-  body: z.custom<ReadableStream<Uint8Array>>((value) => value instanceof ReadableStream),
-})
-
-const ERROR_JSON: OpenAPI.ResponseObject['content'] = {
-  'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } },
-}
-
-const TOO_MANY: OpenAPI.ResponseObject = { description: 'Over 60 requests a minute from this client IP.', content: ERROR_JSON }
-
-const STORAGE_MISSING: OpenAPI.ResponseObject = {
-  description: 'The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.',
-  content: ERROR_JSON,
-}
-
-const PLAIN_NOT_FOUND: OpenAPI.ResponseObject = {
-  description: 'Not live, or not in this gallery: the plain text `Not Found`.',
-  content: { 'text/plain': { schema: { type: 'string', enum: ['Not Found'] } } },
-}
-
-function bytesSpec(mediaType: string, description: string, limited = false) {
-  return (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
-    ...operation,
-    responses: {
-      '200': {
-        description,
-        headers: {
-          'Content-Disposition': { description: 'attachment, with the file name (RFC 6266)', schema: { type: 'string' } },
-          'Content-Length': { description: 'The exact size of the body', schema: { type: 'integer' } },
-        },
-        content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
-      },
-      '404': PLAIN_NOT_FOUND,
-      ...(limited ? { '429': operation.responses?.['429'] ?? TOO_MANY } : {}),
-      '503': STORAGE_MISSING,
-    },
-  })
-}
 
 export const gallery = {
   getEventPage: base
@@ -75,31 +33,4 @@ export const gallery = {
     .errors(notFound)
     .input(z.object({ sessionId: PathKey }))
     .output(Gallery),
-
-  downloadPhoto: base
-    .route({
-      method: 'GET',
-      path: '/gallery/{sessionId}/photos/{photoId}/download',
-      operationId: 'downloadPhoto',
-      summary: 'One photo as a file: `<label> <n>.jpg`; counted as a download',
-      tags,
-      outputStructure: 'detailed',
-      spec: bytesSpec('image/jpeg', 'The JPEG bytes, streamed from storage'),
-    })
-    .input(z.object({ sessionId: PathKey, photoId: PathKey }))
-    .output(BytesAnswer),
-
-  downloadZip: base
-    .route({
-      method: 'GET',
-      path: '/gallery/{sessionId}/zip',
-      operationId: 'downloadZip',
-      summary: 'Every photo in one stored (uncompressed) zip, streamed while it is built; counted as a zip',
-      description: 'Entries are `<label> <n>.jpg` in gallery order; the file is `<label>.zip`. Rate limited to 60 per minute per client IP.',
-      tags,
-      outputStructure: 'detailed',
-      spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
-    })
-    .input(z.object({ sessionId: PathKey }))
-    .output(BytesAnswer),
 }

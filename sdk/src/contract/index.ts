@@ -1,9 +1,15 @@
 import { boothContract } from './booth.js'
+import { contact } from './contact.js'
 import { gallery } from './gallery.js'
+import { galleryFiles } from './gallery-files.js'
 import { kiosk } from './kiosk.js'
-import { publicWrites } from './public-writes.js'
+import { tracking } from './tracking.js'
 
-/** The whole API: the one source of the server's routes, the OpenAPI document and the SDK. */
-export const contract = { kiosk, gallery, booth: boothContract, tracking: { track: publicWrites.track }, contact: { submit: publicWrites.contact } }
+/** What oRPC's handler serves, every JSON route: the server implements exactly this. */
+export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact }
+
+/** The whole API, the files Express streams included: the one source of the OpenAPI document and the SDK. */
+export const contract = { ...servedContract, gallery: { ...gallery, ...galleryFiles } }
 
 export type Contract = typeof contract
+export type ServedContract = typeof servedContract

@@ -42,6 +42,3 @@ function isWellFormed(text: string): boolean {
 
 /** Milliseconds since the Unix epoch. */
 export const EpochMillis = z.int().nonnegative()
-
-/** `{ error }`: the body of every domain error. */
-export const ErrorBody = z.object({ error: z.string() })

@@ -7,8 +7,6 @@ import { Photo } from './photo.js'
 const emailSchema = z.email()
 const isEmail = (value: string) => emailSchema.safeParse(value).success
 
-export const SessionStatus = z.enum(['active', 'completed', 'cancelled'])
-
 export const Guest = z.strictObject({
   name: PlainText
     .trim()

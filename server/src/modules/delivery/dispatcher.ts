@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto'
 
 import type { PoolSql } from '../../db/pool-sql.js'
 import type { Logger } from '../../logger.js'
+import { CHANNELS } from './outbox-message.entity.js'
 import { PermanentFailure, type OutgoingMessage, type Transports } from './transport.js'
 
 export type DispatcherSettings = {
@@ -45,8 +46,8 @@ export const NOT_CONFIGURED = 'not configured'
  */
 export function startDispatcher(deps: { db: PoolSql; transports: Transports; logger: Logger; settings: DispatcherSettings }): Dispatcher {
   const { db, transports, logger, settings } = deps
-  const configured = (['email', 'sms'] as const).filter((channel) => transports[channel])
-  const unconfigured = (['email', 'sms'] as const).filter((channel) => !transports[channel])
+  const configured = CHANNELS.filter((channel) => transports[channel])
+  const unconfigured = CHANNELS.filter((channel) => !transports[channel])
   let stopping = false
   let pass: Promise<unknown> | undefined
   let again = false

@@ -1,0 +1,37 @@
+import type { OpenAPI } from '@orpc/contract'
+import { z } from 'zod'
+
+import { AnyBody, base, ErrorRef, rateLimited } from './base.js'
+
+export const contact = {
+  submit: base
+    .route({
+      method: 'POST',
+      path: '/contact',
+      operationId: 'contact',
+      summary: 'Relay the website contact form by email',
+      description:
+        'Labels must be those of the published contact page. At most 24 fields, 2,000 characters per value, 16 KB in all. Rate limited to 60 per minute per client IP.',
+      tags: ['Contact'],
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ContactSubmission' } } } },
+        responses: {
+          ...operation.responses,
+          '400': {
+            description: '`{ "error": "Unknown fields: <labels>" }` or `{ "error": "Invalid submission" }`.',
+            content: { 'application/json': { schema: ErrorRef } },
+          },
+        },
+      }),
+    })
+    .errors({
+      ...rateLimited,
+      PAYLOAD_TOO_LARGE: { status: 413, message: 'Message too long' },
+      BAD_GATEWAY: { status: 502, message: 'The mail provider refused the message' },
+      SERVICE_UNAVAILABLE: { status: 503, message: 'Mail or the contact page is not available' },
+    })
+    .input(AnyBody)
+    .output(z.object({ ok: z.literal(true) })),
+}

@@ -1,0 +1,40 @@
+import type { OpenAPI } from '@orpc/contract'
+import { z } from 'zod'
+
+import { AnyBody, base, ErrorRef, rateLimited } from './base.js'
+
+export const tracking = {
+  track: base
+    .route({
+      method: 'POST',
+      path: '/track',
+      operationId: 'track',
+      summary: 'Count a view or a share click',
+      description:
+        'The body is a JSON document, sent as `text/plain` (a page-close `navigator.sendBeacon` needs no preflight) or `application/json`. A view of a gallery counts only while the gallery is live; a view of an event page only for a public event. Nothing about the visitor is stored. Rate limited to 60 per minute per client IP.',
+      tags: ['Tracking'],
+      successStatus: 204,
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        requestBody: {
+          required: true,
+          content: {
+            'text/plain': { schema: { $ref: '#/components/schemas/TrackBeacon' } },
+            'application/json': { schema: { $ref: '#/components/schemas/TrackBeacon' } },
+          },
+        },
+        responses: {
+          ...operation.responses,
+          '204': { description: 'Counted' },
+          '400': {
+            description: '`{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable.',
+            content: { 'application/json': { schema: ErrorRef } },
+          },
+        },
+      }),
+    })
+    .errors(rateLimited)
+    .input(AnyBody)
+    .output(z.void()),
+}

@@ -1,0 +1,13 @@
+import { z } from 'zod'
+
+import { MultilineText, PlainText } from './common.js'
+
+/** Contact form bounds (spec, section 8). */
+export const CONTACT_LIMITS = { fields: 24, valueLength: 2_000, bodyBytes: 16 * 1024 } as const
+
+export const ContactSubmission = z.strictObject({
+  fields: z
+    .record(PlainText.min(1).max(200), MultilineText.max(CONTACT_LIMITS.valueLength))
+    .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= CONTACT_LIMITS.fields)
+    .describe('Field labels of the published contact page mapped to their values'),
+})
