@@ -124,14 +124,22 @@ async function forkService(script: URL, env: Record<string, string>) {
   }
 }
 
+/**
+ * Reads the database until `done` holds, and fails with the last value read if it does not within
+ * `ms`: what the dispatcher wrote is only seen by reading PostgreSQL again.
+ */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await read()
-    if (done(value) || Date.now() > deadline) return value
+    if (done(value)) return value
+    if (Date.now() > deadline) throw new Error(`not done within ${ms} ms; last read: ${JSON.stringify(value)}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
+
+/** The dispatcher's claim of due messages, sent once per pass. */
+const CLAIM = /for update skip locked/
 
 const settled = (rows: Row[]) => rows.length > 0 && rows.every((row) => row.status !== 'pending')
 
@@ -186,8 +194,9 @@ describe('gallery links by Postmark and Twilio', () => {
     ])
     expect(rows.find((row) => row.channel === 'email')!.attempts).toBe(5)
     expect(rows.find((row) => row.channel === 'sms')!.attempts).toBe(3)
-    // What the providers accepted: once per message (the timed-out calls were abandoned by the client).
-    await new Promise((resolve) => setTimeout(resolve, 1_600))
+    // What the providers accepted: once per message (the timed-out calls were abandoned by the client),
+    // counted once the slow replies have been given.
+    await Promise.all([postmark.replied(), twilio.replied()])
     expect(postmark.accepted).toHaveLength(1)
     expect(twilio.accepted).toHaveLength(1)
   })
@@ -204,7 +213,8 @@ describe('gallery links by Postmark and Twilio', () => {
     ])
     expect(rows[0]!.last_error).toMatch(/inactive/)
     expect(rows[1]!.last_error).toMatch(/not a valid phone number/)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Two more passes of the dispatcher (the third has begun) send nothing again.
+    await app.sent(CLAIM, 3)
     expect(postmark.requests).toHaveLength(1)
     expect(twilio.requests).toHaveLength(1)
   })
@@ -255,7 +265,7 @@ describe('gallery links by Postmark and Twilio', () => {
       TEST_DISPATCHER: JSON.stringify({ ...FAST, leaseMs: 1_500 }),
     })
     try {
-      await until(async () => postmark.requests.length, (count) => count === 1, 20_000)
+      await postmark.received(1)
       expect(postmark.requests).toHaveLength(1)
     } finally {
       service.child.kill('SIGKILL')
@@ -319,7 +329,7 @@ describe('gallery links by Postmark and Twilio', () => {
     // The service as `pnpm start` runs it (server/src/main.ts), with its own signal handling.
     const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), {})
     try {
-      await until(async () => postmark.requests.length, (count) => count === 1, 20_000)
+      await postmark.received(1)
       service.child.kill('SIGTERM')
       expect(await service.exited).toBe(0)
     } finally {
@@ -343,7 +353,7 @@ describe('gallery links by Postmark and Twilio', () => {
       logger: createLogger({ silent: true }),
       settings: FAST,
     })
-    await until(async () => postmark.requests.length, (count) => count === 1)
+    await postmark.received(1)
     await dispatcher.stop()
     const rows = await messagesOf(app, gallery.sessionId)
     expect(rows.map(({ status, attempts }) => `${status}/${attempts}`).sort()).toEqual(['pending/0', 'pending/0', 'sent/1'])

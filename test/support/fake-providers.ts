@@ -16,6 +16,10 @@ export type FakeProvider = {
   queue(...replies: Reply[]): void
   /** Called for every request that got the success reply. */
   accepted: Recorded[]
+  /** Resolves once `count` requests in all have arrived; fails after `ms`. */
+  received(count: number, ms?: number): Promise<void>
+  /** Resolves once every request that arrived has had its reply given (or dropped, its client gone). */
+  replied(): Promise<void>
   close(): Promise<void>
 }
 
@@ -23,18 +27,41 @@ async function startFake(success: (request: Recorded) => Reply): Promise<FakePro
   const requests: Recorded[] = []
   const accepted: Recorded[] = []
   const queued: Reply[] = []
+  // Tests wait on these instead of sleeping: checked after every request and every reply.
+  let replying = 0
+  const waiters = new Set<() => boolean>()
+  const check = () => waiters.forEach((waiter) => waiter() && waiters.delete(waiter))
+  const waitFor = (done: () => boolean, ms: number, failure: () => string) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(waiter)
+        reject(new Error(failure()))
+      }, ms)
+      const waiter = () => {
+        if (!done()) return false
+        clearTimeout(timer)
+        resolve()
+        return true
+      }
+      if (!waiter()) waiters.add(waiter)
+    })
   const server = createServer((req, res) => {
     let body = ''
     req.on('data', (chunk) => (body += chunk))
     req.on('end', () => {
       const request = { method: req.method!, path: req.url!, headers: req.headers, body }
       requests.push(request)
+      replying++
       const reply = queued.shift() ?? success(request)
       setTimeout(() => {
-        if (res.destroyed) return
-        if (reply.status < 300) accepted.push(request)
-        res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body))
+        replying--
+        if (!res.destroyed) {
+          if (reply.status < 300) accepted.push(request)
+          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body))
+        }
+        check()
       }, reply.delayMs ?? 0)
+      check()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -43,6 +70,9 @@ async function startFake(success: (request: Recorded) => Reply): Promise<FakePro
     requests,
     accepted,
     queue: (...replies) => void queued.push(...replies),
+    received: (count, ms = 20_000) =>
+      waitFor(() => requests.length >= count, ms, () => `the fake provider got ${requests.length} requests within ${ms} ms, not ${count}`),
+    replied: () => waitFor(() => replying === 0, 10_000, () => `the fake provider still had ${replying} replies to give after 10 s`),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

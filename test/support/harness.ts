@@ -15,6 +15,8 @@ import { inject } from 'vitest'
 export type TestServer = RunningServer & {
   /** SQL statements sent since the last `queries.length = 0`. */
   queries: string[]
+  /** Resolves once `count` more statements matching `pattern` have been sent from now on; fails after `ms`. */
+  sent(pattern: RegExp, count: number, ms?: number): Promise<void>
 }
 
 /**
@@ -23,6 +25,7 @@ export type TestServer = RunningServer & {
  */
 export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date; logger?: Logger } = {}): Promise<TestServer> {
   const queries: string[] = []
+  const watchers = new Set<(sql: string) => void>()
   const bucket = await mkdtemp(join(tmpdir(), 'photobooth-bucket-'))
   const defaults = loadSettings({ MODE: 'development' })
   const settings: Settings = {
@@ -36,10 +39,30 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
     storage: { kind: 'local', root: bucket, secret: randomBytes(32).toString('base64url') },
     ...overrides,
   }
-  const running = await startServer({ settings, logger: options.logger ?? createLogger({ silent: true }), onQuery: (sql) => queries.push(sql), now: options.now })
+  const onQuery = (sql: string) => {
+    queries.push(sql)
+    watchers.forEach((watch) => watch(sql))
+  }
+  const running = await startServer({ settings, logger: options.logger ?? createLogger({ silent: true }), onQuery, now: options.now })
   const stop = running.stop
+  const sent = (pattern: RegExp, count: number, ms = 10_000) =>
+    new Promise<void>((resolve, reject) => {
+      let seen = 0
+      const watch = (sql: string) => {
+        if (!pattern.test(sql) || ++seen < count) return
+        watchers.delete(watch)
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        watchers.delete(watch)
+        reject(new Error(`${seen} of ${count} statements matching ${pattern} were sent within ${ms} ms`))
+      }, ms)
+      watchers.add(watch)
+    })
   return Object.assign(running, {
     queries,
+    sent,
     stop: async () => {
       await stop()
       await rm(bucket, { recursive: true, force: true })
