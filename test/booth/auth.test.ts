@@ -3,24 +3,62 @@ import { contract } from '@photobooth/sdk/contract'
 import { revokeBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 
 let app: TestServer
 let validKey: string
 let revokedKey: string
+let eventId: string
 beforeAll(async () => {
   app = await startTestServer()
+  eventId = (await seedEvent(app.orm)).event.id
   validKey = await createTestBoothKey(app, 'Valid booth')
   revokedKey = await createTestBoothKey(app, 'Revoked booth')
   await revokeBoothKey(app.orm.em.fork(), revokedKey.split('_')[1]!)
 })
 afterAll(() => app?.stop())
 
-/** Every /booth route of the contract, with its path parameters filled in. */
-const boothRoutes = Object.values(contract.booth).map((procedure) => {
-  const { method, path } = procedure['~orpc'].route as { method: string; path: string }
-  return { method, path: path.replace(/\{[^}]+\}/g, 'AAAAAAAAAAAAAAAAAAAAAA') }
+type BoothProcedure = keyof typeof contract.booth
+
+/** Every /booth route of the contract, with its path parameters filled in with an id that names nothing. */
+const boothRoutes = (Object.keys(contract.booth) as BoothProcedure[]).map((name) => {
+  const { method, path } = contract.booth[name]['~orpc'].route as { method: string; path: string }
+  return { name, method, path: path.replace(/\{[^}]+\}/g, 'AAAAAAAAAAAAAAAAAAAAAA') }
 })
+
+/** The schema failure's issue paths, from the validator's shape. */
+const issuePaths = (body: { error: { message: string } }) => (JSON.parse(body.error.message) as { path: unknown[] }[]).map((issue) => issue.path)
+
+/**
+ * What each procedure itself answers a valid key, for an id that names nothing and the body `{}`:
+ * the route's own answer, which only a request past authentication can get.
+ */
+const answerPastAuthentication: Record<BoothProcedure, (response: Response) => Promise<void>> = {
+  listEvents: async (response) => {
+    expect(response.status).toBe(200)
+    expect((await response.json()).events.map((event: { id: string }) => event.id)).toContain(eventId)
+  },
+  listQueue: async (response) => {
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such set' })
+  },
+  createUploads: async (response) => {
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body).toMatchObject({ success: false, error: { name: 'ZodError' } })
+    expect(issuePaths(body)).toEqual([['count']])
+  },
+  complete: async (response) => {
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body).toMatchObject({ success: false, error: { name: 'ZodError' } })
+    expect(issuePaths(body)).toEqual([['photos']])
+  },
+  cancel: async (response) => {
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such session' })
+  },
+}
 
 const call = (route: { method: string; path: string }, authorization?: string) =>
   fetch(`${app.url}${route.path}`, {
@@ -72,9 +110,8 @@ describe.each(boothRoutes)('auth on $method $path', (route) => {
     })
   }
 
-  it('when the key is valid, then the request gets past authentication', async () => {
-    const response = await call(route, `Bearer ${validKey}`)
-    expect([200, 400, 404]).toContain(response.status)
+  it('when the key is valid, then the route itself answers', async () => {
+    await answerPastAuthentication[route.name](await call(route, `Bearer ${validKey}`))
   })
 })
 
@@ -87,6 +124,38 @@ describe('booth keys', () => {
     expect(await read()).toBeNull()
     expect((await fetch(`${app.url}/booth/events`, { headers: { authorization: `bearer ${key}` } })).status).toBe(200)
     expect(Math.abs(Date.now() - (await read())!)).toBeLessThan(60_000)
+  })
+
+  it('when a key is used again within a minute, then its last use is not moved; a minute later, it is', async () => {
+    // The service's clock, moved by the test: authentication reads it for the time of use.
+    const start = Date.parse('2030-03-01T12:00:00.000Z')
+    let now = start
+    const clocked = await startTestServer({}, { now: () => new Date(now) })
+    try {
+      const key = await createTestBoothKey(clocked, 'Clocked booth')
+      const use = async () => expect((await fetch(`${clocked.url}/booth/events`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+      const lastUsed = async () =>
+        (
+          await clocked.orm.em
+            .fork()
+            .execute<{ used: number | null }[]>(`select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`, [key.split('_')[1]])
+        )[0]!.used
+      await use()
+      expect(await lastUsed()).toBe(start)
+      now = start + 30_000
+      await use()
+      now = start + 60_000
+      await use()
+      expect(await lastUsed()).toBe(start)
+      now = start + 60_001
+      await use()
+      expect(await lastUsed()).toBe(start + 60_001)
+      now = start + 90_000
+      await use()
+      expect(await lastUsed()).toBe(start + 60_001)
+    } finally {
+      await clocked.stop()
+    }
   })
 
   it('when a key is created, then only its hash is stored', async () => {
