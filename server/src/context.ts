@@ -1,30 +1,44 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
 import type { PoolSql } from './db/pool-sql.js'
+import type { Logger } from './logger.js'
+import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
-import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
+import type { OpenApiDocument } from './openapi.js'
 
-/** What every procedure receives: built per request, no module-level singletons. */
-export type AppContext = {
+/**
+ * What the app is built from: made once at start (server.ts), shared by every request. A new
+ * dependency is a field here and a line where server.ts builds it; procedures see it at once.
+ */
+export type Services = {
   config: Config
-  /** Forked for this request, on first use. */
-  em: EntityManager
+  orm: MikroORM
   /** Plain SQL for the hot public paths (gallery reads, counts). */
   db: PoolSql
+  logger: Logger
+  /** The one clock: every "now" of a request reads it (tests inject their own). */
   now: () => Date
-  /** For faults that happen after the answer has started (a zip whose source fails mid-way). */
-  logError: (error: unknown) => void
-  /** Tells the delivery dispatcher that messages were queued. */
-  wakeDelivery: () => void
+  /** Built beforehand (it is async) so that the app itself is ready synchronously. */
+  openApiDocument: OpenApiDocument
   /** Absent when the deployment has no storage configured: routes that need it answer 503. */
   storage?: PhotoStorage
+  /** Tells the delivery dispatcher that messages were queued. */
+  wakeDelivery: () => void
+  /** Shared rate-limit counts; absent: each instance counts its own. */
+  redis?: RedisClientType
   /** The labels of the published contact page. */
   contactLabels: ContactLabels
   /** Absent when mail is not configured: the contact form answers 503. */
   contactMailer?: ContactMailer
-  /** The booth whose key authenticated this request (booth routes only). */
-  caller?: Caller
 }
+
+/**
+ * What every procedure receives: the services, this request's entity manager (forked on first
+ * use), and the booth that authenticated it, if any (the booth routes narrow it to present).
+ * Domain functions take `fn(deps, input)`, their deps a `Pick` of this.
+ */
+export type AppContext = Services & { em: EntityManager; caller?: Caller }

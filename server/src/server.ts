@@ -85,14 +85,16 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     logger.info('embedded PostgreSQL started', { dataDir: settings.dataDir, port: settings.embeddedPostgresPort })
   }
   const orm = await openOrm(databaseUrl, { onQuery })
+  const clock = now ?? (() => new Date())
   let redis: RedisClientType | undefined
+  let server: Server | undefined
   try {
     await migrate(orm)
     if (settings.seedDemo) await seedDemo(orm.em.fork())
     const openApiDocument = await buildOpenApiDocument()
     redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
 
-    const server = createServer({
+    server = createServer({
       // Checked by answerNodeRefusals, which answers in the service's error shape.
       requireHostHeader: false,
       // Node checks headersTimeout (60 s) and requestTimeout (5 min) this often (every 30 s by default): a request
@@ -101,10 +103,11 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     })
     const refusals = answerNodeRefusals(server)
     const connections = trackConnections(server)
+    const listening = server
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(settings.port, settings.host, () => {
-        server.off('error', reject)
+      listening.once('error', reject)
+      listening.listen(settings.port, settings.host, () => {
+        listening.off('error', reject)
         resolve()
       })
     })
@@ -112,7 +115,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const config = resolveConfig(settings, port)
     // Nothing below awaits: the request listener is attached in the same tick as the listen
     // callback, so no request can arrive before it.
-    const storage = createStorage(settings.storage, config.publicUrl, now ?? (() => new Date()))
+    const storage = createStorage(settings.storage, config.publicUrl, clock)
     // A crash mid-upload leaves a partial file beside the photos; one untouched this long is dead.
     // Swept in the background: a large bucket must not delay the start.
     if (storage?.kind === 'local') {
@@ -126,9 +129,19 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
     const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
-    const contactLabels = createContactLabels(settings.contact.form, logger)
-    const contactMailer = createContactMailer(settings.contact, logger)
-    const app = createApp({ config, orm, db, logger, openApiDocument, storage, now, wakeDelivery: dispatcher?.wake, redis, contactLabels, contactMailer })
+    const app = createApp({
+      config,
+      orm,
+      db,
+      logger,
+      now: clock,
+      openApiDocument,
+      storage,
+      wakeDelivery: dispatcher?.wake ?? (() => {}),
+      redis,
+      contactLabels: createContactLabels(settings.contact.form, logger, clock),
+      contactMailer: createContactMailer(settings.contact, logger),
+    })
     server.on('request', connections.handle(refusals.handle(app)))
 
     const graceMs = settings.shutdownGraceMs
@@ -150,6 +163,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       })())
     return { url: `http://localhost:${port}`, config, orm, server, stop }
   } catch (error) {
+    server?.close()
     await redis?.quit()
     await orm.close()
     // An adopted cluster may be another running instance's (this one could not listen): left alone.

@@ -12,7 +12,19 @@ export const ValidationIssue = z.looseObject({
  * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
  * validation failure, whose field errors the SDK exposes as `data.issues`.
  */
-export const base = oc.errors({
+/**
+ * What the HTTP edge does for a route before oRPC sees it, declared on the route itself (its
+ * `meta`) so that reading the contract tells its limits:
+ * - `rateLimit`: at most `perMinute` requests a minute per client IP, counted in `bucket`;
+ * - `textBody`: the body reaches the procedure as text whatever its declared type, cut at
+ *   `maxBytes` of raw bytes with `tooLarge` (a status and the `error` text) as the answer.
+ */
+export type EdgePolicy = {
+  rateLimit?: { bucket: string; perMinute: number }
+  textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string } }
+}
+
+export const base = oc.$meta<EdgePolicy>({}).errors({
   BAD_REQUEST: {
     status: 400,
     message: 'Bad request',

@@ -1,6 +1,7 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
+import { CONTACT_LIMITS } from '../schemas/contact.js'
 import { AnyBody, base, ErrorRef, rateLimited } from './base.js'
 
 export const contact = {
@@ -26,6 +27,7 @@ export const contact = {
         },
       }),
     })
+    .meta({ rateLimit: { bucket: 'contact', perMinute: 60 }, textBody: { maxBytes: CONTACT_LIMITS.bodyBytes, tooLarge: { status: 413, error: 'Message too long' } } })
     .errors({
       ...rateLimited,
       PAYLOAD_TOO_LARGE: { status: 413, message: 'Message too long' },

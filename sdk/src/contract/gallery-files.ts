@@ -76,6 +76,7 @@ export const galleryFiles = {
       outputStructure: 'detailed',
       spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
     })
+    .meta({ rateLimit: { bucket: 'zip', perMinute: 60 } })
     .input(z.object({ sessionId: PathKey }))
     .output(BytesAnswer),
 }

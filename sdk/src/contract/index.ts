@@ -11,5 +11,6 @@ export const servedContract = { kiosk, gallery, booth: boothContract, tracking, 
 /** The whole API, the files Express streams included: the one source of the OpenAPI document and the SDK. */
 export const contract = { ...servedContract, gallery: { ...gallery, ...galleryFiles } }
 
+export type { EdgePolicy } from './base.js'
 export type Contract = typeof contract
 export type ServedContract = typeof servedContract

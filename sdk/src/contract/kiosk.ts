@@ -37,6 +37,7 @@ export const kiosk = {
       successDescription: 'The session was created and is waiting for the booth',
       inputStructure: 'detailed',
     })
+    .meta({ rateLimit: { bucket: 'register', perMinute: 60 } })
     .errors({ ...notFound, ...rateLimited })
     .input(z.object({ params: z.object({ setId: PathKey }), body: RegisterGuestsBody }))
     .output(CreatedSession),

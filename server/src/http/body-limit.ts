@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 
 import { ORPCError } from '@orpc/server'
 import { toStandardBody } from '@orpc/standard-server-node'
+import type { RequestHandler } from 'express'
 
 export const badRequest = (message: string) => new ORPCError('BAD_REQUEST', { message })
 
@@ -65,4 +66,17 @@ function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer | '
     const onGone = () => settle(() => reject(badRequest('The request body ended before it was complete')))
     req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
   })
+}
+
+/**
+ * For the routes that answer their own words for any bad body: the body reaches the procedure as
+ * text, whatever the declared type (a beacon sends text/plain; malformed JSON must not become oRPC's
+ * generic message), and is cut at `maxBytes` on its raw bytes, with or without a Content-Length.
+ */
+export function textBody(maxBytes: number, tooLarge: () => ORPCError<string, unknown>): RequestHandler {
+  return (req, res, next) => {
+    req.headers['content-type'] = 'text/plain; charset=utf-8'
+    limitBody(req, res, maxBytes, tooLarge)
+    next()
+  }
 }

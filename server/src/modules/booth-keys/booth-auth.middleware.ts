@@ -1,29 +1,33 @@
-import type { MikroORM } from '@mikro-orm/postgresql'
-import type { RequestHandler, Response } from 'express'
+import type { IncomingMessage } from 'node:http'
 
-import { authenticateBoothKey } from './booth-keys.service.js'
+import type { RequestHandler } from 'express'
+
+import type { Services } from '../../context.js'
+import { sendError, sendPlain } from '../../http/answers.js'
+import { authenticateBoothKey, type Caller } from './booth-keys.service.js'
 
 /** RFC 6750: the scheme (any case), one space, a b64token, nothing else. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i
 
-const unauthorized = (res: Response) => res.status(401).type('text/plain').send('Unauthorized')
+const callers = new WeakMap<IncomingMessage, Caller>()
+
+/** The booth whose key authenticated this request (booth routes only). */
+export const callerOf = (req: IncomingMessage): Caller | undefined => callers.get(req)
 
 /**
  * Guards every /booth route: 401 `Unauthorized` (plain text) for a missing, unknown or revoked
- * key, 400 for a header that is not one Bearer token. The booth is left in `res.locals.caller`.
+ * key, 400 for a header that is not one Bearer token. The booth is then `callerOf(req)`.
  */
-export function boothAuthentication(orm: MikroORM, now: () => Date): RequestHandler {
+export function boothAuthentication(deps: Pick<Services, 'orm' | 'now'>): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization
-    if (header === undefined) return void unauthorized(res)
+    if (header === undefined) return sendPlain(res, 401)
     const token = BEARER.exec(header)?.[1]
-    if (token === undefined) {
-      return void res.status(400).json({ error: 'Malformed Authorization header: expected "Bearer <booth key>"' })
-    }
+    if (token === undefined) return sendError(res, 400, { error: 'Malformed Authorization header: expected "Bearer <booth key>"' })
     try {
-      const caller = await authenticateBoothKey(orm.em.fork(), token, now())
-      if (!caller) return void unauthorized(res)
-      res.locals.caller = caller
+      const caller = await authenticateBoothKey(deps.orm.em.fork(), token, deps.now())
+      if (!caller) return sendPlain(res, 401)
+      callers.set(req, caller)
       next()
     } catch (error) {
       next(error)

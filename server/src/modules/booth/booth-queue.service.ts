@@ -1,11 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
-
+import type { AppContext } from '../../context.js'
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 
 /** Every event with its sets, newest start first: booths work private events too. */
-export async function listBoothEvents(em: EntityManager) {
+export async function listBoothEvents({ em }: Pick<AppContext, 'em'>) {
   const rows = await em.execute<
     { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }[]
   >(
@@ -27,7 +26,7 @@ export async function listBoothEvents(em: EntityManager) {
 }
 
 /** A set's active sessions, oldest first: whom the booth shoots next. */
-export async function listQueue(em: EntityManager, setId: string) {
+export async function listQueue({ em }: Pick<AppContext, 'em'>, { setId }: { setId: string }) {
   const [set] = await em.execute<{ id: string; slug: string; name: string }[]>('select id, slug, name from event_set where id = ?', [setId])
   if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
   const rows = await em.execute<

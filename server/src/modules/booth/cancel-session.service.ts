@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
-
+import type { AppContext } from '../../context.js'
 import { leaveActiveState } from '../sessions/session-state.js'
 
-export async function cancelSession(em: EntityManager, sessionId: string, now: Date) {
-  await em.transactional((tx) => leaveActiveState(tx, sessionId, { status: 'cancelled' }, now))
+export async function cancelSession({ em, now }: Pick<AppContext, 'em' | 'now'>, { sessionId }: { sessionId: string }) {
+  await em.transactional((tx) => leaveActiveState(tx, sessionId, { status: 'cancelled' }, now()))
   return { id: sessionId, status: 'cancelled' as const }
 }

@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
 import pLimit from 'p-limit'
 
+import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
@@ -12,8 +12,6 @@ import { isPhotoKey, requireStorage, sessionPrefix, type PhotoStorage } from '..
 /** Storage requests in flight at once per completion: quick for 60 photos, gentle on the bucket. */
 const STORAGE_CONCURRENCY = 8
 
-export type CompleteDeps = { em: EntityManager; storage?: PhotoStorage; cdnUrl: string; galleryUrl: string; onQueued?: () => void }
-
 type CheckedPhoto = { key: string; width: number; height: number; size: number; etag: string }
 
 /**
@@ -22,11 +20,15 @@ type CheckedPhoto = { key: string; width: number; height: number; size: number; 
  * every object a JPEG, its size read from its own header). Then one transaction records the
  * photos, moves the session to completed, and queues the gallery link for every guest.
  */
-export async function completeSession(deps: CompleteDeps, sessionId: string, keys: readonly string[], now: Date) {
+export async function completeSession(
+  deps: Pick<AppContext, 'em' | 'storage' | 'config' | 'now' | 'wakeDelivery'>,
+  { sessionId, keys }: { sessionId: string; keys: readonly string[] },
+) {
   await requireActiveSession(deps.em, sessionId)
   checkKeys(sessionId, keys)
   const photos = await checkStoredPhotos(requireStorage(deps.storage), keys)
-  const galleryUrl = `${deps.galleryUrl}/${sessionId}`
+  const galleryUrl = `${deps.config.galleryUrl}/${sessionId}`
+  const now = deps.now()
 
   const recorded = await deps.em.transactional(async (tx) => {
     await leaveActiveState(tx, sessionId, { status: 'completed', photoCount: photos.length }, now)
@@ -41,13 +43,13 @@ export async function completeSession(deps: CompleteDeps, sessionId: string, key
     }
     return rows
   })
-  if (recorded.length > 0) deps.onQueued?.()
+  if (recorded.length > 0) deps.wakeDelivery()
 
   return {
     id: sessionId,
     status: 'completed' as const,
     galleryUrl,
-    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.cdnUrl, row.key), width: row.width, height: row.height })),
+    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.config.cdnUrl, row.key), width: row.width, height: row.height })),
   }
 }
 

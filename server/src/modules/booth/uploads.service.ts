@@ -1,14 +1,12 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
-
+import type { AppContext } from '../../context.js'
 import { newId } from '../../ids.js'
 import { requireActiveSession } from '../sessions/session-state.js'
-import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type PhotoStorage, type UploadTarget } from '../storage/storage.js'
+import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type UploadTarget } from '../storage/storage.js'
 
 /** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */
 export async function createUploadTargets(
-  deps: { em: EntityManager; storage?: PhotoStorage },
-  sessionId: string,
-  count: number,
+  deps: Pick<AppContext, 'em' | 'storage'>,
+  { sessionId, count }: { sessionId: string; count: number },
 ): Promise<{ uploads: UploadTarget[] }> {
   await requireActiveSession(deps.em, sessionId)
   const storage = requireStorage(deps.storage)

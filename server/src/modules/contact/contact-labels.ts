@@ -57,7 +57,7 @@ export function formAt(document: unknown, path: string): ContactForm {
  * The labels with a time to live. Past it, the next request fetches again; while the content
  * system is down, the last good copy keeps serving. Concurrent requests share one fetch.
  */
-export function createContactLabels(source: ContactFormSource, logger: Logger): ContactLabels {
+export function createContactLabels(source: ContactFormSource, logger: Logger, now: () => Date = () => new Date()): ContactLabels {
   if (source.kind === 'none') return { get: async () => undefined }
   let copy: { form: ContactForm; fetchedAt: number } | undefined
   let inFlight: Promise<void> | undefined
@@ -74,12 +74,12 @@ export function createContactLabels(source: ContactFormSource, logger: Logger): 
           )
     const form = formAt(JSON.parse(text), source.labelsPath)
     if (form.labels.length === 0) throw new Error(`no labels at ${source.labelsPath}`)
-    copy = { form, fetchedAt: Date.now() }
+    copy = { form, fetchedAt: now().getTime() }
   }
 
   return {
     async get() {
-      if (copy && Date.now() - copy.fetchedAt < source.ttlMs) return copy.form
+      if (copy && now().getTime() - copy.fetchedAt < source.ttlMs) return copy.form
       inFlight ??= load()
         .catch((error: unknown) => logger.error('contact page labels could not be read; serving the last good copy', error))
         .finally(() => {

@@ -1,8 +1,8 @@
 import { ContactSubmission } from '@photobooth/sdk/schemas'
 import { z } from 'zod'
 
+import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import type { ContactLabels } from './contact-labels.js'
 
 export type ContactMessage = { fields: Record<string, string>; replyTo?: string }
 
@@ -32,19 +32,19 @@ function parseSubmission(body: unknown): { fields: Record<string, string>; label
  * accepted: this is not a general mailer. The value of the field the form types as an email, when it
  * is an address, becomes Reply-To; nothing else of the submission reaches a mail header.
  */
-export async function submitContact(deps: { labels: ContactLabels; mailer?: ContactMailer }, body: unknown) {
+export async function submitContact(deps: Pick<AppContext, 'contactLabels' | 'contactMailer'>, body: unknown) {
   const { fields, labels } = parseSubmission(body)
-  const form = await deps.labels.get()
+  const form = await deps.contactLabels.get()
   if (!form) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
   const unknown = labels.filter((label) => !form.labels.includes(label))
   if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown fields: ${unknown.join(', ')}`)
-  if (!deps.mailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
+  if (!deps.contactMailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
   // Only a field the published form types as an email: a Name of "ceo@victim.example" is a name.
   const replyTo = form.emailLabels
     .map((label) => fields[label]?.trim())
     .find((value) => value !== undefined && email.safeParse(value).success)
   try {
-    await deps.mailer.send({ fields, replyTo })
+    await deps.contactMailer.send({ fields, replyTo })
   } catch (error) {
     throw new AppError('BAD_GATEWAY', 'The mail provider refused the message', undefined, error)
   }

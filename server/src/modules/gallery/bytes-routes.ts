@@ -1,36 +1,55 @@
 import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
 
-import type { Request, RequestHandler } from 'express'
+import { contract } from '@photobooth/sdk/contract'
+import { PathKey } from '@photobooth/sdk/schemas'
+import { Router, type Request, type RequestHandler } from 'express'
 
+import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
-import type { BytesAnswer, BytesBody, FileDeps } from './gallery-files.service.js'
+import { sendError, sendPlain } from '../../http/answers.js'
+import { expressPath } from '../../http/edge.js'
+import { downloadPhoto, downloadZip, type BytesAnswer, type BytesBody, type FileDeps } from './gallery-files.service.js'
 
 /**
- * A byte route answered by Express straight from Node streams: a gigabyte zip through oRPC's web
- * stream conversion cost a third of its throughput (bench/README.md). The contract still declares
- * the route for the document and the SDK. Not found is the spec's bare plain-text `Not Found`.
+ * The gallery's files (contract: `galleryFiles`), answered by Express straight from Node streams: a
+ * gigabyte zip through oRPC's web stream conversion cost a third of its throughput
+ * (bench/README.md). Their rate limits are mounted before them from the contract (http/edge.ts).
  */
-export function bytesRoute(
-  answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>,
-  deps: () => Omit<FileDeps, 'signal'>,
-): RequestHandler {
+export function galleryFileRoutes(services: Pick<Services, 'db' | 'storage' | 'now' | 'logger'>): Router {
+  // A segment that cannot be a key names nothing: the plain 404, as for any unknown id.
+  const idOf = (value: unknown) => (PathKey.safeParse(value).success ? (value as string) : '')
+  const router = Router()
+  router.get(
+    expressPath(contract.gallery.downloadPhoto),
+    bytesRoute((req, deps) => downloadPhoto(deps, { sessionId: idOf(req.params.sessionId), photoId: idOf(req.params.photoId) }), services),
+  )
+  router.get(
+    expressPath(contract.gallery.downloadZip),
+    bytesRoute((req, deps) => downloadZip(deps, { sessionId: idOf(req.params.sessionId) }), services),
+  )
+  return router
+}
+
+/** Not found is the spec's bare plain-text `Not Found`; a fault after the answer started is logged. */
+function bytesRoute(answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>, services: Pick<Services, 'db' | 'storage' | 'now' | 'logger'>): RequestHandler {
+  const onError = (error: unknown) => services.logger.error('response failed after it started', error)
   return async (req, res, next) => {
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     let headers: Record<string, string>
     let bytes: BytesBody
     try {
-      const answered = await answer(req, { ...deps(), signal: abort.signal })
+      const answered = await answer(req, { db: services.db, storage: services.storage, now: services.now, signal: abort.signal, onError })
       headers = answered.headers
       // A HEAD (a download manager sizing the file) reads nothing and is not a download.
       if (req.method === 'HEAD') return void res.writeHead(200, headers).end()
       bytes = await answered.open()
     } catch (error) {
       if (!(error instanceof AppError)) return next(error)
-      if (error.code === 'NOT_FOUND') return void res.status(404).type('text/plain').send('Not Found')
+      if (error.code === 'NOT_FOUND') return sendPlain(res, 404)
       // Anything else the domain answers (503: no storage configured) in the spec's `{ error }`.
-      return void res.status(error.status).json(encodeErrorBody(error))
+      return sendError(res, error.status, encodeErrorBody(error))
     }
     res.writeHead(200, headers)
     // A client that goes away ends the sending; the sources are closed by the abort signal.

@@ -2,11 +2,11 @@ import type { Readable } from 'node:stream'
 
 import contentDisposition from 'content-disposition'
 
-import type { PoolSql } from '../../db/pool-sql.js'
+import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { isLive } from '../sessions/session-state.js'
 import { ChunkPool } from '../storage/chunk-pool.js'
-import { requireStorage, type PhotoStorage } from '../storage/storage.js'
+import { requireStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 
@@ -42,10 +42,11 @@ type PhotoRow = { storage_key: string; position: number; size_bytes: number; eta
 /** The bytes sent are those completion recorded, or none: the declared length is the recorded size. */
 const expected = (photo: PhotoRow) => ({ size: photo.size_bytes, etag: photo.etag ?? undefined })
 
-export type FileDeps = { db: PoolSql; storage?: PhotoStorage; now: Date; signal: AbortSignal; onError: (error: unknown) => void }
+/** `signal`: the client went away; `onError`: a fault once the answer has started, to be logged. */
+export type FileDeps = Pick<AppContext, 'db' | 'storage' | 'now'> & { signal: AbortSignal; onError: (error: unknown) => void }
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
-export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: string): Promise<BytesAnswer> {
+export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { sessionId: string; photoId: string }): Promise<BytesAnswer> {
   const [photo] = await deps.db.rows<PhotoRow>(
     `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
        from photo p join session s on s.id = p.session_id join event_set st on st.id = s.set_id
@@ -64,7 +65,7 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
     async open() {
       const stream = await storage.openStream(photo.storage_key, expected(photo))
       try {
-        await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now })
+        await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now() })
       } catch (error) {
         stream.destroy()
         throw error
@@ -79,7 +80,7 @@ export async function downloadPhoto(deps: FileDeps, sessionId: string, photoId: 
 }
 
 /** Every photo of a live gallery in one stored zip, streamed; counted as a zip. */
-export async function downloadZip(deps: FileDeps, sessionId: string): Promise<BytesAnswer> {
+export async function downloadZip(deps: FileDeps, { sessionId }: { sessionId: string }): Promise<BytesAnswer> {
   const photos = await deps.db.rows<PhotoRow>(
     `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
        from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
@@ -105,7 +106,7 @@ export async function downloadZip(deps: FileDeps, sessionId: string): Promise<By
       'cache-control': 'private, no-store',
     },
     async open() {
-      await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now })
+      await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now() })
       return { body: streamStoredZip(entries, deps.signal, deps.onError), sent: (chunk) => pool.give(chunk) }
     },
   }

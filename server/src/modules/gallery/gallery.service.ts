@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context.js'
 import type { PoolSql } from '../../db/pool-sql.js'
 import { epochMillis } from '../../db/sql.js'
 import { AppError } from '../../errors.js'
@@ -42,7 +43,7 @@ type Photo = { id: string; url: string; width: number; height: number }
  * The event page in three round trips whatever its size: the event with its sets, the latest
  * live sessions of every set (one lateral query), then all their photos.
  */
-export async function readEventPage(db: PoolSql, slug: string, cdnUrl: string) {
+export async function readEventPage({ db, config }: Pick<AppContext, 'db' | 'config'>, { slug }: { slug: string }) {
   const sets = await db.rows<
     { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
   >(
@@ -56,7 +57,7 @@ export async function readEventPage(db: PoolSql, slug: string, cdnUrl: string) {
     GALLERY_QUERIES.liveSessions,
     [event.id],
   )
-  const photos = await readPhotos(db, sessions.map((session) => session.id), cdnUrl)
+  const photos = await readPhotos(db, sessions.map((session) => session.id), config.cdnUrl)
 
   const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: Photo[] }[]>()
   for (const session of sessions) {
@@ -76,7 +77,7 @@ export async function readEventPage(db: PoolSql, slug: string, cdnUrl: string) {
 }
 
 /** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
-export async function readGallery(db: PoolSql, sessionId: string, cdnUrl: string) {
+export async function readGallery({ db, config }: Pick<AppContext, 'db' | 'config'>, { sessionId }: { sessionId: string }) {
   const [session] = await db.rows<
     { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
   >(
@@ -84,7 +85,7 @@ export async function readGallery(db: PoolSql, sessionId: string, cdnUrl: string
     [sessionId],
   )
   if (!session) throw new AppError('NOT_FOUND', 'no such gallery')
-  const photos = await readPhotos(db, [session.id], cdnUrl)
+  const photos = await readPhotos(db, [session.id], config.cdnUrl)
   return {
     id: session.id,
     label: session.label,

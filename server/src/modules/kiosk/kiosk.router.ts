@@ -2,8 +2,6 @@ import { pub } from '../../orpc.js'
 import { loadKioskContext, registerGuests } from './kiosk.service.js'
 
 export const kioskRouter = {
-  getContext: pub.kiosk.getContext.handler(({ input, context }) => loadKioskContext(context.em, input.eventSlug, input.setSlug)),
-  registerGuests: pub.kiosk.registerGuests.handler(({ input: { params, body }, context }) =>
-    registerGuests(context.em, params.setId, body.guests, context.now()),
-  ),
+  getContext: pub.kiosk.getContext.handler(({ input, context }) => loadKioskContext(context, input)),
+  registerGuests: pub.kiosk.registerGuests.handler(({ input, context }) => registerGuests(context, { setId: input.params.setId, guests: input.body.guests })),
 }

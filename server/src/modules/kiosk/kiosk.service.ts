@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
-
+import type { AppContext } from '../../context.js'
 import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
@@ -12,7 +11,7 @@ import { Session } from '../sessions/session.entity.js'
 import { deriveLabel, splitName } from './guest-names.js'
 import { toE164 } from './phone.js'
 
-export async function loadKioskContext(em: EntityManager, eventSlug: string, setSlug: string) {
+export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
   const set = await em.findOne(EventSet, { slug: setSlug, event: { slug: eventSlug } }, { populate: ['event'] })
   if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
   return {
@@ -38,7 +37,7 @@ export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[]
 }
 
 /** Creates the active session of 1 to 12 guests, linking each guest to a customer. */
-export async function registerGuests(em: EntityManager, setId: string, guests: readonly GuestInput[], now: Date) {
+export async function registerGuests({ em, now }: Pick<AppContext, 'em' | 'now'>, { setId, guests }: { setId: string; guests: readonly GuestInput[] }) {
   const details = normaliseGuests(guests)
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
   return transactionalWithRetry(em, async (tx) => {
@@ -51,7 +50,7 @@ export async function registerGuests(em: EntityManager, setId: string, guests: r
       label: deriveLabel(details),
       status: 'active',
       photoCount: 0,
-      createdAt: now,
+      createdAt: now(),
     })
     details.forEach((guest, index) =>
       tx.create(SessionGuest, {

@@ -5,6 +5,8 @@ import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit'
 import { RedisStore } from 'rate-limit-redis'
 import type { RedisClientType } from 'redis'
 
+import { sendError } from '../../http/answers.js'
+
 export const TOO_MANY_REQUESTS = { error: 'Too many requests. Try again in a minute.' } as const
 
 export type RateLimitSettings = {
@@ -41,7 +43,7 @@ export function createRateLimiter(settings: RateLimitSettings, redis?: RedisClie
       standardHeaders: false,
       legacyHeaders: false,
       keyGenerator: (req) => clientKey(req, settings.clientIpHeader),
-      handler: (_req, res) => void res.status(429).json(TOO_MANY_REQUESTS),
+      handler: (_req, res) => sendError(res, 429, TOO_MANY_REQUESTS),
       ...(store ? { store } : {}),
       // The key generator masks IPv6 itself; the library's start-up checks only warn about it.
       validate: { keyGeneratorIpFallback: false },

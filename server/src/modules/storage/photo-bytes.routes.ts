@@ -1,73 +1,62 @@
-import { Router, type Response } from 'express'
+import { Router } from 'express'
 
-import type { Config } from '../../config.js'
-import type { PoolSql } from '../../db/pool-sql.js'
+import type { Services } from '../../context.js'
+import { sendPlain, sendS3Error } from '../../http/answers.js'
 import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
-import { PHOTO_CONTENT_TYPE, type PhotoStorage } from './storage.js'
+import { PHOTO_CONTENT_TYPE } from './storage.js'
 
 /** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
-
-const notFound = (res: Response) => res.status(404).type('text/plain').send('Not Found')
-
-/** Answers like S3 does, so that a booth app handles both the same way. */
-function s3Error(res: Response, status: number, code: string, message: string) {
-  const escape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
-  res
-    .status(status)
-    .type('application/xml')
-    .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escape(message)}</Message></Error>`)
-}
 
 /**
  * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
  * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
  */
-export function photoBytesRoutes(config: Config, storage: PhotoStorage | undefined, db: PoolSql, now: () => Date): Router {
+export function photoBytesRoutes({ config, storage, db, now }: Pick<Services, 'config' | 'storage' | 'db' | 'now'>): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
 
   router.get('/*key', (req, res, next) => {
     const path = local?.pathOf(keyOf(req.params.key))
-    if (!path) return void notFound(res)
+    if (!path) return sendPlain(res, 404)
     // Photos are shown by gallery pages on other origins, as they would be from the CDN.
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin')
     // `pathOf` confines the path to the bucket; the bucket itself may sit in a dot-folder (`.data`).
     const options = { headers: { 'Content-Type': PHOTO_CONTENT_TYPE }, maxAge: '1y', immutable: true, dotfiles: 'allow' as const }
     res.sendFile(path, options, (error) => {
       if (!error) return
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) notFound(res)
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) sendPlain(res, 404)
       else next(error)
     })
   })
 
   router.put('/*key', async (req, res, next) => {
     const key = keyOf(req.params.key)
-    if (!local || !local.pathOf(key)) return void notFound(res)
+    if (!local || !local.pathOf(key)) return sendPlain(res, 404)
     const check = local.checkUpload(key, req.query, req.headers['content-type'], now())
-    if (!check.ok) return s3Error(res, 403, check.code, check.message)
+    if (!check.ok) return sendS3Error(res, 403, check.code, check.message)
     if (Number(req.headers['content-length']) > MAX_PHOTO_BYTES) {
       res.setHeader('Connection', 'close')
-      return s3Error(res, 400, 'EntityTooLarge', new EntityTooLargeError(MAX_PHOTO_BYTES).message)
+      return sendS3Error(res, 400, 'EntityTooLarge', new EntityTooLargeError(MAX_PHOTO_BYTES).message)
     }
     try {
       // A gallery's photos are immutable: no upload once its session was completed or cancelled,
       // and none over a photo already stored (a URL replayed within its 15 minutes).
       const [session] = await db.rows<{ status: string }>('select status from session where id = $1', [key.split('/')[1]])
       if (session?.status !== 'active') {
-        return s3Error(res, 403, 'AccessDenied', 'The session of this upload is no longer active')
+        return sendS3Error(res, 403, 'AccessDenied', 'The session of this upload is no longer active')
       }
       if (await local.head(key)) {
-        return s3Error(res, 412, 'PreconditionFailed', new ObjectExistsError().message)
+        return sendS3Error(res, 412, 'PreconditionFailed', new ObjectExistsError().message)
       }
       await local.receive(key, req, MAX_PHOTO_BYTES)
       res.status(200).end()
     } catch (error) {
       if (!(error instanceof EntityTooLargeError || error instanceof ObjectExistsError)) return next(error)
       res.setHeader('Connection', 'close')
-      if (error instanceof ObjectExistsError) s3Error(res, 412, 'PreconditionFailed', error.message)
-      else s3Error(res, 400, 'EntityTooLarge', error.message)
+      if (error instanceof ObjectExistsError) sendS3Error(res, 412, 'PreconditionFailed', error.message)
+      else sendS3Error(res, 400, 'EntityTooLarge', error.message)
     }
   })
 

@@ -1,6 +1,6 @@
 import { TrackBeacon } from '@photobooth/sdk/schemas'
 
-import type { PoolSql } from '../../db/pool-sql.js'
+import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { isLive } from '../sessions/session-state.js'
 import { recordTracking } from './tracking.service.js'
@@ -24,7 +24,7 @@ function parseBeacon(body: unknown) {
  * Counts a view or a share. Countable: a live gallery (completed with photos: the others answer
  * 404, so nobody can view them), or the page of a public event.
  */
-export async function trackBeacon(db: PoolSql, body: unknown, now: Date): Promise<void> {
+export async function trackBeacon({ db, now }: Pick<AppContext, 'db' | 'now'>, body: unknown): Promise<void> {
   const beacon = parseBeacon(body)
   const [target] =
     'sessionId' in beacon
@@ -40,6 +40,6 @@ export async function trackBeacon(db: PoolSql, body: unknown, now: Date): Promis
     eventId: target.event_id,
     sessionId: 'sessionId' in beacon ? beacon.sessionId : undefined,
     channel: beacon.kind === 'share' ? beacon.channel : undefined,
-    at: now,
+    at: now(),
   })
 }

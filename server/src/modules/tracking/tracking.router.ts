@@ -2,5 +2,5 @@ import { pub } from '../../orpc.js'
 import { trackBeacon } from './beacon.service.js'
 
 export const trackingRouter = {
-  track: pub.tracking.track.handler(({ input, context }) => trackBeacon(context.db, input.body, context.now())),
+  track: pub.tracking.track.handler(({ input, context }) => trackBeacon(context, input.body)),
 }

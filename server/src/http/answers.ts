@@ -1,0 +1,27 @@
+import type { Response } from 'express'
+
+/**
+ * The error answers the HTTP edge writes itself, in one place: every other error is an ORPCError,
+ * shaped by `encodeErrorBody` (errors.ts) and written by oRPC. The spec has three shapes: JSON
+ * `{ error }`, the bare plain texts `Not Found` (byte routes) and `Unauthorized` (booth routes), and
+ * the local bucket's S3-style XML.
+ */
+export function sendError(res: Response, status: number, body: unknown): void {
+  res.status(status).json(body)
+}
+
+export function sendPlain(res: Response, status: 401 | 404): void {
+  res.status(status).type('text/plain').send(status === 401 ? 'Unauthorized' : 'Not Found')
+}
+
+/** As S3 answers a PUT, so that a booth app handles both buckets the same way. */
+export function sendS3Error(res: Response, status: number, code: string, message: string): void {
+  const escape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`)
+  res
+    .status(status)
+    .type('application/xml')
+    .send(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${escape(message)}</Message></Error>`)
+}
+
+/** What no route answers (OPTIONS included, on every path): `{ "error": "Not Found" }`. */
+export const NOT_FOUND_BODY = { error: 'Not Found' } as const

@@ -1,0 +1,37 @@
+import { isContractProcedure, type AnyContractRouter } from '@orpc/contract'
+import { ORPCError } from '@orpc/server'
+import { contract, type EdgePolicy } from '@photobooth/sdk/contract'
+import { Router, type RequestHandler } from 'express'
+
+import { textBody } from './body-limit.js'
+
+type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; policy: EdgePolicy }
+
+/** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
+export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
+
+function* routesOf(router: AnyContractRouter): Generator<Route> {
+  if (isContractProcedure(router)) {
+    const { route, meta } = router['~orpc']
+    return yield { method: (route.method ?? 'POST').toLowerCase() as Route['method'], path: expressPath(router), policy: meta as EdgePolicy }
+  }
+  for (const child of Object.values(router)) yield* routesOf(child as AnyContractRouter)
+}
+
+/**
+ * Each contract route's edge policy (its `meta`: rate limit, body as text), mounted on its path
+ * before any route answers: whoever answers it, oRPC or Express, a request passes these first.
+ */
+export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler): Router {
+  const router = Router()
+  for (const { method, path, policy } of routesOf(contract)) {
+    const handlers: RequestHandler[] = []
+    if (policy.rateLimit) handlers.push(limit(policy.rateLimit.bucket, policy.rateLimit.perMinute))
+    if (policy.textBody) {
+      const { status, error } = policy.textBody.tooLarge
+      handlers.push(textBody(policy.textBody.maxBytes, () => new ORPCError(status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', { status, message: error })))
+    }
+    if (handlers.length > 0) router.route(path)[method](...handlers)
+  }
+  return router
+}
