@@ -10,6 +10,7 @@ import { EventSchema } from '../modules/events/event.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
+import { TrackingEventSchema } from '../modules/tracking/tracking-event.entity.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
@@ -39,7 +40,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema],
+    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema],
     extensions: [Migrator],
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.

@@ -14,11 +14,15 @@ export class BoothKey {
 export const BoothKeySchema = new EntitySchema<BoothKey>({
   class: BoothKey,
   tableName: 'booth_key',
+  checks: [
+    { name: 'booth_key_name_check', expression: 'length(name) >= 1 and length(name) <= 100' },
+    { name: 'booth_key_secret_hash_check', expression: 'length(secret_hash) = 32' },
+  ],
   properties: {
-    id: { type: 'string', primary: true },
-    name: { type: 'string' },
+    id: { type: 'text', primary: true },
+    name: { type: 'text' },
     secretHash: { type: 'blob' },
-    createdAt: { type: 'Date' },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
     lastUsedAt: { type: 'Date', nullable: true },
     revokedAt: { type: 'Date', nullable: true },
   },

@@ -28,19 +28,32 @@ export class OutboxMessage {
 export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
   class: OutboxMessage,
   tableName: 'outbox_message',
+  // One message per guest and channel, however many times a completion is retried.
+  uniques: [{ name: 'outbox_message_guest_channel_unique', properties: ['guest', 'channel'] }],
+  // What the dispatcher polls: the pending messages by due time.
+  indexes: [{ name: 'outbox_message_due_idx', expression: `create index outbox_message_due_idx on outbox_message (next_attempt_at) where status = 'pending'` }],
+  checks: [{ name: 'outbox_message_attempts_check', expression: 'attempts >= 0' }],
   properties: {
-    id: { type: 'string', primary: true },
-    session: { kind: 'm:1', entity: () => Session, deleteRule: 'cascade' },
-    guest: { kind: 'm:1', entity: () => SessionGuest, fieldName: 'session_guest_id', deleteRule: 'cascade' },
+    id: { type: 'text', primary: true },
+    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'outbox_message_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    guest: {
+      kind: 'm:1',
+      entity: () => SessionGuest,
+      fieldName: 'session_guest_id',
+      foreignKeyName: 'outbox_message_session_guest_id_fkey',
+      deleteRule: 'cascade',
+      updateRule: 'no action',
+    },
+    // Enum properties: MikroORM checks them against CHANNELS and MESSAGE_STATUSES (outbox_message_channel_check, _status_check).
     channel: { enum: true, items: () => CHANNELS },
-    recipient: { type: 'string' },
-    link: { type: 'string' },
-    status: { enum: true, items: () => MESSAGE_STATUSES },
-    attempts: { type: 'integer' },
-    nextAttemptAt: { type: 'Date' },
-    providerMessageId: { type: 'string', nullable: true },
-    lastError: { type: 'string', nullable: true },
-    createdAt: { type: 'Date' },
+    recipient: { type: 'text' },
+    link: { type: 'text' },
+    status: { enum: true, items: () => MESSAGE_STATUSES, default: 'pending' },
+    attempts: { type: 'integer', default: 0 },
+    nextAttemptAt: { type: 'Date', defaultRaw: 'now()' },
+    providerMessageId: { type: 'text', nullable: true },
+    lastError: { type: 'text', nullable: true },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
     sentAt: { type: 'Date', nullable: true },
   },
 })

@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core'
 
-import { Event } from './event.entity.js'
+import { Event, SLUG_CHECK } from './event.entity.js'
 
 /** A booth or station within an event. */
 export class EventSet {
@@ -14,12 +14,17 @@ export class EventSet {
 export const EventSetSchema = new EntitySchema<EventSet>({
   class: EventSet,
   tableName: 'event_set',
-  uniques: [{ properties: ['event', 'slug'] }],
+  uniques: [{ name: 'event_set_event_id_slug_unique', properties: ['event', 'slug'] }],
+  checks: [
+    { name: 'event_set_slug_check', expression: SLUG_CHECK },
+    { name: 'event_set_name_check', expression: 'length(name) >= 1 and length(name) <= 200' },
+  ],
   properties: {
-    id: { type: 'string', primary: true },
-    event: { kind: 'm:1', entity: () => Event, deleteRule: 'cascade' },
-    slug: { type: 'string' },
-    name: { type: 'string' },
-    createdAt: { type: 'Date' },
+    id: { type: 'text', primary: true },
+    // Every foreign key is named and ruled as its migration made it; MikroORM's own default would add `on update cascade`.
+    event: { kind: 'm:1', entity: () => Event, foreignKeyName: 'event_set_event_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    slug: { type: 'text' },
+    name: { type: 'text' },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
   },
 })

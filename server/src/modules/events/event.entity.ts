@@ -1,5 +1,8 @@
 import { EntitySchema } from '@mikro-orm/core'
 
+/** Lowercase words joined by single hyphens: what an event's or a set's slug may be. */
+export const SLUG_CHECK = "slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'"
+
 export class Event {
   id!: string
   slug!: string
@@ -13,12 +16,17 @@ export class Event {
 export const EventSchema = new EntitySchema<Event>({
   class: Event,
   tableName: 'event',
+  // Checks are written as PostgreSQL prints them back (no `between`): MikroORM's diff compares their text.
+  checks: [
+    { name: 'event_slug_check', expression: SLUG_CHECK },
+    { name: 'event_name_check', expression: 'length(name) >= 1 and length(name) <= 200' },
+  ],
   properties: {
-    id: { type: 'string', primary: true },
-    slug: { type: 'string', unique: true },
-    name: { type: 'string' },
+    id: { type: 'text', primary: true },
+    slug: { type: 'text', unique: 'event_slug_key' },
+    name: { type: 'text' },
     startAt: { type: 'Date' },
-    isPrivate: { type: 'boolean' },
-    createdAt: { type: 'Date' },
+    isPrivate: { type: 'boolean', default: false },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
   },
 })

@@ -19,16 +19,22 @@ export class Photo {
 export const PhotoSchema = new EntitySchema<Photo>({
   class: Photo,
   tableName: 'photo',
-  uniques: [{ properties: ['session', 'position'] }],
+  uniques: [{ name: 'photo_session_id_position_unique', properties: ['session', 'position'] }],
+  checks: [
+    { name: 'photo_position_check', expression: 'position >= 1' },
+    { name: 'photo_width_check', expression: 'width > 0' },
+    { name: 'photo_height_check', expression: 'height > 0' },
+    { name: 'photo_size_bytes_check', expression: 'size_bytes >= 0' },
+  ],
   properties: {
-    id: { type: 'string', primary: true },
-    session: { kind: 'm:1', entity: () => Session, deleteRule: 'cascade' },
+    id: { type: 'text', primary: true },
+    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'photo_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
     position: { type: 'integer' },
-    storageKey: { type: 'string', unique: true },
+    storageKey: { type: 'text', unique: 'photo_storage_key_key' },
     width: { type: 'integer' },
     height: { type: 'integer' },
     sizeBytes: { type: 'integer' },
     etag: { type: 'text', nullable: true },
-    createdAt: { type: 'Date' },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
   },
 })

@@ -18,15 +18,21 @@ export class SessionGuest {
 export const SessionGuestSchema = new EntitySchema<SessionGuest>({
   class: SessionGuest,
   tableName: 'session_guest',
-  uniques: [{ properties: ['session', 'position'] }],
+  uniques: [{ name: 'session_guest_session_id_position_unique', properties: ['session', 'position'] }],
+  indexes: [{ name: 'session_guest_customer_id_index', properties: ['customer'] }],
+  checks: [
+    { name: 'session_guest_contact_check', expression: 'email is not null or phone is not null' },
+    { name: 'session_guest_position_check', expression: 'position >= 1 and position <= 12' },
+  ],
   properties: {
-    id: { type: 'string', primary: true },
-    session: { kind: 'm:1', entity: () => Session, deleteRule: 'cascade' },
+    id: { type: 'text', primary: true },
+    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'session_guest_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
     position: { type: 'integer' },
-    firstName: { type: 'string' },
-    lastName: { type: 'string' },
-    email: { type: 'string', nullable: true },
-    phone: { type: 'string', nullable: true },
-    customer: { kind: 'm:1', entity: () => Customer },
+    firstName: { type: 'text' },
+    lastName: { type: 'text' },
+    email: { type: 'text', nullable: true },
+    phone: { type: 'text', nullable: true },
+    // No cascade: a customer with sessions cannot be deleted.
+    customer: { kind: 'm:1', entity: () => Customer, foreignKeyName: 'session_guest_customer_id_fkey', deleteRule: 'no action', updateRule: 'no action' },
   },
 })

@@ -21,13 +21,23 @@ export class Session {
 export const SessionSchema = new EntitySchema<Session>({
   class: Session,
   tableName: 'session',
+  // The event page and the booth queue read sessions per set, newest or oldest first.
+  indexes: [
+    {
+      name: 'session_live_idx',
+      expression: `create index session_live_idx on session (set_id, created_at desc, id desc) where status = 'completed' and photo_count > 0`,
+    },
+    { name: 'session_active_idx', expression: `create index session_active_idx on session (set_id, created_at, id) where status = 'active'` },
+  ],
+  checks: [{ name: 'session_photo_count_check', expression: 'photo_count >= 0' }],
   properties: {
-    id: { type: 'string', primary: true },
-    set: { kind: 'm:1', entity: () => EventSet, deleteRule: 'cascade' },
-    label: { type: 'string' },
-    status: { enum: true, items: () => SESSION_STATUSES },
-    photoCount: { type: 'integer' },
-    createdAt: { type: 'Date' },
+    id: { type: 'text', primary: true },
+    set: { kind: 'm:1', entity: () => EventSet, foreignKeyName: 'session_set_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    label: { type: 'text' },
+    // An enum property: MikroORM checks it against SESSION_STATUSES as session_status_check.
+    status: { enum: true, items: () => SESSION_STATUSES, default: 'active' },
+    photoCount: { type: 'integer', default: 0 },
+    createdAt: { type: 'Date', defaultRaw: 'now()' },
     completedAt: { type: 'Date', nullable: true },
     cancelledAt: { type: 'Date', nullable: true },
   },
