@@ -20,7 +20,7 @@ import { loadSettings, type Settings } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
-import { GALLERY_QUERIES, SESSIONS_PER_SET } from '@photobooth/server/modules/gallery/gallery.service'
+import { GALLERY_QUERIES, SESSIONS_PER_SET } from '@photobooth/server/modules/gallery/gallery.queries'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 import autocannon, { type Result } from 'autocannon'
 import express, { type Request, type Response } from 'express'
@@ -148,10 +148,21 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The baseline: plain Express 5 + pg, the SQL of gallery.service.ts
+// The baseline: plain Express 5 + pg, the SQL of gallery.queries.ts
 
-// The very statements of gallery.service.ts, so that both sides ask PostgreSQL the same things.
+// The very statements of gallery.queries.ts, so that both sides ask PostgreSQL the same things.
 const { eventWithSets: EVENT_SETS_SQL, liveSessions: LIVE_SESSIONS_SQL, gallery: GALLERY_SQL, photos: PHOTOS_SQL } = GALLERY_QUERIES
+
+/** A `?` statement as pg takes it: numbered, an array value spread into a list, as knex does for the service. */
+function positional(sql: string, params: unknown[]): [string, unknown[]] {
+  const values: unknown[] = []
+  let index = 0
+  const text = sql.replace(/\?/g, () => {
+    const value = params[index++]
+    return Array.isArray(value) ? value.map((item) => `$${values.push(item)}`).join(', ') : `$${values.push(value)}`
+  })
+  return [text, values]
+}
 
 type PhotoOut = { id: string; url: string; width: number; height: number }
 
@@ -163,7 +174,7 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
   async function photosBySession(sessionIds: string[]): Promise<Map<string, PhotoOut[]>> {
     const bySession = new Map<string, PhotoOut[]>()
     if (sessionIds.length === 0) return bySession
-    const { rows } = await pool.query<{ id: string; session_id: string; storage_key: string; width: number; height: number }>(PHOTOS_SQL, [sessionIds])
+    const { rows } = await pool.query<{ id: string; session_id: string; storage_key: string; width: number; height: number }>(...positional(PHOTOS_SQL, [sessionIds]))
     for (const row of rows) {
       let list = bySession.get(row.session_id)
       if (!list) bySession.set(row.session_id, (list = []))
@@ -197,10 +208,10 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
   app.get('/gallery/events/:slug', tracked(async (req: Request<{ slug: string }>, res) => {
     const { rows: sets } = await pool.query<{
       id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string
-    }>(EVENT_SETS_SQL, [req.params.slug])
+    }>(...positional(EVENT_SETS_SQL, [req.params.slug]))
     const event = sets[0]
     if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
-    const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(LIVE_SESSIONS_SQL, [event.id])
+    const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(...positional(LIVE_SESSIONS_SQL, [event.id]))
     const photos = await photosBySession(sessions.map((session) => session.id))
     const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: PhotoOut[] }[]>()
     for (const session of sessions) {
@@ -217,8 +228,7 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
 
   app.get('/gallery/:sessionId', tracked(async (req: Request<{ sessionId: string }>, res) => {
     const { rows } = await pool.query<{ id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }>(
-      GALLERY_SQL,
-      [req.params.sessionId],
+      ...positional(GALLERY_SQL, [req.params.sessionId]),
     )
     const session = rows[0]
     if (!session) return sendJson(res, 404, { error: 'no such gallery' })

@@ -2,7 +2,6 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
-import type { PoolSql } from './db/pool-sql.js'
 import type { Logger } from './logger.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
@@ -17,8 +16,6 @@ import type { OpenApiDocument } from './openapi.js'
 export type Services = {
   config: Config
   orm: MikroORM
-  /** Plain SQL for the hot public paths (gallery reads, counts). */
-  db: PoolSql
   logger: Logger
   /** The one clock: every "now" of a request reads it (tests inject their own). */
   now: () => Date

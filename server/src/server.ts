@@ -7,7 +7,6 @@ import { createApp } from './app.js'
 import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
-import { createPoolSql } from './db/pool-sql.js'
 import { seedDemo } from './db/seed.js'
 import { trackConnections } from './http/connection-drain.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
@@ -124,15 +123,13 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         (error: unknown) => logger.error('partial uploads could not be swept', error),
       )
     }
-    const db = createPoolSql(orm, onQuery)
     const dispatcher = settings.delivery.dispatch
-      ? startDispatcher({ db, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
+      ? startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
     const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
     const app = createApp({
       config,
       orm,
-      db,
       logger,
       now: clock,
       openApiDocument,

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { openOrm } from '@photobooth/server/db/orm'
-import { createPoolSql } from '@photobooth/server/db/pool-sql'
 import { createLogger } from '@photobooth/server/logger'
 import { startDispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
@@ -225,11 +224,10 @@ describe('gallery links by Postmark and Twilio', () => {
     for (let i = 0; i < 6; i++) {
       galleries.push(await makeLiveGallery(app, { guests: [{ name: `G${i}`, email: `g${i}@example.org`, phone: `+1 415 555 01${10 + i}` }] }))
     }
-    const db = createPoolSql(app.orm)
     const transports = { email: createPostmarkTransport(providers().email), sms: createTwilioTransport(providers().sms) }
     const settings = { ...FAST, batchSize: 2, intervalMs: 10 }
     const logger = createLogger({ silent: true })
-    const [first, second] = [startDispatcher({ db, transports, logger, settings }), startDispatcher({ db, transports, logger, settings })]
+    const [first, second] = [startDispatcher({ orm: app.orm, transports, logger, settings }), startDispatcher({ orm: app.orm, transports, logger, settings })]
     try {
       const all = async () => (await Promise.all(galleries.map((g) => messagesOf(app, g.sessionId)))).flat()
       const rows = await until(all, (list) => list.every((row) => row.status === 'sent'))
@@ -348,7 +346,7 @@ describe('gallery links by Postmark and Twilio', () => {
       guests: [{ name: 'A', email: 'a@example.org' }, { name: 'B', email: 'b@example.org' }, { name: 'C', email: 'c@example.org' }],
     })
     const dispatcher = startDispatcher({
-      db: createPoolSql(app.orm),
+      orm: app.orm,
       transports: { email: createPostmarkTransport(providers().email) },
       logger: createLogger({ silent: true }),
       settings: FAST,

@@ -1,4 +1,3 @@
-import { createPoolSql } from '@photobooth/server/db/pool-sql'
 import { createLogger } from '@photobooth/server/logger'
 import { startDispatcher } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
@@ -47,7 +46,7 @@ describe('what the logs hold', () => {
     postmark.queue(POSTMARK_INACTIVE)
     const { lines, logger } = capturingLogger()
     const dispatcher = startDispatcher({
-      db: createPoolSql(app.orm),
+      orm: app.orm,
       transports: { email: createPostmarkTransport({ serverToken: 't', from: 'Photos <p@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 }) },
       logger,
       settings: { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },

@@ -11,12 +11,16 @@ const ATTEMPTS = 5
  * same work a moment later succeeds. The pause grows and is jittered, so the transactions that
  * collided do not collide again in step.
  */
+/** MikroORM converts the errors of its own calls; a query builder's `execute()` passes the driver's on. */
+const transient = (error: unknown) =>
+  error instanceof DeadlockException || ['40P01', '40001'].includes(String((error as { code?: unknown } | null)?.code))
+
 export async function transactionalWithRetry<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await em.transactional(work)
     } catch (error) {
-      if (!(error instanceof DeadlockException) || attempt >= ATTEMPTS) throw error
+      if (!transient(error) || attempt >= ATTEMPTS) throw error
       await sleep(Math.random() * 10 * 2 ** attempt)
     }
   }

@@ -31,6 +31,9 @@ export async function createBoothKey(em: EntityManager, name: string, now = new 
 
 export type Caller = { keyId: string; name: string }
 
+/** Last use is a coarse signal: written at most this often, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000
+
 /**
  * The booth a presented key belongs to, or undefined when the key is unknown, wrong or revoked.
  * The secret is compared in constant time; last use is recorded at most once a minute.
@@ -39,29 +42,19 @@ export async function authenticateBoothKey(em: EntityManager, presented: string,
   const match = KEY_FORMAT.exec(presented)
   if (!match) return undefined
   const [, id, secret] = match as unknown as [string, string, string]
-  const [row] = await em.execute<{ id: string; name: string; secret_hash: Buffer; revoked_at: string | null }[]>(
-    'select id, name, secret_hash, revoked_at from booth_key where id = ?',
-    [id],
-  )
+  const row = await em.findOne(BoothKey, id, { fields: ['name', 'secretHash', 'revokedAt'], disableIdentityMap: true })
   const presentedHash = hashSecret(secret)
   // Compare even for unknown ids, so that timing tells nothing about which ids exist.
-  const storedHash = row?.secret_hash ?? Buffer.alloc(presentedHash.length)
+  const storedHash = row?.secretHash ?? Buffer.alloc(presentedHash.length)
   const secretMatches = timingSafeEqual(presentedHash, storedHash)
-  if (!row || !secretMatches || row.revoked_at !== null) return undefined
-  await em.execute(
-    `update booth_key set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?::timestamptz - interval '1 minute')`,
-    [now, id, now],
-  )
+  if (!row || !secretMatches || row.revokedAt) return undefined
+  const aMinuteAgo = new Date(now.getTime() - LAST_USED_RESOLUTION_MS)
+  await em.nativeUpdate(BoothKey, { id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: aMinuteAgo } }] }, { lastUsedAt: now })
   return { keyId: row.id, name: row.name }
 }
 
 export async function revokeBoothKey(em: EntityManager, id: string, now = new Date()): Promise<boolean> {
-  const result = await em.execute<{ affectedRows?: number }>(
-    'update booth_key set revoked_at = ? where id = ? and revoked_at is null',
-    [now, id],
-    'run',
-  )
-  return (result.affectedRows ?? 0) > 0
+  return (await em.nativeUpdate(BoothKey, { id, revokedAt: null }, { revokedAt: now })) > 0
 }
 
 export async function listBoothKeys(em: EntityManager) {

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
 import { photoUrl } from '../gallery/photo-url.js'
+import { Photo } from '../photos/photo.entity.js'
 import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
 import { readJpegSize } from '../storage/jpeg-size.js'
 import { isPhotoKey, requireStorage, sessionPrefix, type PhotoStorage } from '../storage/storage.js'
@@ -34,9 +35,19 @@ export async function completeSession(
     await leaveActiveState(tx, sessionId, { status: 'completed', photoCount: photos.length }, now)
     const rows = photos.map((photo) => ({ id: newId(), ...photo }))
     if (rows.length > 0) {
-      await tx.execute(
-        `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, etag, created_at) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        rows.flatMap((row, index) => [row.id, sessionId, index + 1, row.key, row.width, row.height, row.size, row.etag, now]),
+      await tx.insertMany(
+        Photo,
+        rows.map((row, index) => ({
+          id: row.id,
+          session: sessionId,
+          position: index + 1,
+          storageKey: row.key,
+          width: row.width,
+          height: row.height,
+          sizeBytes: row.size,
+          etag: row.etag,
+          createdAt: now,
+        })),
       )
       // A session without photos has no live gallery: a link would only lead guests to a 404.
       await enqueueGalleryLinks(tx, sessionId, galleryUrl)

@@ -1,6 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql'
+import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import { newId } from '../../ids.js'
+import { Customer } from './customer.entity.js'
 
 export type ContactDetails = { firstName: string; lastName: string; email?: string; phone?: string }
 
@@ -11,7 +12,7 @@ type Found = { id: string; email: string | null; phone: string | null }
  * on phone, else a new one. Race-safe: the unique indexes decide, and a registration that lost
  * a race reads the winner's row instead of creating a second customer.
  */
-export async function linkCustomers(em: EntityManager, guests: readonly ContactDetails[]): Promise<string[]> {
+export async function linkCustomers(em: EntityManager, guests: readonly ContactDetails[], now: Date): Promise<string[]> {
   const emails = [...new Set(guests.flatMap((g) => (g.email ? [g.email.toLowerCase()] : [])))]
   const phones = [...new Set(guests.flatMap((g) => (g.phone ? [g.phone] : [])))]
   // A skipped (conflicting) insert waited for the winner to commit, so the next read sees its row.
@@ -20,7 +21,7 @@ export async function linkCustomers(em: EntityManager, guests: readonly ContactD
     const ids = guests.map((guest) => match(found, guest))
     const missing = guests.filter((_, index) => ids[index] === undefined)
     if (missing.length === 0) return ids as string[]
-    await insertCustomers(em, planNewCustomers(missing))
+    await insertCustomers(em, planNewCustomers(missing), now)
   }
   throw new Error('customer linking did not settle after three attempts')
 }
@@ -33,20 +34,13 @@ function match(found: Found[], guest: ContactDetails): string | undefined {
 }
 
 async function findCustomers(em: EntityManager, emails: string[], phones: string[]): Promise<Found[]> {
-  const conditions: string[] = []
-  const params: unknown[] = []
-  if (emails.length) {
-    conditions.push('lower(email) in (?)')
-    params.push(emails)
-  }
-  if (phones.length) {
-    conditions.push('phone in (?)')
-    params.push(phones)
-  }
-  return em.execute<Found[]>(
-    `select id, lower(email) as email, phone from customer where ${conditions.join(' or ')}`,
-    params,
+  const found = await em.find(
+    Customer,
+    { $or: [...(emails.length ? [{ [raw('lower(email)')]: { $in: emails } }] : []), ...(phones.length ? [{ phone: { $in: phones } }] : [])] },
+    // Read afresh on every attempt: a row inserted by a concurrent registration is the point.
+    { fields: ['id', 'email', 'phone'], disableIdentityMap: true },
   )
+  return found.map((customer) => ({ id: customer.id, email: customer.email?.toLowerCase() ?? null, phone: customer.phone ?? null }))
 }
 
 /** One new customer per distinct person among guests that matched nobody, by the same rule. */
@@ -62,11 +56,8 @@ function planNewCustomers(guests: readonly ContactDetails[]): ContactDetails[] {
 
 const sortKey = (c: ContactDetails) => `${c.email?.toLowerCase() ?? ''}\u0000${c.phone ?? ''}`
 
-async function insertCustomers(em: EntityManager, customers: ContactDetails[]): Promise<void> {
-  const values = customers.map(() => '(?, ?, ?, ?, ?)').join(', ')
-  const params = customers.flatMap((c) => [newId(), c.email ?? null, c.phone ?? null, c.firstName, c.lastName])
-  await em.execute(
-    `insert into customer (id, email, phone, first_name, last_name) values ${values} on conflict do nothing`,
-    params,
-  )
+/** A row that conflicts on either unique index is skipped: whoever committed it first is the customer. */
+async function insertCustomers(em: EntityManager, customers: ContactDetails[], now: Date): Promise<void> {
+  const rows = customers.map((c) => ({ id: newId(), email: c.email, phone: c.phone, firstName: c.firstName, lastName: c.lastName, createdAt: now }))
+  await em.createQueryBuilder(Customer).insert(rows).onConflict().ignore().execute()
 }

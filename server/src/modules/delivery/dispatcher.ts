@@ -1,8 +1,10 @@
 import { randomInt } from 'node:crypto'
 
-import type { PoolSql } from '../../db/pool-sql.js'
-import type { Logger } from '../../logger.js'
-import { CHANNELS } from './outbox-message.entity.js'
+import { raw } from '@mikro-orm/postgresql'
+
+import type { Services } from '../../context.js'
+import { CHANNELS, OutboxMessage } from './outbox-message.entity.js'
+import { OUTBOX_QUERIES } from './outbox.queries.js'
 import { PermanentFailure, type OutgoingMessage, type Transports } from './transport.js'
 
 export type DispatcherSettings = {
@@ -44,8 +46,12 @@ export const NOT_CONFIGURED = 'not configured'
  * Sends the outbox: safe with several instances on one database, since a batch is claimed with
  * row locks that skip locked rows and a lease that another instance honours.
  */
-export function startDispatcher(deps: { db: PoolSql; transports: Transports; logger: Logger; settings: DispatcherSettings }): Dispatcher {
-  const { db, transports, logger, settings } = deps
+export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { transports: Transports; settings: DispatcherSettings }): Dispatcher {
+  const { orm, transports, logger, settings } = deps
+  // The dispatcher's own entity manager: a job, not a request. Nothing it reads is kept.
+  const em = () => orm.em.fork()
+  /** `now() + ms`, on the database's clock, which also decides what is due. */
+  const inMs = (ms: number) => raw(`now() + ? * interval '1 millisecond'`, [ms])
   const configured = CHANNELS.filter((channel) => transports[channel])
   const unconfigured = CHANNELS.filter((channel) => !transports[channel])
   let stopping = false
@@ -57,52 +63,33 @@ export function startDispatcher(deps: { db: PoolSql; transports: Transports; log
 
   async function claim(): Promise<Claimed[]> {
     if (configured.length === 0) return []
-    return db.rows<Claimed>(
-      `with due as (
-         select id from outbox_message
-          where status = 'pending' and next_attempt_at <= now() and channel = any($1::text[])
-          order by next_attempt_at
-          limit $2
-          for update skip locked
-       )
-       update outbox_message m
-          set attempts = m.attempts + 1, next_attempt_at = now() + $3 * interval '1 millisecond'
-         from due, session_guest g, session s, event_set st, event e
-        where m.id = due.id and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
-       returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName"`,
-      [configured, settings.batchSize, settings.leaseMs],
-    )
+    return em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [configured, settings.batchSize, settings.leaseMs])
   }
 
   async function settle(message: Claimed): Promise<void> {
     const transport = transports[message.channel]!
     try {
       const { providerMessageId } = await transport.send(message)
-      await db.rows(
-        `update outbox_message set status = 'sent', provider_message_id = $2, sent_at = now(), last_error = null where id = $1`,
-        [message.id, providerMessageId],
-      )
+      await em().nativeUpdate(OutboxMessage, message.id, { status: 'sent', providerMessageId, sentAt: raw('now()'), lastError: null })
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       const permanent = error instanceof PermanentFailure
       if (permanent || message.attempts >= settings.maxAttempts) {
-        await db.rows(`update outbox_message set status = 'failed', last_error = $2 where id = $1`, [message.id, reason])
+        await em().nativeUpdate(OutboxMessage, message.id, { status: 'failed', lastError: reason })
         // The recipient is a guest's address: the log names the message, the outbox row holds the rest.
         logger.error(`${message.channel} message ${message.id} failed for good`, { name: (error as Error)?.name, permanent })
       } else {
-        await db.rows(
-          `update outbox_message set last_error = $2, next_attempt_at = now() + $3 * interval '1 millisecond' where id = $1`,
-          [message.id, reason, retryDelayMs(message.attempts)],
-        )
+        await em().nativeUpdate(OutboxMessage, message.id, { lastError: reason, nextAttemptAt: inMs(retryDelayMs(message.attempts)) })
       }
     }
   }
 
   async function runOnce(): Promise<number> {
     if (unconfigured.length > 0) {
-      await db.rows(
-        `update outbox_message set last_error = $2 where status = 'pending' and channel = any($1::text[]) and last_error is distinct from $2`,
-        [unconfigured, NOT_CONFIGURED],
+      await em().nativeUpdate(
+        OutboxMessage,
+        { status: 'pending', channel: { $in: unconfigured }, $or: [{ lastError: null }, { lastError: { $ne: NOT_CONFIGURED } }] },
+        { lastError: NOT_CONFIGURED },
       )
     }
     const batch = await claim()
@@ -110,7 +97,7 @@ export function startDispatcher(deps: { db: PoolSql; transports: Transports; log
     for (const message of batch) {
       if (stopping) {
         // Not started: hand it back at once rather than leave it to the lease.
-        await db.rows(`update outbox_message set attempts = attempts - 1, next_attempt_at = now() where id = $1`, [message.id])
+        await em().nativeUpdate(OutboxMessage, message.id, { attempts: raw('attempts - 1'), nextAttemptAt: raw('now()') })
         continue
       }
       await settle(message)

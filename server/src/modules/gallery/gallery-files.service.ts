@@ -4,10 +4,10 @@ import contentDisposition from 'content-disposition'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { isLive } from '../sessions/session-state.js'
 import { ChunkPool } from '../storage/chunk-pool.js'
 import { requireStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
+import { PHOTO_FILE_QUERIES, type PhotoFileRow } from './gallery.queries.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 
 /** The headers of a found file; its bytes are opened, and the download counted, only for a GET (not a HEAD). */
@@ -37,22 +37,16 @@ export const photoFileName = (label: string, position: number) => `${label} ${po
 /** Large reads: a zip moves a gigabyte, and every chunk costs the same whatever its size. */
 const ZIP_READ_BYTES = 1024 * 1024
 
-type PhotoRow = { storage_key: string; position: number; size_bytes: number; etag: string | null; label: string; event_id: string }
 
 /** The bytes sent are those completion recorded, or none: the declared length is the recorded size. */
-const expected = (photo: PhotoRow) => ({ size: photo.size_bytes, etag: photo.etag ?? undefined })
+const expected = (photo: PhotoFileRow) => ({ size: photo.size_bytes, etag: photo.etag ?? undefined })
 
 /** `signal`: the client went away; `onError`: a fault once the answer has started, to be logged. */
-export type FileDeps = Pick<AppContext, 'db' | 'storage' | 'now'> & { signal: AbortSignal; onError: (error: unknown) => void }
+export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now'> & { signal: AbortSignal; onError: (error: unknown) => void }
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
 export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { sessionId: string; photoId: string }): Promise<BytesAnswer> {
-  const [photo] = await deps.db.rows<PhotoRow>(
-    `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
-       from photo p join session s on s.id = p.session_id join event_set st on st.id = s.set_id
-      where p.id = $1 and p.session_id = $2 and ${isLive('s')}`,
-    [photoId, sessionId],
-  )
+  const [photo] = await deps.em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
   if (!photo) throw notFound()
   const storage = requireStorage(deps.storage)
   return {
@@ -65,7 +59,7 @@ export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { se
     async open() {
       const stream = await storage.openStream(photo.storage_key, expected(photo))
       try {
-        await recordTracking(deps.db, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now() })
+        await recordTracking(deps.em, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now() })
       } catch (error) {
         stream.destroy()
         throw error
@@ -81,13 +75,7 @@ export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { se
 
 /** Every photo of a live gallery in one stored zip, streamed; counted as a zip. */
 export async function downloadZip(deps: FileDeps, { sessionId }: { sessionId: string }): Promise<BytesAnswer> {
-  const photos = await deps.db.rows<PhotoRow>(
-    `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
-       from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
-      where s.id = $1 and ${isLive('s')}
-      order by p.position`,
-    [sessionId],
-  )
+  const photos = await deps.em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.all, [sessionId])
   const first = photos[0]
   if (!first) throw notFound()
   const storage = requireStorage(deps.storage)
@@ -106,7 +94,7 @@ export async function downloadZip(deps: FileDeps, { sessionId }: { sessionId: st
       'cache-control': 'private, no-store',
     },
     async open() {
-      await recordTracking(deps.db, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now() })
+      await recordTracking(deps.em, { kind: 'zip', eventId: first.event_id, sessionId, at: deps.now() })
       return { body: streamStoredZip(entries, deps.signal, deps.onError), sent: (chunk) => pool.give(chunk) }
     },
   }

@@ -40,17 +40,18 @@ export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[]
 export async function registerGuests({ em, now }: Pick<AppContext, 'em' | 'now'>, { setId, guests }: { setId: string; guests: readonly GuestInput[] }) {
   const details = normaliseGuests(guests)
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
+  const at = now()
   return transactionalWithRetry(em, async (tx) => {
     const set = await tx.findOne(EventSet, { id: setId })
     if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
-    const customerIds = await linkCustomers(tx, details)
+    const customerIds = await linkCustomers(tx, details, at)
     const session = tx.create(Session, {
       id: newId(),
       set,
       label: deriveLabel(details),
       status: 'active',
       photoCount: 0,
-      createdAt: now(),
+      createdAt: at,
     })
     details.forEach((guest, index) =>
       tx.create(SessionGuest, {

@@ -1,19 +1,22 @@
+import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { AppError } from '../../errors.js'
-import type { SessionStatus } from './session.entity.js'
+import { Session } from './session.entity.js'
 
 export const NO_SUCH_SESSION = 'no such session'
 
 /**
- * The spec's visibility rule in SQL: a session is a live gallery once completed with at least one
- * photo (the partial index `session_live_idx` has the same predicate).
+ * The spec's visibility rule: a session is a live gallery once completed with at least one photo
+ * (the partial index `session_live_idx` has the same predicate). `LIVE` for the entity manager's
+ * queries, `isLive(alias)` for the gallery's SQL: the same two conditions.
  */
+export const LIVE = { status: 'completed', photoCount: { $gt: 0 } } as const satisfies FilterQuery<Session>
 export const isLive = (alias: string) => `${alias}.status = 'completed' and ${alias}.photo_count > 0`
 
 /** The session must exist (404) and still be active (409): the booth should re-read its queue. */
 export async function requireActiveSession(em: EntityManager, sessionId: string): Promise<void> {
-  const [row] = await em.execute<{ status: SessionStatus }[]>('select status from session where id = ?', [sessionId])
+  const row = await em.findOne(Session, sessionId, { fields: ['status'], disableIdentityMap: true })
   if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
   if (row.status !== 'active') throw new AppError('CONFLICT', `session is already ${row.status}`)
 }
@@ -28,13 +31,12 @@ export async function leaveActiveState(
   to: { status: 'completed'; photoCount: number } | { status: 'cancelled' },
   now: Date,
 ): Promise<void> {
-  const moved = await tx.execute<{ id: string }[]>(
-    to.status === 'completed'
-      ? `update session set status = 'completed', completed_at = ?, photo_count = ? where id = ? and status = 'active' returning id`
-      : `update session set status = 'cancelled', cancelled_at = ? where id = ? and status = 'active' returning id`,
-    to.status === 'completed' ? [now, to.photoCount, sessionId] : [now, sessionId],
+  const moved = await tx.nativeUpdate(
+    Session,
+    { id: sessionId, status: 'active' },
+    to.status === 'completed' ? { status: 'completed', completedAt: now, photoCount: to.photoCount } : { status: 'cancelled', cancelledAt: now },
   )
-  if (moved.length === 0) {
+  if (moved === 0) {
     await requireActiveSession(tx, sessionId)
     throw new AppError('CONFLICT', 'session was completed or cancelled concurrently')
   }

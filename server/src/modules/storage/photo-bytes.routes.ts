@@ -2,6 +2,7 @@ import { Router } from 'express'
 
 import type { Services } from '../../context.js'
 import { sendPlain, sendS3Error } from '../../http/answers.js'
+import { Session } from '../sessions/session.entity.js'
 import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
 import { PHOTO_CONTENT_TYPE } from './storage.js'
 
@@ -12,7 +13,7 @@ export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
  * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
  * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
  */
-export function photoBytesRoutes({ config, storage, db, now }: Pick<Services, 'config' | 'storage' | 'db' | 'now'>): Router {
+export function photoBytesRoutes({ config, storage, orm, now }: Pick<Services, 'config' | 'storage' | 'orm' | 'now'>): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
@@ -43,7 +44,7 @@ export function photoBytesRoutes({ config, storage, db, now }: Pick<Services, 'c
     try {
       // A gallery's photos are immutable: no upload once its session was completed or cancelled,
       // and none over a photo already stored (a URL replayed within its 15 minutes).
-      const [session] = await db.rows<{ status: string }>('select status from session where id = $1', [key.split('/')[1]])
+      const session = await orm.em.fork().findOne(Session, key.split('/')[1]!, { fields: ['status'] })
       if (session?.status !== 'active') {
         return sendS3Error(res, 403, 'AccessDenied', 'The session of this upload is no longer active')
       }

@@ -2,7 +2,9 @@ import { TrackBeacon } from '@photobooth/sdk/schemas'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { isLive } from '../sessions/session-state.js'
+import { Event } from '../events/event.entity.js'
+import { LIVE } from '../sessions/session-state.js'
+import { Session } from '../sessions/session.entity.js'
 import { recordTracking } from './tracking.service.js'
 
 /** The body arrives as text (a beacon) or already parsed; anything off the variants is "bad body". */
@@ -24,20 +26,16 @@ function parseBeacon(body: unknown) {
  * Counts a view or a share. Countable: a live gallery (completed with photos: the others answer
  * 404, so nobody can view them), or the page of a public event.
  */
-export async function trackBeacon({ db, now }: Pick<AppContext, 'db' | 'now'>, body: unknown): Promise<void> {
+export async function trackBeacon({ em, now }: Pick<AppContext, 'em' | 'now'>, body: unknown): Promise<void> {
   const beacon = parseBeacon(body)
-  const [target] =
+  const eventId =
     'sessionId' in beacon
-      ? await db.rows<{ event_id: string }>(
-          `select st.event_id from session s join event_set st on st.id = s.set_id
-            where s.id = $1 and ${isLive('s')}`,
-          [beacon.sessionId],
-        )
-      : await db.rows<{ event_id: string }>('select id as event_id from event where id = $1 and not is_private', [beacon.eventId])
-  if (!target) throw new AppError('BAD_REQUEST', 'no such session or event')
-  await recordTracking(db, {
+      ? (await em.findOne(Session, { id: beacon.sessionId, ...LIVE }, { populate: ['set'], fields: ['set.event'] }))?.set.event.id
+      : (await em.findOne(Event, { id: beacon.eventId, isPrivate: false }, { fields: ['id'] }))?.id
+  if (eventId === undefined) throw new AppError('BAD_REQUEST', 'no such session or event')
+  await recordTracking(em, {
     kind: beacon.kind,
-    eventId: target.event_id,
+    eventId,
     sessionId: 'sessionId' in beacon ? beacon.sessionId : undefined,
     channel: beacon.kind === 'share' ? beacon.channel : undefined,
     at: now(),

@@ -1,17 +1,10 @@
-import type { PoolSql } from '../../db/pool-sql.js'
-
-export type TrackingKind = 'view' | 'share' | 'download' | 'zip'
+import type { AppContext } from '../../context.js'
+import { TrackingEvent, type ShareChannel, type TrackingKind } from './tracking-event.entity.js'
 
 /** One count: kind, event, session and time, and nothing about the visitor. */
 export async function recordTracking(
-  db: PoolSql,
-  row: { kind: TrackingKind; eventId: string; sessionId?: string; channel?: string; at: Date },
+  em: AppContext['em'],
+  row: { kind: TrackingKind; eventId: string; sessionId?: string; channel?: ShareChannel; at: Date },
 ): Promise<void> {
-  await db.rows('insert into tracking_event (kind, channel, event_id, session_id, created_at) values ($1, $2, $3, $4, $5)', [
-    row.kind,
-    row.channel ?? null,
-    row.eventId,
-    row.sessionId ?? null,
-    row.at,
-  ])
+  await em.insert(TrackingEvent, { kind: row.kind, channel: row.channel, event: row.eventId, session: row.sessionId, createdAt: row.at })
 }
