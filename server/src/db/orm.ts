@@ -11,6 +11,7 @@ import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
 import { TrackingEventSchema } from '../modules/tracking/tracking-event.entity.js'
+import { lockFor } from './lock.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
@@ -62,9 +63,9 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
 
 /** Applies pending migrations, one instance at a time when several start together. */
 export async function migrate(orm: Orm): Promise<void> {
-  const knex = orm.em.getConnection().getKnex()
-  await knex.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', ['photobooth:migrations'])
+  // The lock is held by this transaction while the migrator runs each migration in its own.
+  await orm.em.fork().transactional(async (tx) => {
+    await lockFor(tx, 'photobooth:migrations')
     await orm.getMigrator().up()
   })
 }

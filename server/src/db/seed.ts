@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
+import { Event } from '../modules/events/event.entity.js'
 import { createEvent } from '../modules/events/events.service.js'
+import { lockFor } from './lock.js'
 
 export const DEMO = {
   eventSlug: 'demo',
@@ -14,9 +16,8 @@ export const DEMO = {
 export async function seedDemo(em: EntityManager): Promise<void> {
   await em.transactional(async (tx) => {
     // Serialises concurrent first starts so that only one of them seeds.
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', ['photobooth:seed'])
-    const [existing] = await tx.execute<{ count: string }[]>('select count(*) from event')
-    if (Number(existing?.count) > 0) return
+    await lockFor(tx, 'photobooth:seed')
+    if ((await tx.count(Event)) > 0) return
     await createEvent(tx, { slug: DEMO.eventSlug, name: 'Demo Party', startAt: new Date(), sets: [...DEMO.sets] })
   })
 }
