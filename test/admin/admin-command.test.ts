@@ -14,7 +14,7 @@ type Run = { code: number; stdout: string; stderr: string }
 function admin(...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile('pnpm', ['-s', 'admin', ...args], { cwd: root, env: serviceEnv({ DATABASE_URL: inject('databaseUrl') }) }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return void reject(error)
+      if (error && typeof error.code !== 'number') return void reject(new Error(`pnpm admin did not run: ${error.message}`))
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
     })
   })
