@@ -42,7 +42,7 @@ describe('HTTP fuzzing', () => {
       log(`seed ${seed}, ${runs} cases${path ? `, replaying path ${path}` : ''}${survey ? ', survey of every failure class' : ''} (replay: FUZZ_SEED=${seed} pnpm fuzz)`)
       const figures = new Figures()
       figures.rssBefore = await service.rss()
-      let failure: unknown
+      let failure: Error | undefined
       try {
         if (survey) {
           const classes = await surveyFuzz(service, figures, { seed, numRuns: runs }, log)
@@ -51,7 +51,7 @@ describe('HTTP fuzzing', () => {
           await assertFuzz(service, figures, { seed, numRuns: runs, path })
         }
       } catch (error) {
-        failure = error
+        failure = error instanceof Error ? error : new Error(String(error))
       }
 
       // Afterwards the process is alive (the one of the whole run unless a case killed it) and answers.
@@ -63,7 +63,7 @@ describe('HTTP fuzzing', () => {
       const summary = figures.summary(service.restarts)
       log(`seed ${seed}\n${summary}`)
       if (process.env.FUZZ_REPORT) {
-        await writeFile(process.env.FUZZ_REPORT, JSON.stringify({ seed, runs, survey, summary, statuses: Object.fromEntries(figures.statuses), cases: figures.cases, answers: figures.answers, rssBefore: figures.rssBefore, rssAfter: figures.rssAfter, restarts: service.restarts, failure: failure instanceof Error ? failure.message : failure === undefined ? null : String(failure) }, null, 2))
+        await writeFile(process.env.FUZZ_REPORT, JSON.stringify({ seed, runs, survey, summary, statuses: Object.fromEntries(figures.statuses), cases: figures.cases, answers: figures.answers, rssBefore: figures.rssBefore, rssAfter: figures.rssAfter, restarts: service.restarts, failure: failure?.message ?? null }, null, 2))
       }
       if (failure) {
         log(`FAILED with seed ${seed}: replay with FUZZ_SEED=${seed} pnpm fuzz`)

@@ -398,7 +398,7 @@ export function fromSchema(schema: Schema, name?: string): fc.Arbitrary<unknown>
   const resolved = resolveSchema(schema)
   if (name === 'fields') return contactFields
   if (name === 'photos') return fc.array(photoKey, { maxLength: 4 })
-  if (name && HINTS[name] && resolved.const === undefined && resolved.enum === undefined) return HINTS[name]!
+  if (name && HINTS[name] && resolved.const === undefined && resolved.enum === undefined) return HINTS[name]
   if (resolved.const !== undefined) return fc.constant(resolved.const)
   if (resolved.enum) return fc.constantFrom(...resolved.enum)
   if (resolved.anyOf) return fc.oneof(SHRINK_ACROSS, ...resolved.anyOf.map((option) => fromSchema(option, name)))

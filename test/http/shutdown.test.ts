@@ -72,13 +72,13 @@ async function startService(env: Record<string, string>, options: { detached?: b
   })
   children.push(child)
   let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })))
   let onStopping: (at: number) => void = () => {}
   const stopping = new Promise<number>((resolve) => (onStopping = resolve))
   const listening = new Promise<number>((resolve, reject) => {
     void exited.then(({ code, signal }) => reject(new Error(`the service exited (${signal ?? code}) before it listened:\n${stderr}`)))
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const record = parseRecord(line)
       if (record?.message === 'photo booth service listening') resolve(Number(new URL(String(record.url)).port))
       if (record?.message === 'stopping') onStopping(Date.now())
@@ -404,9 +404,9 @@ describe('shutdown with the embedded PostgreSQL', () => {
     })
     children.push(crashing)
     let stderr = ''
-    crashing.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    crashing.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     let postmaster: number | undefined
-    createInterface({ input: crashing.stdout! }).on('line', (line) => (postmaster = Number(parseRecord(line)?.postmaster) || postmaster))
+    createInterface({ input: crashing.stdout }).on('line', (line) => (postmaster = Number(parseRecord(line)?.postmaster) || postmaster))
     const code = await new Promise<number | null>((resolve) => crashing.once('exit', (exitCode) => resolve(exitCode)))
 
     expect(stderr).toContain('an unexpected fault')

@@ -273,7 +273,7 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
         else controller.close()
       },
     })
-    const response = await register(undefined, setId, { body: stream, duplex: 'half' } as RequestInit)
+    const response = await register(undefined, setId, { body: stream, duplex: 'half' })
     expect(response.status).toBe(400)
     expect(await response.json()).toEqual({ error: expect.stringMatching(/^Request body too large/) })
   })

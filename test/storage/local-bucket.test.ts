@@ -90,7 +90,7 @@ describe('the presigned PUT /photos/<key> of the local bucket', () => {
         controller.close()
       },
     })
-    const response = await fetch(target.url, { method: 'PUT', headers: target.headers, body: chunked, duplex: 'half' } as RequestInit)
+    const response = await fetch(target.url, { method: 'PUT', headers: target.headers, body: chunked, duplex: 'half' })
     await expectS3Error(response, 400, 'EntityTooLarge')
     expect((await fetch(`${app.url}/photos/${target.key}`)).status).toBe(404)
   })

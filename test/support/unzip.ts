@@ -6,13 +6,13 @@ export type UnzippedEntry = { name: string; bytes: Buffer; compressionMethod: nu
 export function unzip(zip: Buffer): Promise<UnzippedEntry[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(zip, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (error, file) => {
-      if (error || !file) return reject(error)
+      if (error || !file) return reject(error ?? new Error('yauzl opened no zip'))
       const entries: UnzippedEntry[] = []
       file.on('error', reject)
       file.on('end', () => resolve(entries))
       file.on('entry', (entry: yauzl.Entry) => {
         file.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError)
+          if (streamError || !stream) return reject(streamError ?? new Error(`yauzl opened no stream for ${entry.fileName}`))
           const chunks: Buffer[] = []
           stream.on('data', (chunk: Buffer) => chunks.push(chunk))
           stream.on('error', reject)

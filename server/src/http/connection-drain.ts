@@ -71,7 +71,7 @@ export function trackConnections(server: Server): ConnectionDrain {
   const handle =
     (listener: RequestListener): RequestListener =>
     (req: IncomingMessage, res: ServerResponse) => {
-      const socket = req.socket as Socket
+      const socket = req.socket
       const connection = connections.get(socket)
       if (connection?.closing) return void socket.destroy()
       if (draining) res.setHeader('Connection', 'close')

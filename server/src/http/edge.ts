@@ -12,8 +12,9 @@ export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }
 
 function* routesOf(router: AnyContractRouter): Generator<Route> {
   if (isContractProcedure(router)) {
-    const { route, meta } = router['~orpc']
-    return yield { method: (route.method ?? 'POST').toLowerCase() as Route['method'], path: expressPath(router), policy: meta as EdgePolicy }
+    const { route, meta } = router['~orpc'] as { route: { method?: string }; meta: EdgePolicy }
+    yield { method: (route.method ?? 'POST').toLowerCase() as Route['method'], path: expressPath(router), policy: meta }
+    return
   }
   for (const child of Object.values(router)) yield* routesOf(child as AnyContractRouter)
 }

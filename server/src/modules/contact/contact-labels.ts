@@ -29,7 +29,7 @@ function valuesAt(document: unknown, path: string): unknown[] {
     const key = many ? segment.slice(0, -2) : segment
     values = values.flatMap((value) => {
       const child = key === '' ? value : value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined
-      return many ? (Array.isArray(child) ? child : []) : [child]
+      return many ? (Array.isArray(child) ? (child as unknown[]) : []) : [child]
     })
   }
   return values

@@ -31,7 +31,7 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
 
 export type Dispatcher = {
   /** Look for due messages now (after a completion queued some). */
-  wake(): void
+  wake: () => void
   /** One pass: sends what is due; resolves with how many messages it settled. */
   runOnce(): Promise<number>
   /** Finishes the message in hand, hands back the rest of its batch, and stops. */
@@ -51,7 +51,7 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
   // The dispatcher's own entity manager: a job, not a request. Nothing it reads is kept.
   const em = () => orm.em.fork()
   /** `now() + ms`, on the database's clock, which also decides what is due. */
-  const inMs = (ms: number) => raw(`now() + ? * interval '1 millisecond'`, [ms])
+  const inMs = (ms: number) => raw(`now() + ? * interval '1 millisecond'`, [ms]) as Date
   const configured = CHANNELS.filter((channel) => transports[channel])
   const unconfigured = CHANNELS.filter((channel) => !transports[channel])
   let stopping = false
@@ -70,7 +70,7 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
     const transport = transports[message.channel]!
     try {
       const { providerMessageId } = await transport.send(message)
-      await em().nativeUpdate(OutboxMessage, message.id, { status: 'sent', providerMessageId, sentAt: raw('now()'), lastError: null })
+      await em().nativeUpdate(OutboxMessage, message.id, { status: 'sent', providerMessageId, sentAt: raw('now()') as Date, lastError: null })
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       const permanent = error instanceof PermanentFailure
@@ -97,7 +97,7 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
     for (const message of batch) {
       if (stopping) {
         // Not started: hand it back at once rather than leave it to the lease.
-        await em().nativeUpdate(OutboxMessage, message.id, { attempts: raw('attempts - 1'), nextAttemptAt: raw('now()') })
+        await em().nativeUpdate(OutboxMessage, message.id, { attempts: raw('attempts - 1') as number, nextAttemptAt: raw('now()') as Date })
         continue
       }
       await settle(message)

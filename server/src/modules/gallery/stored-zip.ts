@@ -38,7 +38,7 @@ export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSigna
     // abort() ends the archive only once its queue is idle; with an entry in hand it would wait forever.
     if (error === undefined) return void archive.destroy()
     onError(error)
-    archive.destroy(error instanceof Error ? error : new Error(String(error)))
+    archive.destroy(error instanceof Error ? error : new Error('the zip failed', { cause: error }))
   }
   const appendNext = async () => {
     if (stopped) return

@@ -69,7 +69,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
       const query = new URLSearchParams({ expires: String(expires), signature: sign(key, PHOTO_CONTENT_TYPE, expires) })
       return {
         key,
-        url: `${options.publicUrl}/photos/${key}?${query}`,
+        url: `${options.publicUrl}/photos/${key}?${query.toString()}`,
         method: 'PUT',
         // As on S3: the bucket refuses to replace a photo whatever is sent; the header says so to the booth.
         headers: { 'Content-Type': PHOTO_CONTENT_TYPE, 'If-None-Match': '*' },

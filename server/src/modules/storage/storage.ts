@@ -68,7 +68,7 @@ export function exactly(source: Readable, size: number, key: string): Readable {
     },
   })
   // Either side failing or closing early ends both: the storage stream is never left open.
-  return pipeline(source, guard, () => {}) as Readable
+  return pipeline(source, guard, () => {})
 }
 
 /** In production without a bucket, the routes that need one answer 503; nothing is faked. */
