@@ -32,8 +32,6 @@ export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
 export type Dispatcher = {
   /** Look for due messages now (after a completion queued some). */
   wake: () => void
-  /** One pass: sends what is due; resolves with how many messages it settled. */
-  runOnce(): Promise<number>
   /** Finishes the message in hand, hands back the rest of its batch, and stops. */
   stop(): Promise<void>
 }
@@ -84,7 +82,8 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
     }
   }
 
-  async function runOnce(): Promise<number> {
+  /** One pass: sends what is due, batch after batch while batches come full. */
+  async function runOnce(): Promise<void> {
     if (unconfigured.length > 0) {
       await em().nativeUpdate(
         OutboxMessage,
@@ -93,7 +92,6 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
       )
     }
     const batch = await claim()
-    let settled = 0
     for (const message of batch) {
       if (stopping) {
         // Not started: hand it back at once rather than leave it to the lease.
@@ -101,9 +99,8 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
         continue
       }
       await settle(message)
-      settled++
     }
-    return batch.length === settings.batchSize && !stopping ? settled + (await runOnce()) : settled
+    if (batch.length === settings.batchSize && !stopping) await runOnce()
   }
 
   function wake(): void {
@@ -129,7 +126,6 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
 
   return {
     wake,
-    runOnce,
     async stop() {
       stopping = true
       clearInterval(timer)
