@@ -23,6 +23,32 @@ export type ClientOptions = {
   headers?: Record<string, string>
   /** A fetch implementation (defaults to the global one). */
   fetch?: typeof globalThis.fetch
+  /**
+   * For the staff routes outside a browser (Node, scripts): keep the session cookie that
+   * `staff.auth.signIn` sets and send it, with the service's own `Origin`, on every later call, as
+   * a browser page of the service would. In a browser, leave it off: the browser keeps the
+   * HttpOnly cookie itself (send `credentials: 'include'` through `fetch` across origins).
+   */
+  staffCookies?: boolean
+}
+
+const SESSION_COOKIE = /^((?:__Secure-)?photobooth\.session_token)=([^;]*)/
+
+/** A fetch that holds the staff session cookie between calls, for clients without a cookie jar. */
+function withStaffCookie(fetch: typeof globalThis.fetch, origin: string): typeof globalThis.fetch {
+  let cookie: string | undefined
+  return async (input, init) => {
+    const request = new Request(input, init)
+    if (cookie) request.headers.set('cookie', cookie)
+    request.headers.set('origin', origin)
+    const response = await fetch(request)
+    for (const line of response.headers.getSetCookie()) {
+      const match = SESSION_COOKIE.exec(line)
+      // Sign-out answers an empty value: the session is over.
+      if (match) cookie = match[2] ? `${match[1]}=${match[2]}` : undefined
+    }
+    return response
+  }
 }
 
 /**
@@ -30,7 +56,8 @@ export type ClientOptions = {
  * Failures throw `ORPCError` with `code`, `status`, `message` (the API's `error` text) and `data`.
  */
 export function createClient(options: ClientOptions): PhotoBoothClient {
-  const customFetch = options.fetch
+  const baseFetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const customFetch = options.staffCookies ? withStaffCookie(baseFetch, new URL(String(options.baseUrl)).origin) : options.fetch
   const link = new OpenAPILink(minifiedContract as unknown as Contract, {
     url: String(options.baseUrl).replace(/\/+$/, ''),
     headers: () => ({

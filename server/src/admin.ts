@@ -1,28 +1,162 @@
 /**
  * Operator commands on the same database as the service:
+ *   pnpm admin staff create --email <email> [--name "<name>"] [--password <password>]
+ *   pnpm admin staff list
  *   pnpm admin booth-key create --name "<booth>"
  *   pnpm admin booth-key list
  *   pnpm admin booth-key revoke <id>
+ *   pnpm admin demo seed
  */
+import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 
-import { loadSettings } from './config.js'
+import { NewStaffMember } from '@photobooth/sdk/schemas'
+
+import { loadSettings, resolveConfig } from './config.js'
 import { startEmbeddedPostgres } from './db/embedded-postgres.js'
-import { migrate, openOrm } from './db/orm.js'
+import { migrate, openOrm, type Orm } from './db/orm.js'
+import { DEMO, seedDemo } from './db/seed.js'
+import { createLogger } from './logger.js'
 import { createBoothKey, listBoothKeys, revokeBoothKey } from './modules/booth-keys/booth-keys.service.js'
+import { createAuth } from './modules/staff/auth.js'
+import { resolveAuthSecret } from './modules/staff/auth-secret.js'
+import { createStaffMember, listStaffMembers } from './modules/staff/staff-members.service.js'
 
 const USAGE = `Usage:
+  pnpm admin staff create --email <email> [--name "<name>"] [--password <password>]
+                                                  create a staff member (asks for the password when not given)
+  pnpm admin staff list                           list staff members
   pnpm admin booth-key create --name "<booth>"   create a key; it is shown once
   pnpm admin booth-key list                       list keys (never their secrets)
-  pnpm admin booth-key revoke <id>                revoke a key at once`
+  pnpm admin booth-key revoke <id>                revoke a key at once
+  pnpm admin demo seed                            create the demo event (slug "demo") unless it exists`
+
+/** A usage mistake: said on stderr, exit code 2, and nothing is written. */
+class UsageError extends Error {}
+
+type Command = { run: (orm: Orm) => Promise<number> }
+
+/** What `positionals` and `values` ask for, checked before the database is opened. */
+function commandOf(positionals: string[], values: { name?: string; email?: string; password?: string }): Command {
+  const [area, verb, argument] = positionals
+  switch (`${area} ${verb}`) {
+    case 'staff create':
+      if (!values.email?.trim()) throw new UsageError('staff create needs --email <email>')
+      return { run: (orm) => createStaff(orm, values.email!, values) }
+    case 'staff list':
+      return { run: listStaff }
+    case 'booth-key create':
+      if (!values.name?.trim()) throw new UsageError('booth-key create needs --name "<booth>"')
+      return {
+        run: async (orm) => {
+          const created = await createBoothKey(orm.em.fork(), values.name!)
+          console.log(`Created booth key ${created.id} for "${created.name}". Copy it now, it is not shown again:\n\n  ${created.key}\n`)
+          return 0
+        },
+      }
+    case 'booth-key list':
+      return {
+        run: async (orm) => {
+          for (const key of await listBoothKeys(orm.em.fork())) {
+            const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active'
+            console.log(`${key.id}  ${state.padEnd(32)}  last used ${key.lastUsedAt?.toISOString() ?? 'never'}  ${key.name}`)
+          }
+          return 0
+        },
+      }
+    case 'booth-key revoke':
+      if (!argument) throw new UsageError('booth-key revoke needs the key id')
+      return {
+        run: async (orm) => {
+          const revoked = await revokeBoothKey(orm.em.fork(), argument)
+          console.log(revoked ? `Revoked ${argument}.` : `No active key ${argument}.`)
+          return revoked ? 0 : 1
+        },
+      }
+    case 'demo seed':
+      return {
+        run: async (orm) => {
+          const outcome = await seedDemo(orm.em.fork(), { whenEmpty: false })
+          const sets = DEMO.sets.map((set) => `${DEMO.eventSlug}/${set.slug}`).join(', ')
+          console.log(outcome === 'created' ? `Created the demo event "${DEMO.eventSlug}" with its sets ${sets}.` : `The demo event "${DEMO.eventSlug}" already exists.`)
+          return 0
+        },
+      }
+    default:
+      throw new UsageError(USAGE)
+  }
+}
+
+async function createStaff(orm: Orm, email: string, values: { name?: string; password?: string }): Promise<number> {
+  const password = values.password ?? (await askPassword())
+  const name = values.name?.trim() || email.split('@')[0]!
+  const parsed = NewStaffMember.safeParse({ email: email.trim(), name, password })
+  if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'))
+  const member = await createStaffMember(await authFor(orm), { email: parsed.data.email, name: parsed.data.name, password })
+  console.log(`Created staff member ${member.email} (${member.id}). Sign in at POST /api/auth/sign-in/email.`)
+  return 0
+}
+
+async function listStaff(orm: Orm): Promise<number> {
+  for (const member of await listStaffMembers(await authFor(orm))) {
+    console.log(`${member.id}  ${new Date(member.createdAt).toISOString()}  ${member.email}  ${member.name}`)
+  }
+  return 0
+}
+
+/** Better Auth as the service builds it, on the same database, for its password hashing and tables. */
+let closeAuth: (() => Promise<void>) | undefined
+async function authFor(orm: Orm) {
+  const settings = loadSettings()
+  const config = resolveConfig(settings, settings.port)
+  const created = createAuth(
+    { secret: await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir), publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: false },
+    orm.config.get('clientUrl'),
+    createLogger({ silent: true }),
+  )
+  closeAuth = created.close
+  return { auth: created.auth }
+}
+
+/**
+ * The password from the terminal, not echoed, typed twice; or the first line of standard input
+ * when it is not a terminal (`printf '%s\n' "$PASSWORD" | pnpm admin staff create --email …`).
+ */
+async function askPassword(): Promise<string> {
+  const lines = createInterface({ input: process.stdin, output: process.stdin.isTTY ? process.stderr : undefined, terminal: process.stdin.isTTY })
+  const ask = (prompt: string) =>
+    new Promise<string>((resolve) => {
+      if (!process.stdin.isTTY) return lines.once('line', resolve).once('close', () => resolve(''))
+      process.stderr.write(prompt)
+      // Typed characters are not written back: only the prompt shows.
+      ;(lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => {}
+      lines.question('', (answer) => {
+        process.stderr.write('\n')
+        resolve(answer)
+      })
+    })
+  try {
+    const password = await ask('Password: ')
+    if (process.stdin.isTTY && (await ask('Again: ')) !== password) throw new UsageError('The passwords differ')
+    return password
+  } finally {
+    lines.close()
+  }
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } } })
+  } catch (error) {
+    // An unknown option, or one without its value.
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}
+${USAGE}`)
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' } } })
-  const [area, verb, argument] = positionals
-  if (area !== 'booth-key' || !verb) {
-    console.error(USAGE)
-    return 2
-  }
+  const { positionals, values } = parse(argv)
+  const command = commandOf(positionals, values)
   const settings = loadSettings()
   const embedded = settings.databaseUrl
     ? undefined
@@ -30,38 +164,9 @@ async function main(argv: string[]): Promise<number> {
   const orm = await openOrm(settings.databaseUrl ?? embedded!.url)
   try {
     await migrate(orm)
-    const em = orm.em.fork()
-    switch (verb) {
-      case 'create': {
-        if (!values.name?.trim()) {
-          console.error('booth-key create needs --name "<booth>"')
-          return 2
-        }
-        const created = await createBoothKey(em, values.name)
-        console.log(`Created booth key ${created.id} for "${created.name}". Copy it now, it is not shown again:\n\n  ${created.key}\n`)
-        return 0
-      }
-      case 'list': {
-        for (const key of await listBoothKeys(em)) {
-          const state = key.revokedAt ? `revoked ${key.revokedAt.toISOString()}` : 'active'
-          console.log(`${key.id}  ${state.padEnd(32)}  last used ${key.lastUsedAt?.toISOString() ?? 'never'}  ${key.name}`)
-        }
-        return 0
-      }
-      case 'revoke': {
-        if (!argument) {
-          console.error('booth-key revoke needs the key id')
-          return 2
-        }
-        const revoked = await revokeBoothKey(em, argument)
-        console.log(revoked ? `Revoked ${argument}.` : `No active key ${argument}.`)
-        return revoked ? 0 : 1
-      }
-      default:
-        console.error(USAGE)
-        return 2
-    }
+    return await command.run(orm)
   } finally {
+    await closeAuth?.()
     await orm.close()
     // Leave a cluster that the running service started alone; stop only one started here.
     if (embedded && !embedded.adopted) await embedded.stop()
@@ -71,6 +176,11 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(error.message)
+      process.exit(2)
+    }
+    // A refusal of the domain (a taken email) is the operator's to fix: its message is enough.
     console.error(error instanceof Error ? error.message : error)
     process.exit(1)
   },

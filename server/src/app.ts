@@ -11,8 +11,11 @@ import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies } from './http/edge.js'
 import { securityHeaders } from './http/security-headers.js'
 import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
+import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
+import { authRoutes } from './modules/staff/auth.routes.js'
+import { checkOrigin, staffAuthentication, staffOf } from './modules/staff/staff-auth.middleware.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
 import { router } from './router.js'
 
@@ -35,9 +38,12 @@ export function createApp(services: Services): Express {
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
+  app.use(authRoutes(services))
   app.use(galleryFileRoutes(services))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
+  app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
+  app.use(guestsCsvRoutes(services))
   app.use(serveApi(services))
   app.use(notFound)
   app.use(lastResort(services))
@@ -67,6 +73,7 @@ function serveApi(services: Services): RequestHandler {
     const context: AppContext = {
       ...services,
       caller: callerOf(req),
+      staff: staffOf(req),
       // Forked on first use: the public reads never need one.
       get em() {
         return (em ??= services.orm.em.fork())

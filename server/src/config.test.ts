@@ -8,6 +8,7 @@ const PRODUCTION = {
   PUBLIC_URL: 'https://api.booth.example.com/',
   CDN_URL: 'https://cdn.booth.example.com',
   GALLERY_URL: 'https://booth.example.com/g',
+  AUTH_SECRET: 'k'.repeat(32),
 }
 
 describe('configuration', () => {
@@ -35,7 +36,24 @@ describe('configuration', () => {
   })
 
   it('when production misses its addresses, then start-up fails listing every one', () => {
-    expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL/)
+    expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL[\s\S]*AUTH_SECRET: required in production/)
+  })
+
+  it('when staff settings are given, then the kiosk URL template, the auth secret and the trusted origins are read; bad ones stop the start', () => {
+    const settings = loadSettings({
+      KIOSK_URL: 'https://kiosk.example.com/{event}/{set}',
+      AUTH_SECRET: 's'.repeat(40),
+      TRUSTED_ORIGINS: 'https://dashboard.example.com, https://ops.example.com',
+    })
+    expect(settings.staffAuth).toEqual({ secret: 's'.repeat(40), trustedOrigins: ['https://dashboard.example.com', 'https://ops.example.com'] })
+    expect(resolveConfig(settings, 4321)).toMatchObject({
+      kioskUrl: 'https://kiosk.example.com/{event}/{set}',
+      staffAuth: { trustedOrigins: ['http://localhost:4321', 'https://dashboard.example.com', 'https://ops.example.com'] },
+    })
+    expect(resolveConfig(loadSettings({}), 4321).kioskUrl).toBe('http://localhost:4321/events/{event}/sets/{set}')
+    expect(() => loadSettings({ KIOSK_URL: 'https://kiosk.example.com/' })).toThrow(/KIOSK_URL: a URL with \{event\} and \{set\} in it/)
+    expect(() => loadSettings({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET: at least 32 characters/)
+    expect(() => loadSettings({ TRUSTED_ORIGINS: 'https://dashboard.example.com/path' })).toThrow(/TRUSTED_ORIGINS: a comma-separated list of origins/)
   })
 
   it('when provider keys come without their companions, then start-up says which are missing', () => {

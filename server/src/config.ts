@@ -22,6 +22,16 @@ const Environment = z
     PUBLIC_URL: optionalUrl,
     CDN_URL: optionalUrl,
     GALLERY_URL: optionalUrl,
+    KIOSK_URL: z
+      .string()
+      .refine((value) => value.includes('{event}') && value.includes('{set}') && URL.canParse(value.replace(/\{(event|set)\}/g, 'x')), 'a URL with {event} and {set} in it')
+      .optional(),
+    AUTH_SECRET: z.string().min(32, 'at least 32 characters').optional(),
+    TRUSTED_ORIGINS: z
+      .string()
+      .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+      .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'a comma-separated list of origins such as https://dashboard.example.com')
+      .optional(),
     SEED_DEMO: z.enum(['true', 'false']).optional(),
     S3_BUCKET: z.string().min(1).optional(),
     S3_REGION: z.string().min(1).default('us-east-1'),
@@ -66,7 +76,7 @@ const Environment = z
       }
     }
     if (env.MODE !== 'production') return
-    for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL'] as const) {
+    for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL', 'AUTH_SECRET'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required in production' })
     }
   })
@@ -85,6 +95,9 @@ export type Config = {
   cdnUrl: string
   /** Base of the gallery links sent to guests. */
   galleryUrl: string
+  /** Where a set's kiosk opens: a URL with `{event}` and `{set}` (the slugs) in it. */
+  kioskUrl: string
+  staffAuth: StaffAuthSettings
   seedDemo: boolean
   storage: StorageSettings
   delivery: DeliverySettings
@@ -94,6 +107,14 @@ export type Config = {
   contact: ContactSettings
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
   shutdownGraceMs: number
+}
+
+/** Staff sign-in (Better Auth). */
+export type StaffAuthSettings = {
+  /** Signs session cookies. Unset (development only): a random one kept in `DATA_DIR/auth-secret`. */
+  secret?: string
+  /** Origins allowed to make cookie-authenticated changes, besides the service's own (`PUBLIC_URL`). */
+  trustedOrigins: string[]
 }
 
 /** The contact form: where its labels come from, and where submissions go (absent: 503). */
@@ -127,10 +148,11 @@ export type StorageSettings =
 const PROVIDER_TIMEOUT_MS = 15_000
 
 /** The environment as parsed: the URLs may still depend on the port the server gets. */
-export type Settings = Omit<Config, 'publicUrl' | 'cdnUrl' | 'galleryUrl'> & {
+export type Settings = Omit<Config, 'publicUrl' | 'cdnUrl' | 'galleryUrl' | 'kioskUrl'> & {
   publicUrl?: string
   cdnUrl?: string
   galleryUrl?: string
+  kioskUrl?: string
 }
 
 /** Parses the environment once at start-up and fails with every problem listed at once. */
@@ -162,6 +184,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     publicUrl: e.PUBLIC_URL,
     cdnUrl: e.CDN_URL,
     galleryUrl: e.GALLERY_URL,
+    kioskUrl: e.KIOSK_URL,
+    staffAuth: { secret: e.AUTH_SECRET, trustedOrigins: e.TRUSTED_ORIGINS ?? [] },
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : e.MODE === 'development',
     storage: e.S3_BUCKET
       ? {
@@ -218,5 +242,7 @@ export function resolveConfig(settings: Settings, port: number): Config {
     publicUrl,
     cdnUrl: settings.cdnUrl ?? `${publicUrl}/photos`,
     galleryUrl: settings.galleryUrl ?? `${publicUrl}/gallery`,
+    kioskUrl: settings.kioskUrl ?? `${publicUrl}/events/{event}/sets/{set}`,
+    staffAuth: { ...settings.staffAuth, trustedOrigins: [...new Set([new URL(publicUrl).origin, ...settings.staffAuth.trustedOrigins])] },
   }
 }

@@ -6,6 +6,8 @@ import type { Logger } from './logger.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
+import type { StaffAuth } from './modules/staff/auth.js'
+import type { StaffCaller } from './modules/staff/staff-auth.middleware.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 import type { OpenApiDocument } from './openapi.js'
 
@@ -31,11 +33,14 @@ export type Services = {
   contactLabels: ContactLabels
   /** Absent when mail is not configured: the contact form answers 503. */
   contactMailer?: ContactMailer
+  /** Better Auth: staff sign-in, sessions and members. */
+  auth: StaffAuth
 }
 
 /**
  * What every procedure receives: the services, this request's entity manager (forked on first
- * use), and the booth that authenticated it, if any (the booth routes narrow it to present).
- * Domain functions take `fn(deps, input)`, their deps a `Pick` of this.
+ * use), the booth that authenticated it, if any (the booth routes narrow it to present), and the
+ * signed-in staff member, if any (the staff routes narrow it to present). Domain functions take
+ * `fn(deps, input)`, their deps a `Pick` of this.
  */
-export type AppContext = Services & { em: EntityManager; caller?: Caller }
+export type AppContext = Services & { em: EntityManager; caller?: Caller; staff?: StaffCaller }

@@ -19,6 +19,9 @@ import { startDispatcher } from './modules/delivery/dispatcher.js'
 import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
+import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
+import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
+import { resolveAuthSecret } from './modules/staff/auth-secret.js'
 import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
 import { createLocalStorage, type LocalStorage } from './modules/storage/local-storage.js'
 import { createS3Storage } from './modules/storage/s3-storage.js'
@@ -60,6 +63,8 @@ export type RunningServer = {
   config: Config
   orm: Orm
   server: Server
+  /** Better Auth, for tests and tools that create staff members. */
+  auth: StaffAuth
   /**
    * Stops taking connections, answers the requests in flight (with `Connection: close`) within the
    * shutdown grace, then closes the database, the embedded cluster last.
@@ -87,10 +92,12 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
   const clock = now ?? (() => new Date())
   let redis: RedisClientType | undefined
   let server: Server | undefined
+  let auth: AuthService | undefined
   try {
     await migrate(orm)
-    if (settings.seedDemo) await seedDemo(orm.em.fork())
+    if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
     const openApiDocument = await buildOpenApiDocument()
+    const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
     redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
 
     server = createServer({
@@ -112,6 +119,11 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     })
     const { port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
+    auth = createAuth(
+      { secret: authSecret, publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: config.mode === 'production' },
+      databaseUrl,
+      logger,
+    )
     // Nothing below awaits: the request listener is attached in the same tick as the listen
     // callback, so no request can arrive before it.
     const storage = createStorage(settings.storage, config.publicUrl, clock)
@@ -123,6 +135,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         (error: unknown) => logger.error('partial uploads could not be swept', error),
       )
     }
+    // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
+    void removeDeletedPhotos({ orm, storage, logger })
     const dispatcher = settings.delivery.dispatch
       ? startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
       : undefined
@@ -138,6 +152,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       redis,
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
+      auth: auth.auth,
     })
     server.on('request', connections.handle(refusals.handle(app)))
 
@@ -155,13 +170,15 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         clearTimeout(graceTimer)
         // The database last: every request that was received has had its answer, or its grace.
         await redis?.quit()
+        await auth?.close()
         await orm.close()
         await embedded?.stop()
       })())
-    return { url: `http://localhost:${port}`, config, orm, server, stop }
+    return { url: `http://localhost:${port}`, config, orm, server, auth: auth.auth, stop }
   } catch (error) {
     server?.close()
     await redis?.quit()
+    await auth?.close()
     await orm.close()
     // An adopted cluster may be another running instance's (this one could not listen): left alone.
     if (!embedded?.adopted) await embedded?.stop()

@@ -4,21 +4,25 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { startTestServer, type TestServer } from '../support/harness.js'
+import { signIn } from '../support/staff.js'
 import { serviceEnv } from '../support/processes.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 type Run = { code: number; stdout: string; stderr: string }
 
-/** `pnpm admin …` as an operator types it, in a process of its own, on the run's database. */
-function admin(...args: string[]): Promise<Run> {
+/** `pnpm admin …` as an operator types it, in a process of its own, on the run's database; `input` is its standard input. */
+function adminWith(input: string | undefined, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    execFile('pnpm', ['-s', 'admin', ...args], { cwd: root, env: serviceEnv({ DATABASE_URL: inject('databaseUrl') }) }, (error, stdout, stderr) => {
+    const env = serviceEnv({ DATABASE_URL: inject('databaseUrl'), AUTH_SECRET: 'a'.repeat(32) })
+    const child = execFile('pnpm', ['-s', 'admin', ...args], { cwd: root, env }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return void reject(new Error(`pnpm admin did not run: ${error.message}`))
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
     })
+    child.stdin?.end(input)
   })
 }
+const admin = (...args: string[]) => adminWith(undefined, ...args)
 
 let app: TestServer
 beforeAll(async () => {
@@ -65,9 +69,61 @@ describe('pnpm admin booth-key', () => {
   it('when the command is incomplete, then it says what is missing, exits 2 and writes nothing', async () => {
     const before = await countKeys()
     const [nothing, blankName, noId] = await Promise.all([admin(), admin('booth-key', 'create', '--name', '   '), admin('booth-key', 'revoke')])
-    expect(nothing).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^Usage:\n {2}pnpm admin booth-key create --name "<booth>"/) })
+    expect(nothing).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^Usage:\n {2}pnpm admin staff create --email <email>/) })
     expect(blankName).toEqual({ code: 2, stdout: '', stderr: 'booth-key create needs --name "<booth>"\n' })
     expect(noId).toEqual({ code: 2, stdout: '', stderr: 'booth-key revoke needs the key id\n' })
     expect(await countKeys()).toBe(before)
+  }, 60_000)
+})
+
+const countStaff = async (email: string) =>
+  Number((await app.orm.em.fork().execute<{ count: string }[]>('select count(*) from staff_member where email = ?', [email]))[0]!.count)
+
+describe('pnpm admin staff', () => {
+  it('when an operator creates the first staff member, then they sign in with that password, and the list shows them', async () => {
+    const email = `owner-${Date.now()}@example.org`
+    const created = await admin('staff', 'create', '--email', email.toUpperCase(), '--name', 'Olivia Owner', '--password', 'correct horse battery')
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stdout).toMatch(new RegExp(`^Created staff member ${email} \\([A-Za-z0-9]+\\)\\. Sign in at POST /api/auth/sign-in/email\\.\\n$`))
+    expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
+    const listed = await admin('staff', 'list')
+    expect(listed.stdout.split('\n').find((line) => line.includes(email))).toMatch(new RegExp(`^[A-Za-z0-9]+ +${ISO} +${email} +Olivia Owner$`))
+  }, 60_000)
+
+  it('when no password is given and standard input is not a terminal, then its first line is the password', async () => {
+    const email = `piped-${Date.now()}@example.org`
+    const created = await adminWith('a piped passphrase\n', 'staff', 'create', '--email', email)
+    expect(created.code, created.stderr).toBe(0)
+    expect((await signIn(app, email, 'a piped passphrase')).status).toBe(200)
+  }, 60_000)
+
+  it('when the email is taken, then exit 1 with the reason; when the input is bad, exit 2; neither writes anyone', async () => {
+    const email = `taken-${Date.now()}@example.org`
+    expect((await admin('staff', 'create', '--email', email, '--password', 'correct horse battery')).code).toBe(0)
+    const [taken, noEmail, badEmail, shortPassword, noPassword] = await Promise.all([
+      admin('staff', 'create', '--email', email, '--password', 'another password!'),
+      admin('staff', 'create', '--password', 'correct horse battery'),
+      admin('staff', 'create', '--email', 'not-an-email', '--password', 'correct horse battery'),
+      admin('staff', 'create', '--email', `short-${email}`, '--password', 'short'),
+      adminWith('', 'staff', 'create', '--email', `empty-${email}`),
+    ])
+    expect(taken).toEqual({ code: 1, stdout: '', stderr: `A staff member with the email ${email} already exists\n` })
+    expect(noEmail).toEqual({ code: 2, stdout: '', stderr: 'staff create needs --email <email>\n' })
+    expect(badEmail).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^email: /) })
+    expect(shortPassword).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^password: /) })
+    expect(noPassword).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^password: /) })
+    expect(await countStaff(email)).toBe(1)
+    expect(await Promise.all([countStaff('not-an-email'), countStaff(`short-${email}`), countStaff(`empty-${email}`)])).toEqual([0, 0, 0])
+  }, 60_000)
+})
+
+describe('pnpm admin demo seed', () => {
+  it('when the demo event is missing, then it is created with its sets; run again, it says it exists', async () => {
+    await app.orm.em.fork().execute(`delete from event where slug = 'demo'`)
+    const first = await admin('demo', 'seed')
+    expect(first).toEqual({ code: 0, stdout: 'Created the demo event "demo" with its sets demo/photo-wall, demo/mirror-booth.\n', stderr: '' })
+    expect((await fetch(`${app.url}/events/demo/sets/mirror-booth`)).status).toBe(200)
+    const second = await admin('demo', 'seed')
+    expect(second).toEqual({ code: 0, stdout: 'The demo event "demo" already exists.\n', stderr: '' })
   }, 60_000)
 })

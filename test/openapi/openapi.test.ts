@@ -64,17 +64,51 @@ describe('the OpenAPI document', () => {
         'POST /booth/sessions/{sessionId}/uploads',
         'POST /booth/sessions/{sessionId}/complete',
         'POST /booth/sessions/{sessionId}/cancel',
+        // Staff sign-in (Better Auth) and the operator's API.
+        'POST /api/auth/sign-in/email',
+        'POST /api/auth/sign-out',
+        'POST /api/auth/change-password',
+        'GET /api/auth/get-session',
+        'GET /staff/me',
+        'GET /staff/members',
+        'POST /staff/members',
+        'DELETE /staff/members/{memberId}',
+        'GET /staff/events',
+        'POST /staff/events',
+        'GET /staff/events/{eventId}',
+        'PATCH /staff/events/{eventId}',
+        'DELETE /staff/events/{eventId}',
+        'GET /staff/events/{eventId}/stats',
+        'GET /staff/events/{eventId}/guests.csv',
+        'GET /staff/events/{eventId}/sessions',
+        'POST /staff/events/{eventId}/sets',
+        'PATCH /staff/sets/{setId}',
+        'DELETE /staff/sets/{setId}',
+        'GET /staff/booth-keys',
+        'POST /staff/booth-keys',
+        'POST /staff/booth-keys/{keyId}/revoke',
+        'GET /staff/sessions/{sessionId}',
+        'GET /staff/sessions/{sessionId}/stats',
+        'POST /staff/sessions/{sessionId}/resend',
+        'POST /staff/sessions/{sessionId}/cancel',
+        'DELETE /staff/sessions/{sessionId}',
+        'POST /staff/messages/{messageId}/retry',
       ].sort(),
     )
   })
 
-  it('when read, then booth routes require the bearer key and document the plain-text 401, public routes none', async () => {
+  it('when read, then booth routes require the bearer key and document the plain-text 401, staff routes the session cookie and a JSON 401, public routes none', async () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
     expect(document.components.securitySchemes.boothKey).toMatchObject({ type: 'http', scheme: 'bearer' })
-    for (const { path, operation } of operations(document)) {
+    expect(document.components.securitySchemes.staffSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'photobooth.session_token' })
+    for (const { path, method, operation } of operations(document)) {
       const booth = path.startsWith('/booth/')
-      expect((operation as unknown as { security: unknown }).security, path).toEqual(booth ? [{ boothKey: [] }] : [])
+      const staff = path.startsWith('/staff/') || ['/api/auth/sign-out', '/api/auth/change-password'].includes(path)
+      expect((operation as unknown as { security: unknown }).security, path).toEqual(booth ? [{ boothKey: [] }] : staff ? [{ staffSession: [] }] : [])
       if (booth) expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
+      if (staff && path !== '/api/auth/sign-out') expect(operation.responses['401']?.content, path).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } })
+      // A staff change from an untrusted origin is refused.
+      if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
     }
     const complete = document.paths['/booth/sessions/{sessionId}/complete'].post
     expect(complete.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PhotoKeysError' })
@@ -86,6 +120,11 @@ describe('the OpenAPI document', () => {
     for (const { path, operation } of operations(document)) {
       if (BYTE_ROUTES.includes(path)) continue
       const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
+      if (path.startsWith('/api/auth/')) {
+        // Better Auth's refusals, in the service's `{ error }`: never the validator's shape.
+        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+        continue
+      }
       if (OWN_WORDS.includes(path)) {
         // These answer their own words for any bad body, never the validator's shape.
         expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
@@ -95,7 +134,8 @@ describe('the OpenAPI document', () => {
       expect(schemaOf('400'), operation.operationId).toEqual({
         oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
       })
-      expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+      // A staff route without a path parameter names nothing that could be missing.
+      if (!path.startsWith('/staff/') || path.includes('{')) expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
       expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
     }
     expect(document.components.schemas.Error.required).toEqual(['error'])

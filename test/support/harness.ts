@@ -37,6 +37,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
     port: 0,
     seedDemo: false,
     storage: { kind: 'local', root: bucket, secret: randomBytes(32).toString('base64url') },
+    staffAuth: { secret: randomBytes(32).toString('base64url'), trustedOrigins: [] },
     ...overrides,
   }
   const onQuery = (sql: string) => {

@@ -43,3 +43,14 @@ export const ErrorRef = { $ref: '#/components/schemas/Error' }
 
 /** A body the procedure checks itself, whose refusals are the spec's own words, not zod's shape. */
 export const AnyBody = z.object({ body: z.unknown() })
+
+/**
+ * Every staff route needs a staff session (the cookie from `POST /api/auth/sign-in/email`); without
+ * one it answers 401 `{ error }` (JSON: the plain `Unauthorized` is the booth's bearer failures).
+ */
+export const staffRead = base.errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' } })
+
+/** A staff change must come from a trusted origin (`Origin`, or `Referer`): otherwise 403, and nothing changes. */
+export const staffWrite = staffRead.errors({ FORBIDDEN: { status: 403, message: 'Origin not trusted' } })
+
+export const staffConflict = { CONFLICT: { status: 409, message: 'Conflict' } } as const

@@ -3,13 +3,32 @@ import { contact } from './contact.js'
 import { gallery } from './gallery.js'
 import { galleryFiles } from './gallery-files.js'
 import { kiosk } from './kiosk.js'
+import { staffBoothKeys, staffEvents, staffSets } from './staff-events.js'
+import { staffAuth, staffMembers } from './staff-members.js'
+import { staffExports, staffMessages, staffSessions } from './staff-sessions.js'
 import { tracking } from './tracking.js'
 
-/** What oRPC's handler serves, every JSON route: the server implements exactly this. */
-export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact }
+const staff = {
+  events: staffEvents,
+  sets: staffSets,
+  boothKeys: staffBoothKeys,
+  sessions: staffSessions,
+  messages: staffMessages,
+  members: staffMembers,
+}
 
-/** The whole API, the files Express streams included: the one source of the OpenAPI document and the SDK. */
-export const contract = { ...servedContract, gallery: { ...gallery, ...galleryFiles } }
+/** What oRPC's handler serves, every JSON route: the server implements exactly this. */
+export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact, staff }
+
+/**
+ * The whole API, the files Express streams and Better Auth's sign-in routes included: the one source
+ * of the OpenAPI document and the SDK.
+ */
+export const contract = {
+  ...servedContract,
+  gallery: { ...gallery, ...galleryFiles },
+  staff: { ...staff, events: { ...staffEvents, ...staffExports }, auth: staffAuth },
+}
 
 export type { EdgePolicy } from './base.js'
 export type Contract = typeof contract

@@ -10,11 +10,14 @@ import { EventSchema } from '../modules/events/event.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
+import { AUTH_TABLES } from '../modules/staff/auth-schema.js'
+import { StorageDeletionSchema } from '../modules/storage/storage-deletion.entity.js'
 import { TrackingEventSchema } from '../modules/tracking/tracking-event.entity.js'
 import { lockFor } from './lock.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
+import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
 export type Orm = MikroORM
@@ -41,7 +44,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema],
+    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema, StorageDeletionSchema],
     extensions: [Migrator],
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.
@@ -50,11 +53,15 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261121-booth', class: BoothSchema },
         { name: '20261121-tracking', class: TrackingSchema },
         { name: '20261123-photo-etag', class: PhotoEtagSchema },
+        { name: '20261125-staff', class: StaffSchema },
       ],
       silent: true,
       transactional: true,
       allOrNothing: true,
     },
+    // Better Auth's tables are its own (modules/staff/auth.ts): no entity declares them, and the schema
+    // diff would otherwise propose dropping them.
+    schemaGenerator: { skipTables: AUTH_TABLES },
     // Every request forks its own entity manager; a slip onto the global one is a bug.
     allowGlobalContext: false,
     ...(onQuery ? { loggerFactory: (loggerOptions: LoggerOptions) => new ListeningLogger(loggerOptions, onQuery) } : {}),

@@ -12,12 +12,16 @@ export const DEMO = {
   ],
 } as const
 
-/** On the first run (no events at all), a demo event with two sets to try the kiosk routes on. */
-export async function seedDemo(em: EntityManager): Promise<void> {
-  await em.transactional(async (tx) => {
+/**
+ * The demo event with two sets to try the kiosk routes on. `whenEmpty` (the first start): only if
+ * there is no event at all; otherwise (`pnpm admin demo seed`): unless an event already has its slug.
+ */
+export async function seedDemo(em: EntityManager, { whenEmpty }: { whenEmpty: boolean }): Promise<'created' | 'exists'> {
+  return em.transactional(async (tx) => {
     // Serialises concurrent first starts so that only one of them seeds.
     await lockFor(tx, 'photobooth:seed')
-    if ((await tx.count(Event)) > 0) return
+    if ((await tx.count(Event, whenEmpty ? {} : { slug: DEMO.eventSlug })) > 0) return 'exists'
     await createEvent(tx, { slug: DEMO.eventSlug, name: 'Demo Party', startAt: new Date(), sets: [...DEMO.sets] })
+    return 'created'
   })
 }

@@ -45,7 +45,7 @@ async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes:
   return toStandardBody(Object.assign(Readable.from(raw.length > 0 ? [raw] : []), { headers: req.headers }) as unknown as IncomingMessage)
 }
 
-function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too large'> {
+export function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too large'> {
   if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve('too large')
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []

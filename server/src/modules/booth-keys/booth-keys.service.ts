@@ -2,6 +2,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 import type { EntityManager } from '@mikro-orm/postgresql'
 
+import type { AppContext } from '../../context.js'
+import { AppError } from '../../errors.js'
 import { BoothKey } from './booth-key.entity.js'
 
 /** `pbk_<id>_<secret>`: recognisable in logs and by secret scanners, 256 random bits of secret. */
@@ -58,5 +60,33 @@ export async function revokeBoothKey(em: EntityManager, id: string, now = new Da
 }
 
 export async function listBoothKeys(em: EntityManager) {
-  return em.find(BoothKey, {}, { orderBy: { createdAt: 'asc' }, fields: ['id', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+  return em.find(BoothKey, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, fields: ['id', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+}
+
+type KeyRow = Pick<BoothKey, 'id' | 'name' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>
+
+/** A key as staff see it: never its secret, nor even its hash. */
+const toStaffBoothKey = (key: KeyRow) => ({
+  id: key.id,
+  name: key.name,
+  createdAt: key.createdAt.getTime(),
+  lastUsedAt: key.lastUsedAt?.getTime() ?? null,
+  revokedAt: key.revokedAt?.getTime() ?? null,
+})
+
+export async function listStaffBoothKeys({ em }: Pick<AppContext, 'em'>) {
+  return { keys: (await listBoothKeys(em)).map(toStaffBoothKey) }
+}
+
+export async function createStaffBoothKey({ em, now }: Pick<AppContext, 'em' | 'now'>, { name }: { name: string }) {
+  const created = await createBoothKey(em, name, now())
+  return { ...toStaffBoothKey(created), key: created.key }
+}
+
+/** Revoking twice changes nothing: the key keeps the time of its first revocation. */
+export async function revokeStaffBoothKey({ em, now }: Pick<AppContext, 'em' | 'now'>, { keyId }: { keyId: string }) {
+  await revokeBoothKey(em, keyId, now())
+  const key = await em.findOne(BoothKey, keyId, { fields: ['name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+  if (!key) throw new AppError('NOT_FOUND', 'no such booth key')
+  return toStaffBoothKey(key)
 }

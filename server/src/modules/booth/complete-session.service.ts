@@ -3,7 +3,7 @@ import pLimit from 'p-limit'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
+import { enqueueGalleryLinks, galleryLink } from '../delivery/outbox.service.js'
 import { photoUrl } from '../gallery/photo-url.js'
 import { Photo } from '../photos/photo.entity.js'
 import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
@@ -28,7 +28,7 @@ export async function completeSession(
   await requireActiveSession(deps.em, sessionId)
   checkKeys(sessionId, keys)
   const photos = await checkStoredPhotos(requireStorage(deps.storage), keys)
-  const galleryUrl = `${deps.config.galleryUrl}/${sessionId}`
+  const galleryUrl = galleryLink(deps.config.galleryUrl, sessionId)
   const now = deps.now()
 
   const recorded = await deps.em.transactional(async (tx) => {

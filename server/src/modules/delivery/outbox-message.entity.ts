@@ -28,10 +28,16 @@ export class OutboxMessage {
 export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
   class: OutboxMessage,
   tableName: 'outbox_message',
-  // One message per guest and channel, however many times a completion is retried.
-  uniques: [{ name: 'outbox_message_guest_channel_unique', properties: ['guest', 'channel'] }],
-  // What the dispatcher polls: the pending messages by due time.
-  indexes: [{ name: 'outbox_message_due_idx', expression: `create index outbox_message_due_idx on outbox_message (next_attempt_at) where status = 'pending'` }],
+  indexes: [
+    // What the dispatcher polls: the pending messages by due time.
+    { name: 'outbox_message_due_idx', expression: `create index outbox_message_due_idx on outbox_message (next_attempt_at) where status = 'pending'` },
+    // A guest has at most one message waiting per channel: a resend clicked twice queues one.
+    {
+      name: 'outbox_message_guest_channel_pending_unique',
+      expression: `create unique index outbox_message_guest_channel_pending_unique on outbox_message (session_guest_id, channel) where status = 'pending'`,
+    },
+    { name: 'outbox_message_session_id_index', properties: ['session'] },
+  ],
   checks: [{ name: 'outbox_message_attempts_check', expression: 'attempts >= 0' }],
   properties: {
     id: { type: 'text', primary: true },

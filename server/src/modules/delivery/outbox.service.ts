@@ -1,10 +1,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
+import type { AppContext } from '../../context.js'
+import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
+import { LIVE, NO_SUCH_SESSION } from '../sessions/session-state.js'
+import { Session } from '../sessions/session.entity.js'
 import { OUTBOX_QUERIES } from './outbox.queries.js'
 
 /** The channel on which queued messages are announced, to the dispatchers of every instance. */
 export const OUTBOX_CHANNEL = 'outbox_message'
+
+/** The link a guest is sent: `GALLERY_URL/<session id>`. */
+export const galleryLink = (galleryUrl: string, sessionId: string) => `${galleryUrl}/${sessionId}`
+
+/** Tells the dispatchers of every instance that messages are due; inside a transaction, at its commit. */
+export async function notifyDispatchers(tx: EntityManager): Promise<void> {
+  await tx.execute('select pg_notify(?, ?)', [OUTBOX_CHANNEL, ''])
+}
+
+/** Runs one of the outbox's inserts for a session's guests and announces what it queued. */
+async function queueLinks(tx: EntityManager, sql: string, sessionId: string, link: string): Promise<number> {
+  const rows = await tx.execute<{ id: string }[]>(sql, [newId(), link, sessionId])
+  if (rows.length > 0) await notifyDispatchers(tx)
+  return rows.length
+}
 
 /**
  * Queues the gallery link for every guest: by email when the guest gave one, by SMS when the
@@ -12,7 +31,24 @@ export const OUTBOX_CHANNEL = 'outbox_message'
  * is queued if and only if the completion commits; the notification, too, goes out at commit.
  */
 export async function enqueueGalleryLinks(tx: EntityManager, sessionId: string, link: string): Promise<void> {
-  const rows = await tx.execute<{ id: string }[]>(OUTBOX_QUERIES.enqueue, [newId(), link, sessionId])
-  // Sent at commit, to the dispatchers of every instance.
-  if (rows.length > 0) await tx.execute('select pg_notify(?, ?)', [OUTBOX_CHANNEL, ''])
+  await queueLinks(tx, OUTBOX_QUERIES.enqueue, sessionId, link)
+}
+
+/**
+ * Staff send a live gallery's link to every guest again. A guest and channel with a message still
+ * waiting, or created or sent within the last minute, is skipped (OUTBOX_QUERIES.resend): a double
+ * click, or two staff members at once, queue one set of messages.
+ */
+export async function resendGalleryLinks(
+  { em, config, wakeDelivery }: Pick<AppContext, 'em' | 'config' | 'wakeDelivery'>,
+  { sessionId }: { sessionId: string },
+): Promise<{ queued: number }> {
+  if ((await em.count(Session, { id: sessionId, ...LIVE })) === 0) {
+    if ((await em.count(Session, { id: sessionId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+    throw new AppError('CONFLICT', 'The session is not a live gallery')
+  }
+  const link = galleryLink(config.galleryUrl, sessionId)
+  const queued = await em.transactional((tx) => queueLinks(tx, OUTBOX_QUERIES.resend, sessionId, link))
+  if (queued > 0) wakeDelivery()
+  return { queued }
 }

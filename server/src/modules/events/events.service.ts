@@ -7,6 +7,9 @@ import { Event } from './event.entity.js'
 /** The answer for a set id or slug that names nothing, wherever a set is looked up. */
 export const NO_SUCH_SET = 'no such set'
 
+/** The answer for an event id or slug that names nothing (or, on the public page, a private event). */
+export const NO_SUCH_EVENT = 'no such event'
+
 export type NewEvent = {
   slug: string
   name: string
@@ -16,7 +19,7 @@ export type NewEvent = {
 }
 
 /** Creates an event with its sets in one transaction; slugs are checked by the database. */
-export async function createEvent(em: EntityManager, input: NewEvent) {
+export async function createEvent(em: EntityManager, input: NewEvent, now = new Date()) {
   return em.transactional(async (tx) => {
     const event = tx.create(Event, {
       id: newId(),
@@ -24,10 +27,10 @@ export async function createEvent(em: EntityManager, input: NewEvent) {
       name: input.name,
       startAt: input.startAt,
       isPrivate: input.isPrivate ?? false,
-      createdAt: new Date(),
+      createdAt: now,
     })
     const sets = input.sets.map((set) =>
-      tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: new Date() }),
+      tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: now }),
     )
     await tx.flush()
     return {

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
+import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { GALLERY_QUERIES, type EventWithSetsRow, type GalleryRow, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
 import { photoUrl } from './photo-url.js'
 
@@ -13,7 +14,7 @@ type Photo = { id: string; url: string; width: number; height: number }
 export async function readEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
   const sets = await em.execute<EventWithSetsRow[]>(GALLERY_QUERIES.eventWithSets, [slug])
   const event = sets[0]
-  if (!event || event.is_private) throw new AppError('NOT_FOUND', 'no such event')
+  if (!event || event.is_private) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
 
   const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
   const photos = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)

@@ -1,3 +1,5 @@
+import { LockMode } from '@mikro-orm/core'
+
 import type { AppContext } from '../../context.js'
 import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
@@ -42,7 +44,9 @@ export async function registerGuests({ em, now }: Pick<AppContext, 'em' | 'now'>
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
   const at = now()
   return transactionalWithRetry(em, async (tx) => {
-    const set = await tx.findOne(EventSet, { id: setId })
+    // Shared-locked: a staff member deleting the set meanwhile either waits for this session (and
+    // counts it as active) or has deleted the set first, and this finds nothing.
+    const set = await tx.findOne(EventSet, { id: setId }, { lockMode: LockMode.PESSIMISTIC_READ })
     if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
     const customerIds = await linkCustomers(tx, details, at)
     const session = tx.create(Session, {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Stats } from 'node:fs'
-import { link, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, open, readdir, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 
@@ -10,6 +10,7 @@ import {
   isPhotoKey,
   PHOTO_CONTENT_TYPE,
   PhotoChangedError,
+  requireSessionPrefix,
   UPLOAD_URL_TTL_SECONDS,
   type PhotoStorage,
   type UploadTarget,
@@ -96,6 +97,11 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
         return { ok: false, code: 'AccessDenied', message: `Presigned URLs last at most ${UPLOAD_URL_TTL_SECONDS} seconds` }
       }
       return { ok: true }
+    },
+
+    async deletePrefix(prefix) {
+      // The folder of the session's photos, partial uploads and all.
+      await rm(join(root, requireSessionPrefix(prefix)), { recursive: true, force: true })
     },
 
     async head(key) {

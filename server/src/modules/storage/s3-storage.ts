@@ -1,8 +1,8 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
-import { exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, type PhotoStorage, type UploadTarget } from './storage.js'
+import { exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, requireSessionPrefix, type PhotoStorage, type UploadTarget } from './storage.js'
 
 export type S3Settings = {
   bucket: string
@@ -39,6 +39,20 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date }): Ph
         method: 'PUT',
         headers: { 'Content-Type': PHOTO_CONTENT_TYPE, 'If-None-Match': '*' },
         expiresAt: now().getTime() + expiresInSeconds * 1000,
+      }
+    },
+
+    async deletePrefix(prefix) {
+      const Prefix = requireSessionPrefix(prefix)
+      // A page of at most 1,000 keys, one DeleteObjects each, until the listing comes back empty: the
+      // uploads that were never completed have no row, so the bucket is asked, not the database.
+      for (;;) {
+        const listed = await client.send(new ListObjectsV2Command({ Bucket, Prefix }))
+        const keys = (listed.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []))
+        if (keys.length === 0) return
+        const result = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
+        const failed = result.Errors ?? []
+        if (failed.length > 0) throw new Error(`storage refused to delete ${failed.length} objects under ${Prefix}: ${failed[0]?.Code ?? ''} ${failed[0]?.Message ?? ''}`)
       }
     },
 

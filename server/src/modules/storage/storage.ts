@@ -42,6 +42,11 @@ export type PhotoStorage = {
    * buffers, and the reader of the stream gives each chunk back when it is done with it.
    */
   openStream(key: string, expected: Expected, options?: { chunkBytes?: number; pool?: ChunkPool }): Promise<Readable>
+  /**
+   * Deletes every object under a session's prefix (`sessions/<id>/`), the uploads that were never
+   * completed included. Deleting what is already gone succeeds.
+   */
+  deletePrefix(prefix: string): Promise<void>
 }
 
 /** A stored photo whose size or ETag differs from what completion recorded: its bytes are not sent. */
@@ -86,4 +91,12 @@ export function isPhotoKey(key: string): boolean {
 
 export function sessionPrefix(sessionId: string): string {
   return `sessions/${sessionId}/`
+}
+
+const SESSION_PREFIX = /^sessions\/[A-Za-z0-9_-]{1,64}\/$/
+
+/** Only a session's own prefix may be deleted: nothing wider, however a caller got it wrong. */
+export function requireSessionPrefix(prefix: string): string {
+  if (!SESSION_PREFIX.test(prefix)) throw new Error(`not a session prefix: ${prefix}`)
+  return prefix
 }

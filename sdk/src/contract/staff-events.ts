@@ -1,0 +1,178 @@
+import { z } from 'zod'
+
+import { PathKey } from '../schemas/common.js'
+import {
+  CreatedBoothKey,
+  Deleted,
+  EventChanges,
+  EventStats,
+  ForceQuery,
+  NewBoothKey,
+  NewEvent,
+  NewSet,
+  SetChanges,
+  StaffBoothKey,
+  StaffEvent,
+  StaffSet,
+} from '../schemas/staff.js'
+import { notFound, staffConflict, staffRead, staffWrite } from './base.js'
+
+const tags = ['Staff']
+const eventParams = z.object({ eventId: PathKey })
+const setParams = z.object({ setId: PathKey })
+
+export const staffEvents = {
+  list: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/events',
+      operationId: 'listStaffEvents',
+      summary: 'Every event with its sets and counts, newest start first',
+      tags,
+    })
+    .output(z.object({ events: z.array(StaffEvent) })),
+
+  get: staffRead
+    .route({ method: 'GET', path: '/staff/events/{eventId}', operationId: 'getStaffEvent', summary: 'One event with its sets and counts', tags })
+    .errors(notFound)
+    .input(eventParams)
+    .output(StaffEvent),
+
+  create: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/events',
+      operationId: 'createEvent',
+      summary: 'Create an event',
+      description: 'A slug that another event has answers 409.',
+      tags,
+      successStatus: 201,
+      inputStructure: 'detailed',
+    })
+    .errors(staffConflict)
+    .input(z.object({ body: NewEvent }))
+    .output(StaffEvent),
+
+  update: staffWrite
+    .route({
+      method: 'PATCH',
+      path: '/staff/events/{eventId}',
+      operationId: 'updateEvent',
+      summary: "Change an event's name, slug, start time or privacy",
+      description: 'A slug that another event has answers 409. Changing the slug changes the kiosk URLs and the event page address.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: eventParams, body: EventChanges }))
+    .output(StaffEvent),
+
+  delete: staffWrite
+    .route({
+      method: 'DELETE',
+      path: '/staff/events/{eventId}',
+      operationId: 'deleteEvent',
+      summary: 'Delete an event with its sets and sessions, its guests’ data and its photos in storage',
+      description: 'While a session of the event is active this answers 409, unless `force=true`.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: eventParams, query: ForceQuery }))
+    .output(Deleted),
+
+  stats: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/events/{eventId}/stats',
+      operationId: 'getEventStats',
+      summary: "An event's numbers: views, shares by channel, downloads, zips, sessions, guests and messages, with an hourly series",
+      tags,
+    })
+    .errors(notFound)
+    .input(eventParams)
+    .output(EventStats),
+}
+
+export const staffSets = {
+  create: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/events/{eventId}/sets',
+      operationId: 'createSet',
+      summary: 'Add a set (a booth or station) to an event',
+      description: 'A slug that another set of the event has answers 409.',
+      tags,
+      successStatus: 201,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: eventParams, body: NewSet }))
+    .output(StaffSet),
+
+  update: staffWrite
+    .route({
+      method: 'PATCH',
+      path: '/staff/sets/{setId}',
+      operationId: 'updateSet',
+      summary: "Change a set's name or slug",
+      description: 'A slug that another set of the event has answers 409.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: setParams, body: SetChanges }))
+    .output(StaffSet),
+
+  delete: staffWrite
+    .route({
+      method: 'DELETE',
+      path: '/staff/sets/{setId}',
+      operationId: 'deleteSet',
+      summary: 'Delete a set with its sessions, their guests’ data and their photos in storage',
+      description: 'While a session of the set is active this answers 409, unless `force=true`.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: setParams, query: ForceQuery }))
+    .output(Deleted),
+}
+
+export const staffBoothKeys = {
+  list: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/booth-keys',
+      operationId: 'listBoothKeys',
+      summary: 'Every booth key, oldest first, with its last use; never a secret',
+      tags,
+    })
+    .output(z.object({ keys: z.array(StaffBoothKey) })),
+
+  create: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/booth-keys',
+      operationId: 'createBoothKey',
+      summary: 'Create a booth key; the whole key is in this answer and never again',
+      tags,
+      successStatus: 201,
+      inputStructure: 'detailed',
+    })
+    .input(z.object({ body: NewBoothKey }))
+    .output(CreatedBoothKey),
+
+  revoke: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/booth-keys/{keyId}/revoke',
+      operationId: 'revokeBoothKey',
+      summary: 'Revoke a booth key at once; revoking it again changes nothing',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ keyId: PathKey }) }))
+    .output(StaffBoothKey),
+}

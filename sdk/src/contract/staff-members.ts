@@ -1,0 +1,120 @@
+import type { OpenAPI } from '@orpc/contract'
+import { z } from 'zod'
+
+import { PathKey } from '../schemas/common.js'
+import { CurrentSession, InvitedStaffMember, NewStaffMember, PasswordChange, PasswordChanged, SignedIn, SignIn, StaffMember } from '../schemas/staff.js'
+import { base, ErrorRef, notFound, rateLimited, staffConflict, staffRead, staffWrite } from './base.js'
+
+const tags = ['Staff']
+
+export const staffMembers = {
+  me: staffRead
+    .route({ method: 'GET', path: '/staff/me', operationId: 'getCurrentStaffMember', summary: 'The staff member signed in', tags })
+    .output(StaffMember),
+
+  list: staffRead
+    .route({ method: 'GET', path: '/staff/members', operationId: 'listStaffMembers', summary: 'Every staff member, oldest first', tags })
+    .output(z.object({ members: z.array(StaffMember) })),
+
+  invite: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/members',
+      operationId: 'inviteStaffMember',
+      summary: 'Add a staff member who signs in with this email and a password',
+      description:
+        'Without a `password`, a one-time password is made and answered once: hand it over, and the new member changes it (`POST /api/auth/change-password`). An email that a member has answers 409.',
+      tags,
+      successStatus: 201,
+      inputStructure: 'detailed',
+    })
+    .errors(staffConflict)
+    .input(z.object({ body: NewStaffMember }))
+    .output(InvitedStaffMember),
+
+  remove: staffWrite
+    .route({
+      method: 'DELETE',
+      path: '/staff/members/{memberId}',
+      operationId: 'removeStaffMember',
+      summary: 'Remove a staff member; their sessions end at once',
+      description: 'Removing yourself answers 409: another member must do it.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: z.object({ memberId: PathKey }) }))
+    .output(z.object({ removed: z.string() })),
+}
+
+const authTags = ['Staff sign-in']
+const AUTH_REFUSALS: OpenAPI.ResponsesObject = {
+  '401': { description: 'Wrong email or password: `{ "error": "Invalid email or password" }`.', content: { 'application/json': { schema: ErrorRef } } },
+  '403': { description: 'A cookie-carrying request from an untrusted or missing origin: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
+}
+
+/** Better Auth answers these (server/src/modules/staff/auth.routes.ts); the document and the SDK describe them. */
+export const staffAuth = {
+  signIn: base
+    .route({
+      method: 'POST',
+      path: '/api/auth/sign-in/email',
+      operationId: 'signIn',
+      summary: 'Sign in as a staff member: the answer sets the session cookie',
+      description:
+        'The cookie `photobooth.session_token` (`__Secure-photobooth.session_token` in production) is HttpOnly, SameSite=Lax, Secure in production, and lasts 7 days, renewed by use at most daily. Send it with every /staff request. Rate limited to 10 per minute per client IP.',
+      tags: authTags,
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        responses: { ...operation.responses, '200': { ...operation.responses?.['200'], description: 'Signed in; `Set-Cookie` carries the session' } as OpenAPI.ResponseObject, ...AUTH_REFUSALS },
+      }),
+    })
+    // Its limit covers every /api/auth/sign-in/* path, so it is mounted on that pattern (server/src/app.ts), not from here.
+    .errors(rateLimited)
+    .input(z.object({ body: SignIn }))
+    .output(SignedIn),
+
+  signOut: base
+    .route({
+      method: 'POST',
+      path: '/api/auth/sign-out',
+      operationId: 'signOut',
+      summary: 'End this staff session: the cookie is cleared and the session no longer works anywhere',
+      tags: authTags,
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({ ...operation, responses: { ...operation.responses, '403': AUTH_REFUSALS['403']! } }),
+    })
+    .output(z.object({ success: z.boolean() })),
+
+  changePassword: base
+    .route({
+      method: 'POST',
+      path: '/api/auth/change-password',
+      operationId: 'changePassword',
+      summary: "Change the signed-in member's password (a one-time password first of all)",
+      description: 'A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`.',
+      tags: authTags,
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        responses: {
+          ...operation.responses,
+          '401': { description: 'No staff session: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
+          '403': AUTH_REFUSALS['403']!,
+        },
+      }),
+    })
+    .input(z.object({ body: PasswordChange }))
+    .output(PasswordChanged),
+
+  getSession: base
+    .route({
+      method: 'GET',
+      path: '/api/auth/get-session',
+      operationId: 'getSignedInSession',
+      summary: 'The current staff session and member, or null when signed out',
+      tags: authTags,
+    })
+    .output(CurrentSession),
+}

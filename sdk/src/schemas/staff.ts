@@ -1,0 +1,229 @@
+import { z } from 'zod'
+
+import { EpochMillis, Id, PathKey, PlainText, Slug } from './common.js'
+
+export const SESSION_STATES = ['active', 'completed', 'cancelled'] as const
+export const MESSAGE_CHANNELS = ['email', 'sms'] as const
+export const MESSAGE_STATES = ['pending', 'sent', 'failed'] as const
+
+/** Staff passwords (Better Auth hashes them with scrypt). */
+export const PASSWORD_LENGTH = { min: 12, max: 128 } as const
+
+const Name = PlainText.trim().min(1, 'Name is required').max(200)
+/** Optional moments answer `null` when they have not happened. */
+const When = EpochMillis.nullable()
+
+// Events and sets
+
+export const StaffSet = z.object({
+  id: Id,
+  slug: Slug,
+  name: z.string(),
+  createdAt: EpochMillis,
+  kioskUrl: z.url().describe("Where this set's kiosk opens (the `KIOSK_URL` template with the event's and the set's slugs)"),
+})
+
+export const SessionCounts = z.object({ active: z.int(), completed: z.int(), cancelled: z.int() })
+
+export const StaffEvent = z.object({
+  id: Id,
+  slug: Slug,
+  name: z.string(),
+  startAt: EpochMillis,
+  isPrivate: z.boolean().describe('A private event hides its public event page; its session galleries still work'),
+  createdAt: EpochMillis,
+  sets: z.array(StaffSet).describe('Oldest first'),
+  counts: z.object({
+    sessions: SessionCounts,
+    guests: z.int().describe('Guests registered, over every session'),
+    photos: z.int().describe('Photos of completed sessions'),
+  }),
+})
+
+export const NewEvent = z.strictObject({
+  slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
+  name: Name,
+  startAt: EpochMillis,
+  isPrivate: z.boolean().default(false),
+})
+
+export const EventChanges = z
+  .strictObject({ slug: Slug, name: Name, startAt: EpochMillis, isPrivate: z.boolean() })
+  .partial()
+  .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
+
+export const NewSet = z.strictObject({
+  slug: Slug.describe('Unique within its event: a taken slug answers 409'),
+  name: Name,
+})
+
+export const SetChanges = z
+  .strictObject({ slug: Slug, name: Name })
+  .partial()
+  .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
+
+/** `force=true` deletes even while sessions are active (a booth may be mid-shoot). */
+export const ForceQuery = z.object({
+  force: z.enum(['true', 'false']).optional().describe('`true` deletes even while sessions are active; otherwise that answers 409'),
+})
+
+export const Deleted = z.object({
+  deleted: z.object({
+    sessions: z.int(),
+    guests: z.int(),
+    photos: z.int().describe('Photos removed from storage with their sessions'),
+  }),
+})
+
+// Booth keys
+
+export const StaffBoothKey = z.object({
+  id: z.string().describe('The public part of the key (`pbk_<id>_…`)'),
+  name: z.string(),
+  createdAt: EpochMillis,
+  lastUsedAt: When.describe('Recorded at most once a minute'),
+  revokedAt: When,
+})
+
+export const NewBoothKey = z.strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) })
+
+export const CreatedBoothKey = StaffBoothKey.extend({
+  key: z.string().describe('The whole key, `pbk_<id>_<secret>`: shown this once, stored only as a hash'),
+})
+
+// Sessions and their messages
+
+export const StaffMessage = z.object({
+  id: Id,
+  channel: z.enum(MESSAGE_CHANNELS),
+  recipient: z.string().describe('The email address or E.164 phone number'),
+  status: z.enum(MESSAGE_STATES),
+  attempts: z.int(),
+  lastError: z.string().nullable(),
+  providerMessageId: z.string().nullable(),
+  createdAt: EpochMillis,
+  sentAt: When,
+})
+
+export const StaffGuest = z.object({
+  id: Id,
+  name: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  messages: z.array(StaffMessage).describe('Gallery-link messages to this guest, oldest first'),
+})
+
+export const StaffSession = z.object({
+  id: Id,
+  setId: Id,
+  label: z.string(),
+  status: z.enum(SESSION_STATES),
+  photoCount: z.int(),
+  galleryUrl: z.url(),
+  createdAt: EpochMillis,
+  completedAt: When,
+  cancelledAt: When,
+  guests: z.array(StaffGuest),
+})
+
+export const SessionFilter = z.object({
+  eventId: PathKey,
+  setId: PathKey.optional().describe('Only this set’s sessions'),
+  status: z.enum(SESSION_STATES).optional(),
+  cursor: z.string().max(200).optional().describe('`nextCursor` of the previous page'),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+})
+
+export const SessionPage = z.object({
+  sessions: z.array(StaffSession).describe('Newest first'),
+  nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last'),
+})
+
+export const Resent = z.object({
+  queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
+})
+
+// Statistics
+
+export const ShareCounts = z.object({
+  total: z.int(),
+  facebook: z.int(),
+  instagram: z.int(),
+  tiktok: z.int(),
+  copy: z.int(),
+  native: z.int(),
+})
+
+export const MessageCounts = z.object({ pending: z.int(), sent: z.int(), failed: z.int() })
+
+export const SessionStats = z.object({
+  views: z.int(),
+  shares: ShareCounts,
+  downloads: z.int(),
+  zips: z.int(),
+  guests: z.int(),
+  messages: MessageCounts,
+})
+
+export const HourStats = z.object({
+  hour: EpochMillis.describe('Start of the hour (UTC)'),
+  views: z.int(),
+  shares: z.int(),
+  downloads: z.int(),
+  zips: z.int(),
+  sessions: z.int().describe('Sessions registered in this hour'),
+})
+
+export const EventStats = SessionStats.extend({
+  sessions: SessionCounts,
+  hourly: z.array(HourStats).describe('Every hour from the first to the last with activity, in order, empty hours included'),
+})
+
+// Staff members
+
+export const StaffMember = z.object({
+  id: z.string(),
+  email: z.email(),
+  name: z.string(),
+  createdAt: EpochMillis,
+})
+
+export const NewStaffMember = z.strictObject({
+  email: z.email().max(254),
+  name: Name,
+  password: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).optional().describe('Omitted: a one-time password is made and answered once'),
+})
+
+export const InvitedStaffMember = z.object({
+  member: StaffMember,
+  password: z.string().optional().describe('The one-time password, when none was given: shown this once'),
+})
+
+// Sign-in (Better Auth, under /api/auth)
+
+export const SignIn = z.strictObject({
+  email: z.email(),
+  password: z.string().min(1),
+  rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
+})
+
+export const PasswordChange = z.strictObject({
+  currentPassword: z.string().min(1),
+  newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
+  revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),
+})
+
+const AuthUser = z.looseObject({ id: z.string(), email: z.string(), name: z.string() })
+
+export const SignedIn = z.looseObject({ redirect: z.boolean(), user: AuthUser })
+
+export const PasswordChanged = z.looseObject({ user: AuthUser })
+
+export const CurrentSession = z
+  .looseObject({
+    session: z.looseObject({ id: z.string(), expiresAt: z.string().describe('ISO 8601') }),
+    user: AuthUser,
+  })
+  .nullable()

@@ -1,0 +1,40 @@
+import { contract } from '@photobooth/sdk/contract'
+import { PathKey } from '@photobooth/sdk/schemas'
+import { Router } from 'express'
+
+import type { Services } from '../../context.js'
+import { AppError, encodeErrorBody } from '../../errors.js'
+import { sendError } from '../../http/answers.js'
+import { expressPath } from '../../http/edge.js'
+import { sendChunks } from '../gallery/bytes-routes.js'
+import { exportGuestsCsv } from './guests-csv.service.js'
+
+/**
+ * The guest export (contract: `staffExports`), answered by Express: a large event's CSV is written
+ * page by page as it is read, which oRPC's JSON handler does not do. Mounted after the staff
+ * authentication of /staff.
+ */
+export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'logger'>): Router {
+  const router = Router()
+  router.get(expressPath(contract.staff.events.exportGuests), async (req, res, next) => {
+    const abort = new AbortController()
+    res.once('close', () => abort.abort())
+    // A segment that cannot be an id names no event (and never reaches the database).
+    const key = PathKey.safeParse(req.params.eventId)
+    const eventId = key.success ? key.data : ''
+    let csv
+    try {
+      csv = await exportGuestsCsv({ em: services.orm.em.fork(), config: services.config }, { eventId, signal: abort.signal })
+    } catch (error) {
+      if (error instanceof AppError) return sendError(res, error.status, encodeErrorBody(error))
+      return next(error)
+    }
+    res.writeHead(200, csv.headers)
+    // A HEAD reads no guest.
+    if (req.method === 'HEAD') return void res.end()
+    await sendChunks(csv.body, res, () => {}, abort.signal).catch((error: unknown) => {
+      if (!abort.signal.aborted) services.logger.error('guest export failed after it started', error)
+    })
+  })
+  return router
+}

@@ -1,0 +1,75 @@
+import { raw, type EntityManager } from '@mikro-orm/postgresql'
+
+import type { Services } from '../../context.js'
+import { Customer } from '../customers/customer.entity.js'
+import { Photo } from '../photos/photo.entity.js'
+import { StorageDeletion } from '../storage/storage-deletion.entity.js'
+import { sessionPrefix } from '../storage/storage.js'
+import { SessionGuest } from './session-guest.entity.js'
+import { Session } from './session.entity.js'
+
+export type DeletedCounts = { sessions: number; guests: number; photos: number }
+
+/** Sessions deleted per statement: an event's thousands stay well under PostgreSQL's parameter limit. */
+const CHUNK = 5_000
+
+/**
+ * Deletes sessions with everything of theirs: guests, photos, messages and tracking rows go by the
+ * foreign keys' cascades, and a customer left without any session is erased too (a guest's data
+ * does not outlive the sessions that held it). Their storage prefixes are queued for
+ * `removeDeletedPhotos` in the same transaction, so storage is cleaned if and only if the rows go.
+ * Call inside a transaction; after it commits, call `removeDeletedPhotos`.
+ */
+export async function deleteSessions(tx: EntityManager, sessionIds: readonly string[]): Promise<DeletedCounts> {
+  const counts: DeletedCounts = { sessions: 0, guests: 0, photos: 0 }
+  for (let start = 0; start < sessionIds.length; start += CHUNK) {
+    const ids = sessionIds.slice(start, start + CHUNK)
+    const guests = await tx.find(SessionGuest, { session: { $in: ids } }, { fields: ['customer'], disableIdentityMap: true })
+    counts.guests += guests.length
+    counts.photos += await tx.count(Photo, { session: { $in: ids } })
+    await tx
+      .createQueryBuilder(StorageDeletion)
+      .insert(ids.map((id) => ({ prefix: sessionPrefix(id), attempts: 0, createdAt: raw('now()') as Date })))
+      .onConflict('prefix')
+      .ignore()
+      .execute()
+    counts.sessions += await tx.nativeDelete(Session, { id: { $in: ids } })
+
+    const customerIds = [...new Set(guests.map((guest) => guest.customer.id))]
+    if (customerIds.length === 0) continue
+    const stillAttending = await tx.find(SessionGuest, { customer: { $in: customerIds } }, { fields: ['customer'], disableIdentityMap: true })
+    const kept = new Set(stillAttending.map((guest) => guest.customer.id))
+    const erased = customerIds.filter((id) => !kept.has(id))
+    if (erased.length > 0) await tx.nativeDelete(Customer, { id: { $in: erased } })
+  }
+  return counts
+}
+
+/** Prefixes removed per pass; the rest wait for the next deletion or start. */
+const PASS = 500
+
+/**
+ * Removes the queued prefixes from storage, each row once storage has confirmed. A failure is
+ * recorded on its row and left for the next pass (the next deletion, or the next start), so a
+ * storage outage leaves work to do, never an orphan. Without storage configured the queue waits.
+ */
+export async function removeDeletedPhotos({ orm, storage, logger }: Pick<Services, 'orm' | 'storage' | 'logger'>): Promise<void> {
+  if (!storage) return
+  const em = orm.em.fork()
+  // Never thrown to the caller: the deletion it follows has committed, and what is left stays queued.
+  try {
+    const queued = await em.find(StorageDeletion, {}, { orderBy: { createdAt: 'asc' }, limit: PASS, disableIdentityMap: true })
+    for (const { prefix } of queued) {
+      try {
+        await storage.deletePrefix(prefix)
+        await em.nativeDelete(StorageDeletion, { prefix })
+      } catch (error) {
+        logger.error('photos of a deleted session could not be removed from storage; retried later', error)
+        const lastError = error instanceof Error ? error.message : String(error)
+        await em.nativeUpdate(StorageDeletion, { prefix }, { attempts: raw('attempts + 1') as number, lastError })
+      }
+    }
+  } catch (error) {
+    logger.error('the queue of deleted photos could not be read or updated; retried later', error)
+  }
+}

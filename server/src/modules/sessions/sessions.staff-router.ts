@@ -1,0 +1,15 @@
+import { resendGalleryLinks } from '../delivery/outbox.service.js'
+import { staffProcedure } from '../staff/staff.procedure.js'
+import { sessionStats } from '../tracking/stats.service.js'
+import { cancelStaffSession, deleteStaffSession, getStaffSession, listStaffSessions } from './staff-sessions.service.js'
+
+const sessions = staffProcedure.staff.sessions
+
+export const staffSessionsRouter = {
+  list: sessions.list.handler(({ input, context }) => listStaffSessions(context, input)),
+  get: sessions.get.handler(({ input, context }) => getStaffSession(context, input)),
+  stats: sessions.stats.handler(({ input, context }) => sessionStats(context, input)),
+  resend: sessions.resend.handler(({ input, context }) => resendGalleryLinks(context, input.params)),
+  cancel: sessions.cancel.handler(({ input, context }) => cancelStaffSession(context, input.params)),
+  delete: sessions.delete.handler(({ input, context }) => deleteStaffSession(context, input.params)),
+}

@@ -1,0 +1,112 @@
+import { Id, type StaffSession } from '@photobooth/sdk/schemas'
+import { z } from 'zod'
+
+import type { AppContext } from '../../context.js'
+import { groupBy } from '../../db/group.js'
+import { AppError } from '../../errors.js'
+import { cancelSession } from '../booth/cancel-session.service.js'
+import { galleryLink } from '../delivery/outbox.service.js'
+import { messagesByGuest } from '../delivery/staff-messages.service.js'
+import { Event } from '../events/event.entity.js'
+import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { deleteSessions, removeDeletedPhotos } from './delete-sessions.service.js'
+import { SessionGuest } from './session-guest.entity.js'
+import { NO_SUCH_SESSION } from './session-state.js'
+import { sessionPageQuery, STAFF_SESSION_QUERIES, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
+
+
+export type StaffSessionBody = z.output<typeof StaffSession>
+
+type ReadDeps = Pick<AppContext, 'em' | 'config'>
+
+/** A guest's full name as registered (the first word, then the rest). */
+export const fullName = (guest: { firstName: string; lastName: string }) => `${guest.firstName} ${guest.lastName}`.trim()
+
+/** Sessions with their guests in position order and each guest's messages: two queries for any number. */
+async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
+  if (rows.length === 0) return []
+  const ids = rows.map((row) => row.id)
+  const guests = groupBy(await em.find(SessionGuest, { session: { $in: ids } }, { orderBy: { position: 'asc' } }), (guest) => guest.session.id)
+  const messages = await messagesByGuest(em, ids)
+  return rows.map((row) => ({
+    id: row.id,
+    setId: row.set_id,
+    label: row.label,
+    status: row.status,
+    photoCount: row.photo_count,
+    galleryUrl: galleryLink(config.galleryUrl, row.id),
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    cancelledAt: row.cancelled_at,
+    guests: (guests.get(row.id) ?? []).map((guest) => ({
+      id: guest.id,
+      name: fullName(guest),
+      firstName: guest.firstName,
+      lastName: guest.lastName,
+      email: guest.email ?? null,
+      phone: guest.phone ?? null,
+      messages: messages.get(guest.id) ?? [],
+    })),
+  }))
+}
+
+/** The cursor is opaque to clients: base64url of `[created_at in microseconds, id]` of a page's last session. */
+const encodeCursor = (row: SessionRow) => Buffer.from(JSON.stringify([row.created_us, row.id])).toString('base64url')
+
+const CursorKey = z.tuple([z.int().nonnegative(), Id])
+
+function decodeCursor(cursor: string): SessionKey {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    value = undefined
+  }
+  const parsed = CursorKey.safeParse(value)
+  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Invalid cursor: pass the nextCursor of the previous page')
+  return { createdUs: parsed.data[0], id: parsed.data[1] }
+}
+
+/**
+ * An event's sessions, newest first, a page at a time. A set or status that matches nothing (a
+ * set of another event included) is an empty page, as any filter is; only the event must exist.
+ */
+export async function listStaffSessions(
+  deps: ReadDeps,
+  filter: { eventId: string; setId?: string; status?: StaffSessionBody['status']; cursor?: string; limit: number },
+) {
+  const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
+  // One more than a page: whether it comes tells if there is a next page.
+  const rows = await deps.em.execute<SessionRow[]>(...sessionPageQuery({ ...filter, after, limit: filter.limit + 1 }))
+  // Rows prove the event exists; only an empty page needs to ask.
+  if (rows.length === 0 && !(await deps.em.findOne(Event, filter.eventId, { fields: ['id'] }))) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  const page = rows.slice(0, filter.limit)
+  return {
+    sessions: await toStaffSessions(deps, page),
+    nextCursor: rows.length > filter.limit ? encodeCursor(page.at(-1)!) : null,
+  }
+}
+
+export async function getStaffSession(deps: ReadDeps, { sessionId }: { sessionId: string }): Promise<StaffSessionBody> {
+  const [session] = await toStaffSessions(deps, await deps.em.execute<SessionRow[]>(STAFF_SESSION_QUERIES.one, [sessionId]))
+  if (!session) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+  return session
+}
+
+/** As the booth cancels: only an active session (409 otherwise), and the booth then answers 409 for it. */
+export async function cancelStaffSession(deps: Pick<AppContext, 'em' | 'config' | 'now'>, { sessionId }: { sessionId: string }) {
+  await cancelSession(deps, { sessionId })
+  return getStaffSession(deps, { sessionId })
+}
+
+/** Deletes a session with its guests' data, then removes its photos from storage. */
+export async function deleteStaffSession(deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>, { sessionId }: { sessionId: string }) {
+  const deleted = await deps.em.transactional(async (tx) => {
+    const counts = await deleteSessions(tx, [sessionId])
+    // Thrown inside: the storage prefix queued for an id that names nothing is rolled back.
+    if (counts.sessions === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+    return counts
+  })
+  await removeDeletedPhotos(deps)
+  return { deleted }
+}

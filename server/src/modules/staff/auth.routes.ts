@@ -1,0 +1,98 @@
+import { contract } from '@photobooth/sdk/contract'
+import { fromNodeHeaders } from 'better-auth/node'
+import { Router, type RequestHandler, type Response } from 'express'
+
+import type { Services } from '../../context.js'
+import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
+import { readLimited } from '../../http/body-limit.js'
+import { expressPath } from '../../http/edge.js'
+
+/** A sign-in is an address and a password: a few hundred bytes. */
+const MAX_AUTH_BODY_BYTES = 16 * 1024
+
+/**
+ * Better Auth's routes that the contract lists (`staff.auth`: sign-in, sign-out, change of password,
+ * the current session), and no other: the rest of what it could answer (its health check, account
+ * linking, session listing…) is the plain 404 of any unknown path.
+ */
+export function authRoutes(services: Pick<Services, 'auth' | 'config'>): Router {
+  const router = Router()
+  const handler = answerWithBetterAuth(services)
+  for (const procedure of Object.values(contract.staff.auth)) {
+    const method = procedure['~orpc'].route.method === 'GET' ? 'get' : 'post'
+    router[method](expressPath(procedure), handler)
+  }
+  return router
+}
+
+/**
+ * Better Auth answers through this adapter rather than its own Node handler so that its refusals
+ * take the service's shape (`{ error }` for its `{ message, code }`), the body is bounded like every
+ * other, and the session token never appears in a body that a page's script can read: the HttpOnly
+ * cookie is the only copy.
+ */
+function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'>): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      let body: Buffer | undefined
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        const raw = await readLimited(req, MAX_AUTH_BODY_BYTES)
+        if (raw === 'too large') {
+          res.setHeader('Connection', 'close')
+          return sendError(res, 400, { error: `Request body too large: at most ${MAX_AUTH_BODY_BYTES} bytes` })
+        }
+        body = raw
+      }
+      // Better Auth's own address, never the Host header a client chose.
+      const request = new globalThis.Request(`${config.publicUrl}${req.originalUrl}`, {
+        method: req.method,
+        headers: fromNodeHeaders(req.headers),
+        body: body && body.length > 0 ? body : undefined,
+      })
+      await answer(res, await auth.handler(request))
+    } catch (error) {
+      next(error)
+    }
+  }
+}
+
+async function answer(res: Response, response: globalThis.Response): Promise<void> {
+  for (const [name, value] of response.headers) {
+    if (name !== 'set-cookie' && name !== 'content-length') res.setHeader(name, value)
+  }
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies)
+  const text = await response.text()
+  if (response.status >= 400) return sendError(res, response.status, errorBody(response.status, text))
+  const json = parseJson(text)
+  if (json === undefined) return void res.status(response.status).send(text)
+  res.status(response.status).json(withoutTokens(json))
+}
+
+/** Better Auth's `{ message, code }` as the service's `{ error }`. */
+function errorBody(status: number, text: string): { error: string } {
+  const json = parseJson(text) as { message?: unknown; code?: unknown } | undefined
+  if (typeof json?.message === 'string' && json.message) return { error: json.message }
+  if (typeof json?.code === 'string' && json.code) return { error: json.code }
+  return status === 404 ? NOT_FOUND_BODY : { error: text || `Request refused (${status})` }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The sign-in answer's `token` and the session's `token`: the cookie carries the session, nothing else does. */
+function withoutTokens(json: unknown): unknown {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return json
+  const { token: _token, ...rest } = json as Record<string, unknown>
+  const session = rest.session
+  if (session !== null && typeof session === 'object') {
+    const { token: _sessionToken, ...sessionRest } = session as Record<string, unknown>
+    rest.session = sessionRest
+  }
+  return rest
+}

@@ -1,0 +1,66 @@
+import { betterAuth, type BetterAuthOptions } from 'better-auth'
+import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
+import pg from 'pg'
+
+import type { Logger } from '../../logger.js'
+import { AUTH_SCHEMA } from './auth-schema.js'
+
+/** A staff session lasts a week of inactivity at most; its expiry moves on at most once a day of use. */
+const SESSION_SECONDS = 7 * 24 * 60 * 60
+const SESSION_REFRESH_SECONDS = 24 * 60 * 60
+
+
+export type AuthSettings = {
+  /** Signs the session cookie; 32 characters or more. */
+  secret: string
+  /** This service's public address: Better Auth's base URL. */
+  publicUrl: string
+  /** Origins whose pages may make cookie-authenticated changes (the service's own, and the operator's dashboards). */
+  trustedOrigins: string[]
+  /** Cookies marked Secure (and prefixed `__Secure-`): production is served over HTTPS. */
+  secureCookies: boolean
+}
+
+function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) {
+  return {
+    ...AUTH_SCHEMA,
+    database,
+    // Into the service's log, as its JSON lines: warnings (a refused password) as info, errors as errors.
+    logger: {
+      level: 'warn',
+      log: (level: string, message: string, ...args: unknown[]) =>
+        level === 'error' ? logger.error(`auth: ${message}`, args[0]) : logger.info(`auth: ${message}`),
+    },
+    secret: settings.secret,
+    baseURL: settings.publicUrl,
+    basePath: '/api/auth',
+    trustedOrigins: settings.trustedOrigins,
+    telemetry: { enabled: false },
+    // Sign-up is closed: the first staff member comes from `pnpm admin staff create`, the others are invited.
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max },
+    // Only the routes the contract lists are mounted (auth.routes.ts): nothing else of Better Auth's is reachable.
+    session: { ...AUTH_SCHEMA.session, expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
+    // Ours counts sign-ins (10 a minute per client IP, the spec's 429); Better Auth's would trust a forged X-Forwarded-For.
+    rateLimit: { enabled: false },
+    advanced: {
+      cookiePrefix: 'photobooth',
+      useSecureCookies: settings.secureCookies,
+      // Said outright: Better Auth skips its Origin check under a test runner otherwise, and the tests check it.
+      disableOriginCheck: false,
+      // Staff sessions do not record where they came from: nothing would read it.
+      ipAddress: { disableIpTracking: true },
+      defaultCookieAttributes: { sameSite: 'lax', httpOnly: true },
+    },
+  } satisfies BetterAuthOptions
+}
+
+export type StaffAuth = ReturnType<typeof betterAuth<ReturnType<typeof authOptions>>>
+
+export type AuthService = { auth: StaffAuth; close: () => Promise<void> }
+
+/** Better Auth on our PostgreSQL, through a small pool of its own (its Kysely adapter takes a pg.Pool). */
+export function createAuth(settings: AuthSettings, databaseUrl: string, logger: Logger): AuthService {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
+  const auth = betterAuth(authOptions(settings, pool, logger))
+  return { auth, close: () => pool.end() }
+}

@@ -1,0 +1,71 @@
+import type { IncomingMessage } from 'node:http'
+
+import type { RequestHandler } from 'express'
+import { fromNodeHeaders } from 'better-auth/node'
+
+import type { Services } from '../../context.js'
+import { sendError } from '../../http/answers.js'
+
+/** The staff member a request is signed in as. */
+export type StaffCaller = { memberId: string; email: string; name: string }
+
+/** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (spec, section 7, is about bearer keys). */
+export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
+
+const members = new WeakMap<IncomingMessage, StaffCaller>()
+
+/** The staff member whose session authenticated this request (staff routes only). */
+export const staffOf = (req: IncomingMessage): StaffCaller | undefined => members.get(req)
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/**
+ * The origin a state-changing request comes from, as Better Auth reads it: `Origin`, else the
+ * origin of `Referer`. Browsers send one of them on every cross-origin POST, PATCH and DELETE.
+ */
+function requestOrigin(req: IncomingMessage): string | undefined {
+  const origin = req.headers.origin
+  if (origin && origin !== 'null') return origin
+  try {
+    return req.headers.referer ? new URL(req.headers.referer).origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Refuses a cookie-authenticated change that a page of another site could make: every state-changing
+ * staff request names a trusted origin (the same rule Better Auth applies to sign-out and its other
+ * routes). SameSite=Lax already keeps the cookie off cross-site POSTs; this holds for same-site
+ * origins and older browsers too.
+ */
+export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
+  const trusted = new Set(trustedOrigins)
+  return (req, res, next) => {
+    if (SAFE_METHODS.has(req.method)) return next()
+    const origin = requestOrigin(req)
+    if (origin === undefined) return sendError(res, 403, { error: 'Missing Origin header: a change by staff must say which site it comes from' })
+    if (!trusted.has(origin)) return sendError(res, 403, { error: `Origin not trusted: ${origin}` })
+    next()
+  }
+}
+
+/**
+ * Guards every /staff route: 401 `{ error }` unless the request carries a live staff session (not
+ * expired, not signed out, its member not removed, its cookie untampered). A session that Better
+ * Auth refreshes on the way passes its new cookie on. The member is then `staffOf(req)`.
+ */
+export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const { headers, response } = await auth.api.getSession({ headers: fromNodeHeaders(req.headers), returnHeaders: true })
+      if (!response) return sendError(res, 401, STAFF_UNAUTHORIZED)
+      const refreshed = headers.getSetCookie()
+      if (refreshed.length > 0) res.append('set-cookie', refreshed)
+      members.set(req, { memberId: response.user.id, email: response.user.email, name: response.user.name })
+      next()
+    } catch (error) {
+      next(error)
+    }
+  }
+}

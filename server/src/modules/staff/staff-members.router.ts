@@ -1,0 +1,18 @@
+import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember } from './staff-members.service.js'
+import { staffProcedure } from './staff.procedure.js'
+
+const members = staffProcedure.staff.members
+
+export const staffMembersRouter = {
+  me: members.me.handler(({ context }) => getStaffMember(context, context.staff.memberId)),
+  list: members.list.handler(async ({ context }) => ({ members: await listStaffMembers(context) })),
+  invite: members.invite.handler(async ({ input, context }) => {
+    const password = input.body.password ?? oneTimePassword()
+    const member = await createStaffMember(context, { email: input.body.email, name: input.body.name, password })
+    return input.body.password ? { member } : { member, password }
+  }),
+  remove: members.remove.handler(async ({ input, context }) => {
+    await removeStaffMember(context, input.params.memberId)
+    return { removed: input.params.memberId }
+  }),
+}

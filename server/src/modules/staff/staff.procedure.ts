@@ -1,0 +1,13 @@
+import { ORPCError } from '@orpc/server'
+
+import { pub } from '../../orpc.js'
+
+/**
+ * The staff procedures: the Express layer authenticated /staff/* (its 401 is written there); this
+ * narrows the member to present, and guards against a staff route mounted outside /staff.
+ */
+export const staffProcedure = pub.use(({ context, next }) => {
+  const { staff } = context
+  if (!staff) throw new ORPCError('UNAUTHORIZED', { message: 'Staff sign-in required' })
+  return next({ context: { staff } })
+})

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto'
+
+import { createClient, isDefinedError, safe } from '@photobooth/sdk'
+import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+describe('the SDK as an operator’s script', () => {
+  it('when it signs in with staffCookies, then it runs staff routes with the session, and after signing out they answer 401', async () => {
+    const email = `sdk-${randomBytes(4).toString('hex')}@example.org`
+    await createStaffMember({ auth: app.auth }, { email, name: 'Script', password: 'correct horse battery' })
+    const client = createClient({ baseUrl: app.url, staffCookies: true })
+
+    const signedIn = await client.staff.auth.signIn({ body: { email, password: 'correct horse battery' } })
+    expect(signedIn.user.email).toBe(email)
+    expect((await client.staff.members.me()).email).toBe(email)
+
+    const slug = uniqueSlug()
+    const event = await client.staff.events.create({ body: { slug, name: 'Scripted', startAt: Date.parse('2027-01-01T18:00:00Z') } })
+    const set = await client.staff.sets.create({ params: { eventId: event.id }, body: { slug: 'wall', name: 'Wall' } })
+    expect(set.kioskUrl).toBe(`${app.config.publicUrl}/events/${slug}/sets/wall`)
+    const { key } = await client.staff.boothKeys.create({ body: { name: 'Scripted booth' } })
+    const booth = createClient({ baseUrl: app.url, boothKey: key })
+    expect((await booth.booth.listEvents()).events.map((listed) => listed.slug)).toContain(slug)
+
+    await client.staff.auth.signOut({})
+    const [error] = await safe(client.staff.events.list())
+    expect(isDefinedError(error) && [error.status, error.code, error.message]).toEqual([401, 'UNAUTHORIZED', 'Staff sign-in required'])
+  })
+
+  it('when the password is wrong, then a typed 401 with the service’s words', async () => {
+    const client = createClient({ baseUrl: app.url, staffCookies: true })
+    const [error] = await safe(client.staff.auth.signIn({ body: { email: 'nobody@example.org', password: 'wrong password!' } }))
+    expect(isDefinedError(error) && [error.status, error.message]).toEqual([401, 'Invalid email or password'])
+  })
+})
