@@ -123,21 +123,25 @@ async function authFor(orm: Orm) {
  * when it is not a terminal (`printf '%s\n' "$PASSWORD" | pnpm admin staff create --email …`).
  */
 async function askPassword(): Promise<string> {
-  const lines = createInterface({ input: process.stdin, output: process.stdin.isTTY ? process.stderr : undefined, terminal: process.stdin.isTTY })
+  const terminal = process.stdin.isTTY
+  const lines = createInterface({ input: process.stdin, output: terminal ? process.stderr : undefined, terminal })
+  // What is typed is not written back: only the prompts show.
+  let muted = false
+  if (terminal) (lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text) => void (muted || process.stderr.write(text))
   const ask = (prompt: string) =>
     new Promise<string>((resolve) => {
-      if (!process.stdin.isTTY) return lines.once('line', resolve).once('close', () => resolve(''))
-      process.stderr.write(prompt)
-      // Typed characters are not written back: only the prompt shows.
-      ;(lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => {}
-      lines.question('', (answer) => {
+      if (!terminal) return void lines.once('line', resolve).once('close', () => resolve(''))
+      muted = false
+      lines.question(prompt, (answer) => {
+        muted = false
         process.stderr.write('\n')
         resolve(answer)
       })
+      muted = true
     })
   try {
     const password = await ask('Password: ')
-    if (process.stdin.isTTY && (await ask('Again: ')) !== password) throw new UsageError('The passwords differ')
+    if (terminal && (await ask('Again: ')) !== password) throw new UsageError('The passwords differ')
     return password
   } finally {
     lines.close()
@@ -149,8 +153,7 @@ function parse(argv: string[]) {
     return parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } } })
   } catch (error) {
     // An unknown option, or one without its value.
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}
-${USAGE}`)
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`)
   }
 }
 
