@@ -22,6 +22,7 @@ import {
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { serviceEnv } from '../support/processes.js'
+import { until } from '../support/until.js'
 
 const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
 const TOKEN = 'postmark-server-token'
@@ -123,19 +124,6 @@ async function forkService(script: URL, env: Record<string, string>) {
   }
 }
 
-/**
- * Reads the database until `done` holds, and fails with the last value read if it does not within
- * `ms`: what the dispatcher wrote is only seen by reading PostgreSQL again.
- */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`not done within ${ms} ms; last read: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
 
 /** The dispatcher's claim of due messages, sent once per pass. */
 const CLAIM = /for update skip locked/

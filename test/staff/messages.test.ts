@@ -7,6 +7,7 @@ import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../supp
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { until } from '../support/until.js'
 
 /** Dispatch is off here: what the staff routes queue stays as they wrote it. */
 let app: TestServer
@@ -50,16 +51,6 @@ async function sentGallery() {
   return { sessionId: gallery.sessionId, ada, grace }
 }
 
-/** Reads until `done` holds: what the dispatcher wrote is only seen by reading PostgreSQL again. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`not done within ${ms} ms; last read: ${JSON.stringify(value)}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}
 
 describe('POST /staff/sessions/:sessionId/resend', () => {
   it('when staff click resend twice, then the first click queues one message per guest and channel and the second none', async () => {
