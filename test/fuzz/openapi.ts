@@ -37,11 +37,13 @@ export type Operation = {
   method: string
   template: string
   pathParams: { name: string; schema: Schema }[]
+  /** The `in: query` parameters it declares (all optional here). */
+  queryParams: { name: string; schema: Schema }[]
   /** Media types of the request body, and its schema (the same for each here). */
   bodyTypes: string[]
   bodySchema?: Schema
-  /** Needs `Authorization: Bearer <booth key>`. */
-  secured: boolean
+  /** What it needs: `Authorization: Bearer <booth key>`, or a staff session cookie (and, for a change, a trusted `Origin`). */
+  security: 'boothKey' | 'staffSession' | undefined
 }
 
 export const document = JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as Document
@@ -54,6 +56,9 @@ export function resolveSchema(schema: Schema): Schema {
   return resolveSchema(target)
 }
 
+const parametersIn = (operation: OperationObject, where: 'path' | 'query') =>
+  (operation.parameters ?? []).filter((parameter) => parameter.in === where).map(({ name, schema }) => ({ name, schema }))
+
 export const operations: Operation[] = Object.entries(document.paths).flatMap(([template, methods]) =>
   Object.entries(methods).map(([method, operation]) => {
     const content = operation.requestBody?.content ?? {}
@@ -62,10 +67,11 @@ export const operations: Operation[] = Object.entries(document.paths).flatMap(([
       id: `${method.toUpperCase()} ${template}`,
       method: method.toUpperCase(),
       template,
-      pathParams: (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map(({ name, schema }) => ({ name, schema })),
+      pathParams: parametersIn(operation, 'path'),
+      queryParams: parametersIn(operation, 'query'),
       bodyTypes,
       bodySchema: bodyTypes[0] ? content[bodyTypes[0]]!.schema : undefined,
-      secured: (operation.security ?? []).some((requirement) => 'boothKey' in requirement),
+      security: (['boothKey', 'staffSession'] as const).find((scheme) => (operation.security ?? []).some((requirement) => scheme in requirement)),
     }
   }),
 )
@@ -74,6 +80,18 @@ const templates = [...new Set(operations.map((operation) => operation.template))
   template,
   pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
 }))
+
+/**
+ * Paths outside the document by where they go first: the sign-in limit (every /api/auth/sign-in/*),
+ * the JSON 404 (only the document's routes of Better Auth are mounted), the booth key's check, the
+ * staff session's check. Most specific first.
+ */
+const PREFIX_GROUPS = [
+  ['/api/auth/sign-in', '/api/auth/sign-in/*'],
+  ['/api/auth', '/api/auth/*'],
+  ['/booth', '/booth/(unrouted)'],
+  ['/staff', '/staff/(unrouted)'],
+] as const
 
 /**
  * The route a request reaches, for grouping failures: the path as the server resolves it (dot
@@ -86,10 +104,13 @@ export function routeOf(method: string, target: string): { path: string | undefi
   const verb = /^[A-Z]+$/.test(method) ? method : 'OTHER'
   if (path === '/openapi.json') return { path, route: `${verb} /openapi.json` }
   if (path.startsWith('/photos/')) return { path, route: `${verb} /photos/*` }
-  if (path.startsWith('/api/auth/sign-in/')) return { path, route: `${verb} /api/auth/sign-in/*` }
   const found = templates.find(({ pattern }) => pattern.test(path))
   if (found) return { path, route: `${verb} ${found.template}` }
-  if (path.startsWith('/booth/') || path === '/booth') return { path, route: `${verb} /booth/(unrouted)` }
+  // Express's mounts ignore case: `/STAFF/x` meets the staff session's check.
+  const lower = path.toLowerCase()
+  for (const [prefix, group] of PREFIX_GROUPS) {
+    if (lower === prefix || lower.startsWith(`${prefix}/`)) return { path, route: `${verb} ${group}` }
+  }
   return { path, route: `${verb} (unrouted)` }
 }
 

@@ -1,10 +1,11 @@
 /**
  * The requests the fuzzer sends: derived from the operations of openapi/openapi.json (method, path
- * template, path parameters, body schema) and mutated: wrong types, missing and extra fields,
- * strings up to 1 MB, NUL, lone surrogates, odd unicode, wrong or missing content types, broken
- * JSON, JSON arrays, bodies over the limits with and without a Content-Length, unrouted paths and
- * methods, dot segments and bad %-escapes, odd and invalid client-IP headers, and requests no
- * client sends (raw spaces, bad header bytes, CONNECT, odd versions and framings).
+ * template, path and query parameters, body schema, security) and mutated: wrong types, missing
+ * and extra fields, strings up to 1 MB, NUL, lone surrogates, odd unicode, wrong or missing content
+ * types, broken JSON, JSON arrays, bodies over the limits with and without a Content-Length,
+ * unrouted paths and methods, dot segments and bad %-escapes, odd and invalid client-IP headers,
+ * missing, wrong and tampered booth keys and staff session cookies, foreign origins, and requests
+ * no client sends (raw spaces, bad header bytes, CONNECT, odd versions and framings).
  */
 import fc from 'fast-check'
 
@@ -85,8 +86,39 @@ const REFS_FOR: Record<string, RefName[]> = {
   setId: ['setId', 'otherSetId'],
   sessionId: ['liveSession', 'activeSession', 'cancelledSession', 'emptySession'],
   photoId: ['photoId'],
+  eventId: ['eventId'],
 }
 const ANY_REF = fc.constantFrom<RefName>('eventSlug', 'eventId', 'setSlug', 'setId', 'liveSession', 'photoId', 'activeSession', 'boothKey', 'photoKey')
+
+/**
+ * What a staff change (its POST, PATCH or DELETE) names instead: only the rows seeded for it
+ * (fuzz-service.ts, `seedStaff`), never those the other operations read. A DELETE names the doomed
+ * rows, the other changes the scratch ones, so that a deletion does not take away what they change.
+ */
+const CHANGE_REFS_FOR: Record<string, RefName[]> = {
+  eventId: ['scratchEventId'],
+  setId: ['scratchSetId'],
+  sessionId: ['scratchLiveSession', 'scratchActiveSession'],
+  keyId: ['spareKeyId', 'revokedKeyId'],
+  messageId: ['failedMessageId', 'pendingMessageId'],
+  memberId: ['staffMemberId', 'spareMemberId'],
+}
+const DELETE_REFS_FOR: Record<string, RefName[]> = {
+  eventId: ['doomedEventId'],
+  setId: ['doomedSetId'],
+  sessionId: ['doomedSession'],
+  // The fuzzer's own member: refused (409), a member cannot remove themselves.
+  memberId: ['staffMemberId', 'spareMemberId'],
+}
+const refsOf = (...tables: Record<string, RefName[]>[]) => [...new Set(tables.flatMap((table) => Object.values(table).flat()))]
+const ANY_CHANGE_REF = fc.constantFrom(...refsOf(CHANGE_REFS_FOR, DELETE_REFS_FOR))
+const ANY_DELETE_REF = fc.constantFrom(...refsOf(DELETE_REFS_FOR))
+
+/** Methods that change rows under /staff (and end a session under /api/auth). */
+const STAFF_CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const changesStaff = (operation: Operation) => operation.security === 'staffSession' && STAFF_CHANGES.has(operation.method)
+/** The staff's operations and Better Auth's: they read the session cookie, and their changes need a trusted Origin. */
+const staffFacing = (operation: Operation | undefined) => operation?.security === 'staffSession' || operation?.template.startsWith('/api/auth/') === true
 
 /** How a garbage segment goes into the path: percent-encoded, as it is, or with only `%`, `/`, `?`, `#` encoded. */
 function encodeSegment(value: string, mode: 'pct' | 'raw' | 'light'): string {
@@ -101,15 +133,27 @@ function encodeSegment(value: string, mode: 'pct' | 'raw' | 'light'): string {
     .join('')
 }
 
-const garbageSegment: fc.Arbitrary<string> = fc
-  .tuple(fc.oneof(SHRINK_ACROSS, oddString, bigString()), fc.oneof(SHRINK_ACROSS, { weight: 6, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('pct') }, { weight: 3, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('light') }, { weight: 1, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('raw') }))
-  .map(([value, mode]) => encodeSegment(value, mode))
+/** Mostly percent-encoded; sometimes with only `%`, `/`, `?`, `#` encoded, or as it is. */
+const encoding = fc.oneof(SHRINK_ACROSS,
+  { weight: 6, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('pct') },
+  { weight: 3, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('light') },
+  { weight: 1, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('raw') },
+)
 
-function paramValue(name: string): fc.Arbitrary<string> {
-  const own = REFS_FOR[name] ?? ['setId']
+const garbageSegment: fc.Arbitrary<string> = fc.tuple(fc.oneof(SHRINK_ACROSS, oddString, bigString()), encoding).map(([value, mode]) => encodeSegment(value, mode))
+
+/** The refs that fit a parameter of the operation, and those it may name in their place. */
+function refsFor(operation: Operation, name: string): { own: RefName[]; any: fc.Arbitrary<RefName> } {
+  if (!changesStaff(operation)) return { own: REFS_FOR[name] ?? ['setId'], any: ANY_REF }
+  if (operation.method === 'DELETE') return { own: DELETE_REFS_FOR[name] ?? ['doomedSetId'], any: ANY_DELETE_REF }
+  return { own: CHANGE_REFS_FOR[name] ?? ['scratchSetId'], any: ANY_CHANGE_REF }
+}
+
+function paramValue(operation: Operation, name: string): fc.Arbitrary<string> {
+  const { own, any } = refsFor(operation, name)
   return fc.oneof(SHRINK_ACROSS,
     { weight: 14, arbitrary: fc.constantFrom(...own).map((refName) => ref(refName)) },
-    { weight: 1, arbitrary: ANY_REF.map((refName) => ref(refName)) },
+    { weight: 1, arbitrary: any.map((refName) => ref(refName)) },
     {
       weight: 2,
       arbitrary: fc
@@ -181,17 +225,71 @@ const query = fc.oneof(SHRINK_ACROSS,
 
 const badEscape = fc.constantFrom('', '%', '%Z', '%zz', '%E0%A4%A', '%c0%af', '%ed%a0%80', '%ff', '%00', '%2', '%%32%65', '%u002e')
 
-/** A target for an operation: its template with real or garbage parameters, perhaps twisted. */
+/** Cursors of a session list: a real one, well-formed ones out of range or of no session, base64url of any JSON, garbage. */
+const cursor: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
+  { weight: 4, arbitrary: fc.constant(ref('sessionsCursor')) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(SHRINK_ACROSS, fc.maxSafeNat(), fc.constantFrom(0, -1, 1.5, 2 ** 53, 1e21, 1e300)),
+        fc.oneof(SHRINK_ACROSS, fc.constantFrom('AAAAAAAAAAAAAAAAAAAAAA', 'x', '', 'a'.repeat(65)), oddString),
+      )
+      .map((key) => Buffer.from(JSON.stringify(key)).toString('base64url')),
+  },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value)).toString('base64url')) },
+  { weight: 1, arbitrary: oddString },
+)
+
+const NUMBER_SPELLINGS = ['', '0', '-1', '-0', '+5', '05', ' 5', '5 ', '1.5', '1e1', '0x10', '101', 'NaN', 'Infinity', '9007199254740993', '1'.repeat(400)]
+
+/** Values of a declared query parameter: of its kind mostly (a real set, an enum's value, a number in range, a cursor), else odd spellings and garbage. */
+function queryValue(name: string, schema: Schema): fc.Arbitrary<string> {
+  const resolved = resolveSchema(schema)
+  const values = resolved.enum?.map(String)
+  let own: fc.Arbitrary<string> = oddString
+  let near: fc.Arbitrary<string> = fc.constantFrom('', ' ')
+  if (name === 'setId') own = fc.constantFrom(...REFS_FOR.setId!, 'scratchSetId').map((refName) => ref(refName))
+  else if (name === 'cursor') own = cursor
+  else if (values) {
+    own = fc.constantFrom(...values)
+    near = fc.constantFrom('', ...values.flatMap((value) => [value.toUpperCase(), ` ${value}`, `${value}x`]))
+  } else if (resolved.type === 'integer') {
+    own = fc.integer({ min: resolved.minimum ?? -1000, max: resolved.maximum ?? 1000 }).map(String)
+    near = fc.constantFrom(...NUMBER_SPELLINGS)
+  }
+  return fc.oneof(SHRINK_ACROSS, { weight: 14, arbitrary: own }, { weight: 2, arbitrary: near }, { weight: 1, arbitrary: oddString })
+}
+
+/** The operation's declared query parameters, each left out, given once or given twice or more. */
+function declaredQuery(operation: Operation): fc.Arbitrary<string> {
+  const each = operation.queryParams.map(({ name, schema }) => {
+    const pair = fc.tuple(queryValue(name, schema), encoding).map(([value, mode]) => `${name}=${encodeSegment(value, mode)}`)
+    return fc.oneof(SHRINK_ACROSS,
+      { weight: 4, arbitrary: fc.constant<string[]>([]) },
+      { weight: 6, arbitrary: pair.map((one) => [one]) },
+      { weight: 1, arbitrary: fc.array(pair, { minLength: 2, maxLength: 3 }) },
+    )
+  })
+  return fc.tuple(...each).map((pairs) => pairs.flat().join('&'))
+}
+
+/** A target for an operation: its template with real or garbage parameters, perhaps twisted, and its query parameters. */
 function targetFor(operation: Operation): fc.Arbitrary<string> {
-  const params = fc.tuple(...operation.pathParams.map(({ name }) => paramValue(name)))
-  return fc.tuple(params, pathTwist, badEscape, query).map(([values, twist, extra, search]) => {
+  const params = fc.tuple(...operation.pathParams.map(({ name }) => paramValue(operation, name)))
+  return fc.tuple(params, pathTwist, badEscape, declaredQuery(operation), query).map(([values, twist, extra, declared, search]) => {
     let index = 0
     const path = operation.template.replace(/\{\w+\}/g, () => values[index++] ?? '')
-    return twistPath(path, twist, extra) + search
+    // The garbage query follows the declared one (`?limit=5&q=…`).
+    return twistPath(path, twist, extra) + (declared ? `?${declared}${search ? `&${search.slice(1)}` : ''}` : search)
   })
 }
 
-const LITERALS = ['gallery', 'events', 'sets', 'sessions', 'booth', 'photos', 'track', 'contact', 'openapi.json', 'api', 'auth', 'sign-in', 'email', 'zip', 'download', 'uploads', 'complete', 'cancel', 'admin', '.env', 'favicon.ico', 'index.html']
+// No `staff` and no `sign-out`: an unrouted case may carry the staff cookie and a trusted origin,
+// and must become neither a staff change of the rows every operation reads (`DELETE
+// /staff/sessions/<live gallery>`) nor the end of the fuzzer's session. Its /staff paths are made
+// of unroutedStaffSegment, which holds no refs.
+const LITERALS = ['gallery', 'events', 'sets', 'sessions', 'booth', 'photos', 'track', 'contact', 'openapi.json', 'api', 'auth', 'sign-in', 'email', 'zip', 'download', 'uploads', 'complete', 'cancel', 'admin', '.env', 'favicon.ico', 'index.html', 'get-session', 'change-password', 'sign-up', 'session', 'members', 'me', 'booth-keys', 'stats', 'guests.csv']
 const unroutedSegment = fc.oneof(SHRINK_ACROSS,
   { weight: 5, arbitrary: fc.constantFrom(...LITERALS) },
   { weight: 2, arbitrary: ANY_REF.map((refName) => ref(refName)) },
@@ -199,11 +297,18 @@ const unroutedSegment = fc.oneof(SHRINK_ACROSS,
   { weight: 3, arbitrary: garbageSegment },
 )
 
+const unroutedStaffSegment = fc.oneof(SHRINK_ACROSS,
+  { weight: 3, arbitrary: fc.constantFrom('events', 'sets', 'sessions', 'members', 'me', 'booth-keys', 'messages', 'stats', 'guests.csv', 'revoke', 'resend', 'retry', 'cancel', 'x', '') },
+  { weight: 1, arbitrary: fc.constantFrom('.', '..', '%2e', '%2f', '%', '%00', ';') },
+  { weight: 1, arbitrary: garbageSegment },
+)
+
 /** A path that is not in the document: random segments, dot segments, bad escapes, or no path at all. */
 const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
   { weight: 8, arbitrary: fc.tuple(fc.array(unroutedSegment, { minLength: 0, maxLength: 6 }), query).map(([segments, search]) => `/${segments.join('/')}${search}`) },
   { weight: 1, arbitrary: fc.constantFrom('*', 'example.com:443', `${ref('host')}`, `http://${ref('host')}/track`, 'http://[::1]/x', '//evil.example/x', '/\\evil.example', 'x', '', '/%', '/%ZZ', '/..', '/../../etc/passwd') },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/photos/', '/photos/sessions/', '/gallery/', '/booth/', '/api/auth/sign-in/'), fc.array(unroutedSegment, { maxLength: 4 })).map(([prefix, segments]) => prefix + segments.join('/')) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/photos/', '/photos/sessions/', '/gallery/', '/booth/', '/api/auth/sign-in/', '/api/auth/'), fc.array(unroutedSegment, { maxLength: 4 })).map(([prefix, segments]) => prefix + segments.join('/')) },
+  { weight: 1, arbitrary: fc.array(unroutedStaffSegment, { maxLength: 4 }).map((segments) => `/staff/${segments.join('/')}`) },
   {
     weight: 1,
     arbitrary: fc
@@ -217,11 +322,16 @@ const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
 
 const oddMethod = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'SEARCH', 'QUERY', 'PURGE', 'M-SEARCH', 'BREW', 'FOO', 'get', 'Post', 'G ET', 'GET\t', '', 'P\u00d6ST')
 
+/**
+ * The operation's own method mostly. A staff operation is never switched to another change: its
+ * refs fit its own (a read names the rows every operation reads, which `DELETE /staff/sessions/<live
+ * gallery>` would delete; a PATCH names scratch rows, which a DELETE would take from the others).
+ */
 function methodFor(operation: Operation): fc.Arbitrary<string> {
   return fc.oneof(SHRINK_ACROSS,
     { weight: 20, arbitrary: fc.constant(operation.method) },
     { weight: operation.method === 'GET' ? 3 : 0, arbitrary: fc.constant('HEAD') },
-    { weight: 2, arbitrary: oddMethod },
+    { weight: 2, arbitrary: operation.security === 'staffSession' ? oddMethod.filter((method) => !STAFF_CHANGES.has(method)) : oddMethod },
   )
 }
 
@@ -331,8 +441,85 @@ const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(SHRINK_ACROSS,
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('X-Bytes', CLIENT_IP_HEADER, 'Content-Type'), fc.constantFrom(bytes('ff fe'), bytes('c0 af'), bytes('ed a0 80'), bytes('80'), bytes('00'), bytes('7f'))) },
 )
 
+/** A staff session cookie: the real one mostly; among others, doubled, tampered, unsigned, renamed, empty or garbage otherwise. */
+function sessionCookie(cookie: 'staffCookie' | 'spareCookie', token: 'staffToken' | 'spareToken'): fc.Arbitrary<string> {
+  const real = ref(cookie)
+  return fc.oneof(SHRINK_ACROSS,
+    { weight: 20, arbitrary: fc.constant(real) },
+    { weight: 2, arbitrary: fc.constantFrom(`theme=dark; ${real}`, `${real}; ${real}`, `${real};`, `photobooth.session_token=x; ${real}`, `${real}; photobooth.session_token=x`) },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        `${real}x`,
+        ref(cookie, true),
+        `photobooth.session_token=${ref(token)}`,
+        `photobooth.session_token=${ref(token)}.`,
+        `__Secure-${real}`,
+        `better-auth.session_token=${ref(token)}`,
+        'photobooth.session_token=',
+        'photobooth.session_token',
+      ),
+    },
+    { weight: 1, arbitrary: oddString.map((value) => `photobooth.session_token=${value}`) },
+  )
+}
+
+const staffCookie = sessionCookie('staffCookie', 'staffToken')
+
+/** Origin and Referer: the service's own origin mostly; none, another, a lookalike, `null`, or a Referer in its place otherwise. */
+const origins: fc.Arbitrary<[string, string][]> = fc.oneof(SHRINK_ACROSS,
+  { weight: 20, arbitrary: fc.constant<[string, string][]>([['Origin', ref('origin')]]) },
+  { weight: 2, arbitrary: fc.constant<[string, string][]>([]) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<[string, string][]>(
+      [['Origin', 'http://evil.example']],
+      [['Origin', 'null']],
+      // The address the fuzzer talks to is not the service's public origin.
+      [['Origin', `http://${ref('host')}`]],
+      [['Origin', ref('origin', true)]],
+      [['Origin', `${ref('origin')}/`]],
+      [['Origin', `${ref('origin')}.evil.example`]],
+      [['Origin', ref('origin')], ['Origin', 'http://evil.example']],
+      [['Referer', `${ref('origin')}/staff/events`]],
+      [['Referer', 'http://evil.example/staff']],
+      [['Referer', 'not a url']],
+      [['Origin', 'null'], ['Referer', `${ref('origin')}/`]],
+      [['Origin', 'http://evil.example'], ['Referer', `${ref('origin')}/`]],
+    ),
+  },
+  { weight: 1, arbitrary: oddString.map((value): [string, string][] => [['Origin', value]]) },
+)
+
+type Credentials = { authorization?: string; cookie?: string }
+
+/** Mostly absent; present one time in 13 (`weight` in 12 + `weight`). */
+const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) => fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: fc.constant(undefined) }, { weight, arbitrary })
+
+/**
+ * The credentials an operation gets: a booth key mostly for the booth's; the staff session mostly
+ * for the staff's and Better Auth's, sometimes none or a booth key instead; either rarely elsewhere.
+ * A sign-out gets the spare member's session: ending the fuzzer's own would leave every later staff
+ * request at 401. Nothing else does: with it, `DELETE /staff/members/<the fuzzer's member>` would
+ * succeed (a member only cannot remove themselves).
+ */
+function credentialsFor(operation: Operation | undefined): fc.Arbitrary<Credentials> {
+  if (operation?.security === 'boothKey') {
+    return fc.record({ authorization: fc.oneof(SHRINK_ACROSS, { weight: 10, arbitrary: authorization }, { weight: 1, arbitrary: fc.constant(undefined) }), cookie: rarely(staffCookie) })
+  }
+  if (staffFacing(operation)) {
+    const cookie = operation?.id === 'POST /api/auth/sign-out' ? sessionCookie('spareCookie', 'spareToken') : staffCookie
+    return fc.oneof(SHRINK_ACROSS,
+      { weight: 20, arbitrary: fc.record({ cookie }) },
+      { weight: 1, arbitrary: fc.constant({}) },
+      { weight: 1, arbitrary: fc.record({ authorization }) },
+      { weight: 1, arbitrary: fc.record({ cookie, authorization }) },
+    )
+  }
+  return fc.record({ authorization: rarely(authorization), cookie: rarely(staffCookie) })
+}
+
 function headersFor(operation: Operation | undefined): fc.Arbitrary<[string, string][]> {
-  const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) => fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: fc.constant(undefined) }, { weight, arbitrary })
   return fc
     .record({
       host: fc.oneof(SHRINK_ACROSS,
@@ -340,16 +527,19 @@ function headersFor(operation: Operation | undefined): fc.Arbitrary<[string, str
         { weight: 1, arbitrary: fc.constantFrom(undefined, '', 'evil.example', `${ref('host')}, evil.example`, 'a b', 'ü.example', `${ref('host')}:99999`) },
       ),
       contentType: contentType(operation?.bodyTypes ?? []),
-      authorization: operation?.secured ? fc.oneof(SHRINK_ACROSS, { weight: 10, arbitrary: authorization }, { weight: 1, arbitrary: fc.constant(undefined) }) : rarely(authorization),
+      credentials: credentialsFor(operation),
+      origin: staffFacing(operation) ? origins : rarely(origins),
       clientIp: rarely(clientIp, 6),
       duplicateClientIp: rarely(clientIp),
       extra: fc.oneof(SHRINK_ACROSS, { weight: 5, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 3 }) }),
     })
-    .map(({ host, contentType: type, authorization: auth, clientIp: ip, duplicateClientIp, extra }) => {
+    .map(({ host, contentType: type, credentials, origin, clientIp: ip, duplicateClientIp, extra }) => {
       const headers: [string, string][] = []
       if (host !== undefined) headers.push(['Host', host])
       if (type !== undefined) headers.push(['Content-Type', type])
-      if (auth !== undefined) headers.push(['Authorization', auth])
+      if (credentials.authorization !== undefined) headers.push(['Authorization', credentials.authorization])
+      if (credentials.cookie !== undefined) headers.push(['Cookie', credentials.cookie])
+      headers.push(...(origin ?? []))
       if (ip !== undefined) headers.push([CLIENT_IP_HEADER, ip])
       if (duplicateClientIp !== undefined) headers.push([CLIENT_IP_HEADER, duplicateClientIp])
       headers.push(...extra)
@@ -367,9 +557,29 @@ const HINTS: Record<string, fc.Arbitrary<unknown>> = {
     { weight: 2, arbitrary: oddString },
   ),
   email: fc.oneof(SHRINK_ACROSS,
-    { weight: 4, arbitrary: fc.emailAddress() },
+    // Plain ones too: most of fc.emailAddress()'s are valid by RFC 5322 and refused by zod's pattern.
+    { weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9]{1,12}(?:[.+-][a-z0-9]{1,8})?@example\.(?:org|com)$/) },
+    { weight: 3, arbitrary: fc.emailAddress() },
+    // A staff member's: a sign-in that passes (with the password), an invitation that is refused (409).
+    { weight: 3, arbitrary: fc.constant(ref('staffEmail')) },
+    { weight: 1, arbitrary: fc.constantFrom(ref('staffEmail', true), ` ${ref('staffEmail')}`) },
     { weight: 2, arbitrary: fc.constantFrom('', ' ', 'ADA@EXAMPLE.ORG', 'ada@example.org', 'not-an-email', 'a@b', '"a b"@example.org', 'ü@例え.jp', `${'a'.repeat(250)}@b.c`) },
     { weight: 2, arbitrary: oddString },
+  ),
+  // Sign-ins and invitations. Never `currentPassword`: a change of the fuzzer's password with
+  // `revokeOtherSessions` would end its session.
+  password: fc.oneof(SHRINK_ACROSS,
+    { weight: 5, arbitrary: fc.constant(ref('staffPassword')) },
+    { weight: 3, arbitrary: fc.string({ minLength: 12, maxLength: 40 }) },
+    { weight: 2, arbitrary: fc.constantFrom('', ' ', 'a'.repeat(11), 'a'.repeat(128), 'a'.repeat(129), `${ref('staffPassword')} `, ref('staffPassword', true), ref('staffToken')) },
+    { weight: 2, arbitrary: oddString },
+  ),
+  // A taken one answers 409: the first event's, the private one's, and the seeded sets' (`set-1`, `set-2` in every event).
+  slug: fc.oneof(SHRINK_ACROSS,
+    { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){0,3}$/) },
+    { weight: 2, arbitrary: fc.constantFrom(ref('eventSlug'), ref('privateEventSlug'), 'set-1', 'set-2') },
+    { weight: 1, arbitrary: fc.constantFrom('A', 'a--b', '-a', 'a-', 'a_b', 'é', ' a', 'a'.repeat(100), 'a'.repeat(101)) },
+    { weight: 1, arbitrary: oddString },
   ),
   phone: fc.oneof(SHRINK_ACROSS,
     { weight: 4, arbitrary: fc.constantFrom('(415) 555-2671', '+1 415 555 2671', '+44 20 7946 0958', '4155552671', '+14155552671', '555', '', ' ', '+', '+0', 'call me', '٤١٥٥٥٥٢٦٧١', '415-555-2671 ext. 9', '+999 999 999 999 999', '1'.repeat(40)) },
@@ -379,6 +589,12 @@ const HINTS: Record<string, fc.Arbitrary<unknown>> = {
   sessionId: fc.oneof(SHRINK_ACROSS, fc.constantFrom(ref('liveSession'), ref('activeSession'), ref('cancelledSession'), ref('emptySession')), oddString),
   eventId: fc.oneof(SHRINK_ACROSS, fc.constantFrom(ref('eventId'), ref('setId')), oddString),
   count: fc.oneof(SHRINK_ACROSS, fc.integer({ min: 1, max: 60 }), fc.integer({ min: -2, max: 200 })),
+  // A real moment mostly (2020 to 2035); else the edges of a date: years 9999 and 10000, JavaScript's last millisecond and the next.
+  startAt: fc.oneof(SHRINK_ACROSS,
+    { weight: 6, arbitrary: fc.integer({ min: Date.UTC(2020, 0), max: Date.UTC(2035, 0) }) },
+    { weight: 1, arbitrary: fc.constantFrom(0, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10_000, 0), 8.64e15, 8.64e15 + 1, Number.MAX_SAFE_INTEGER) },
+    { weight: 1, arbitrary: fc.maxSafeNat() },
+  ),
 }
 
 const photoKey = fc.oneof(SHRINK_ACROSS,

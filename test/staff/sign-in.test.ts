@@ -171,6 +171,23 @@ describe('staff sessions end', () => {
   })
 })
 
+describe('GET /api/auth/get-session', () => {
+  it('when signed in, then the session and member without a token; signed out, null; HEAD answers as the GET, without a body', async () => {
+    const staff = await signedInStaff(app)
+    const current = await staffFetch(app, staff, '/api/auth/get-session')
+    expect(current.status).toBe(200)
+    const body = await current.json()
+    expect(body).toMatchObject({ session: { expiresAt: expect.any(String) }, user: { id: staff.memberId, email: staff.email } })
+    expect(JSON.stringify(body)).not.toMatch(/token/i)
+    const nobody = await fetch(`${app.url}/api/auth/get-session`)
+    expect([nobody.status, await nobody.json()]).toEqual([200, null])
+    const head = await fetch(`${app.url}/api/auth/get-session`, { method: 'HEAD', headers: { cookie: staff.cookie } })
+    expect(head.status).toBe(200)
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await head.text()).toBe('')
+  })
+})
+
 describe("Better Auth's tables", () => {
   it('when the database is migrated, then Better Auth finds nothing of its schema missing', async () => {
     const pool = new pg.Pool({ connectionString: inject('databaseUrl') })

@@ -10,6 +10,9 @@ export const MESSAGE_STATES = ['pending', 'sent', 'failed'] as const
 export const PASSWORD_LENGTH = { min: 12, max: 128 } as const
 
 const Name = PlainText.trim().min(1, 'Name is required').max(200)
+/** An event's start: no later than the last millisecond of the year 9999, as far as PostgreSQL's timestamps (and ISO 8601) go. */
+const StartAt = EpochMillis.max(253_402_300_799_999, 'A start time before the year 10000')
+
 /** Optional moments answer `null` when they have not happened. */
 const When = EpochMillis.nullable()
 
@@ -43,12 +46,12 @@ export const StaffEvent = z.object({
 export const NewEvent = z.strictObject({
   slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
   name: Name,
-  startAt: EpochMillis,
+  startAt: StartAt,
   isPrivate: z.boolean().default(false),
 })
 
 export const EventChanges = z
-  .strictObject({ slug: Slug, name: Name, startAt: EpochMillis, isPrivate: z.boolean() })
+  .strictObject({ slug: Slug, name: Name, startAt: StartAt, isPrivate: z.boolean() })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
 

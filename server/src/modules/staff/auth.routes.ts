@@ -45,7 +45,8 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
       }
       // Better Auth's own address, never the Host header a client chose.
       const request = new globalThis.Request(`${config.publicUrl}${req.originalUrl}`, {
-        method: req.method,
+        // A HEAD is asked as its GET (Better Auth routes no HEAD); Node leaves the body out of the answer.
+        method: req.method === 'HEAD' ? 'GET' : req.method,
         headers: fromNodeHeaders(req.headers),
         body: body && body.length > 0 ? body : undefined,
       })
