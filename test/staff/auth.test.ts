@@ -120,6 +120,8 @@ describe.each(routes)('staff auth on $method $path', (route) => {
       const refusals: Record<string, string>[] = [
         { cookie: staff.cookie, origin: 'https://evil.example' },
         { cookie: staff.cookie, origin: 'null' },
+        // An opaque origin is not made good by a Referer of ours.
+        { cookie: staff.cookie, origin: 'null', referer: `${origin()}/dashboard` },
         { cookie: staff.cookie, referer: 'https://evil.example/page' },
         { cookie: staff.cookie },
       ]
@@ -135,6 +137,8 @@ describe.each(routes)('staff auth on $method $path', (route) => {
     const expected = OWN_ANSWER[route.name]!
     const response = await call(route, staff.headers)
     expect(response.status).toBe(expected.status)
+    // Staff answers hold guests' contact details: nothing may cache them.
+    expect(response.headers.get('cache-control')).toBe('private, no-store')
     if (expected.status === 400) expect(await response.json()).toMatchObject({ success: false, error: { name: 'ZodError' } })
     if (expected.error) expect(await response.json()).toEqual({ error: expected.error })
   })

@@ -97,4 +97,14 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await response.json()).toEqual({ error: 'no such event' })
   })
+
+  it('when the event id holds a control character or is over 200 characters, then 400 in the validator shape, as on every other route', async () => {
+    for (const id of ['%00', 'a'.repeat(201)]) {
+      const response = await exportOf(id)
+      expect(response.status, id).toBe(400)
+      const body = await response.json()
+      expect(body).toMatchObject({ success: false, error: { name: 'ZodError' } })
+      expect(JSON.parse(body.error.message).map((issue: { path: unknown }) => issue.path)).toEqual([['eventId']])
+    }
+  })
 })

@@ -74,6 +74,16 @@ describe('POST /staff/members', () => {
     expect(await staffRows(staff.email)).toBe(1)
   })
 
+  it('when the same email is invited six times at once, then one 201 and five 409, and one member', async () => {
+    const email = newEmail()
+    const responses = await Promise.all(Array.from({ length: 6 }, () => staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email, name: 'Race' } })))
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
+    for (const response of responses.filter((answer) => answer.status === 409)) {
+      expect(await response.json()).toEqual({ error: `A staff member with the email ${email} already exists` })
+    }
+    expect(await staffRows(email)).toBe(1)
+  })
+
   it('when the invitation is malformed, then 400 in the validator shape and nobody is created', async () => {
     const email = newEmail()
     for (const body of [{ email: 'not-an-email', name: 'X' }, { email, name: '' }, { email, name: 'X', password: 'short' }, { email, name: 'X', role: 'admin' }]) {
@@ -101,6 +111,19 @@ describe('DELETE /staff/members/:id', () => {
         [leaving.memberId, leaving.memberId],
       )
     expect(rows).toEqual({ sessions: '0', accounts: '0' })
+  })
+
+  it('when two members remove each other at the same moment, then one removal is made and the other refused: someone is left', async () => {
+    const [a, b] = await Promise.all([signedInStaff(app, 'A'), signedInStaff(app, 'B')])
+    const [byA, byB] = await Promise.all([
+      staffFetch(app, a, `/staff/members/${b.memberId}`, { method: 'DELETE' }),
+      staffFetch(app, b, `/staff/members/${a.memberId}`, { method: 'DELETE' }),
+    ])
+    expect([byA.status, byB.status].sort()).toEqual([200, 409])
+    const refused = byA.status === 409 ? byA : byB
+    expect(await refused.json()).toEqual({ error: 'You were removed by another staff member meanwhile' })
+    const left = await app.orm.em.fork().execute<{ id: string }[]>('select id from staff_member where id in (?, ?)', [a.memberId, b.memberId])
+    expect(left).toHaveLength(1)
   })
 
   it('when members try to remove themselves, then 409 and they stay', async () => {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 
+import { createLogger } from '@photobooth/server/logger'
 import { AUTH_SCHEMA } from '@photobooth/server/modules/staff/auth-schema'
 import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
 import { getMigrations } from 'better-auth/db/migration'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch } from '../support/staff.js'
@@ -185,6 +186,39 @@ describe('GET /api/auth/get-session', () => {
     expect(head.status).toBe(200)
     expect(head.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await head.text()).toBe('')
+  })
+})
+
+describe("Better Auth's log", () => {
+  it("when a client is refused, then the service's log has one info line of it, and Better Auth writes nothing of its own", async () => {
+    const lines: string[] = []
+    const logged = await startTestServer({}, { logger: createLogger({ write: (_stream, line) => void lines.push(line) }) })
+    const written: string[] = []
+    // Whatever writes to the terminal, by the console or the streams.
+    const keep = (...parts: unknown[]) => void written.push(parts.map(String).join(' '))
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0),
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0),
+      ...(['log', 'info', 'warn', 'error'] as const).map((method) => vi.spyOn(console, method).mockImplementation(keep)),
+    ]
+    try {
+      const member = await newMember(logged)
+      const response = await fetch(`${logged.url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+        body: JSON.stringify({ email: member.email, password: member.password }),
+      })
+      expect(response.status).toBe(403)
+    } finally {
+      spies.forEach((spy) => spy.mockRestore())
+      await logged.stop()
+    }
+    expect(written.filter((text) => /Better Auth/.test(text))).toEqual([])
+    const records = lines.map((line) => JSON.parse(line) as { level: string; message: string })
+    const refusals = records.filter((record) => record.message.startsWith('auth:'))
+    expect(refusals.map((record) => record.message)).toContainEqual(expect.stringMatching(/^auth: Invalid origin: https:\/\/evil\.example/))
+    expect(new Set(refusals.map((record) => record.level))).toEqual(new Set(['info']))
+    expect(records.some((record) => record.level === 'error')).toBe(false)
   })
 })
 

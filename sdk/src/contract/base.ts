@@ -17,11 +17,12 @@ export const ValidationIssue = z.looseObject({
  * `meta`) so that reading the contract tells its limits:
  * - `rateLimit`: at most `perMinute` requests a minute per client IP, counted in `bucket`;
  * - `textBody`: the body reaches the procedure as text whatever its declared type, cut at
- *   `maxBytes` of raw bytes with `tooLarge` (a status and the `error` text) as the answer.
+ *   `maxBytes` of raw bytes with `tooLarge` (a status and the `error` text) as the answer, and
+ *   refused with the 400 `{ error: notText }` when its bytes are not UTF-8.
  */
 export type EdgePolicy = {
   rateLimit?: { bucket: string; perMinute: number }
-  textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string } }
+  textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string }; notText: string }
 }
 
 export const base = oc.$meta<EdgePolicy>({}).errors({

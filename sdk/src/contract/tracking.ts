@@ -34,7 +34,7 @@ export const tracking = {
         },
       }),
     })
-    .meta({ rateLimit: { bucket: 'track', perMinute: 60 }, textBody: { maxBytes: 4 * 1024, tooLarge: { status: 400, error: 'bad body' } } })
+    .meta({ rateLimit: { bucket: 'track', perMinute: 60 }, textBody: { maxBytes: 4 * 1024, tooLarge: { status: 400, error: 'bad body' }, notText: 'bad body' } })
     .errors(rateLimited)
     .input(AnyBody)
     .output(z.void()),

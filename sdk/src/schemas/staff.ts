@@ -206,13 +206,14 @@ export const InvitedStaffMember = z.object({
 
 // Sign-in (Better Auth, under /api/auth)
 
-export const SignIn = z.strictObject({
+// Better Auth checks these bodies itself and ignores fields it does not know: the document says so.
+export const SignIn = z.object({
   email: z.email(),
   password: z.string().min(1),
   rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
 })
 
-export const PasswordChange = z.strictObject({
+export const PasswordChange = z.object({
   currentPassword: z.string().min(1),
   newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
   revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),

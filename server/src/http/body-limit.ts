@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { isUtf8 } from 'node:buffer'
 import { Readable } from 'node:stream'
 
 import { ORPCError } from '@orpc/server'
@@ -17,32 +18,49 @@ const bodyLimited = new WeakSet<IncomingMessage>()
  * (400 by default: only the contact form answers 413, spec section 7); nothing is thrown into Node's
  * stream events, where no one could catch it.
  */
-export function limitBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  maxBytes: number,
-  refusal: () => ORPCError<string, unknown> = () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
-): void {
+export function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, refusals: Partial<Refusals> = {}): void {
   if (bodyLimited.has(req)) return
   bodyLimited.add(req)
+  const refuse: Refusals = {
+    tooLarge: () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
+    notText: () => badRequest(NOT_UTF8),
+    ...refusals,
+  }
   let body: Promise<unknown> | undefined
   Object.defineProperty(req, 'body', {
     configurable: true,
-    get: () => (body ??= parseLimited(req, res, maxBytes, refusal)),
+    get: () => (body ??= parseLimited(req, res, maxBytes, refuse)),
     // A body parser that sets its own result replaces the lazy one.
     set: (value: unknown) => void Object.defineProperty(req, 'body', { value, writable: true, configurable: true, enumerable: true }),
   })
 }
 
-async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes: number, refusal: () => ORPCError<string, unknown>) {
+/** The answers to a body over the limit, and to a text body that is not UTF-8. */
+type Refusals = { tooLarge: () => ORPCError<string, unknown>; notText: () => ORPCError<string, unknown> }
+
+async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes: number, refuse: Refusals) {
   const raw = await readLimited(req, maxBytes)
   if (raw === 'too large') {
     // The rest of the body is not read: the connection cannot carry another request.
     if (!res.headersSent) res.setHeader('Connection', 'close')
-    throw refusal()
+    throw refuse.tooLarge()
   }
+  if (!isText(req.headers['content-type'], raw)) throw refuse.notText()
   // oRPC's own parser, by content type, over the bytes already read.
   return toStandardBody(Object.assign(Readable.from(raw.length > 0 ? [raw] : []), { headers: req.headers }) as unknown as IncomingMessage)
+}
+
+export const NOT_UTF8 = 'The body is not valid UTF-8'
+
+/**
+ * False for a text body (JSON, form, text/*) whose bytes are not UTF-8: decoded, each bad sequence
+ * would become U+FFFD and be stored as such, a text other than the one sent. Other media types are
+ * not text and pass.
+ */
+export function isText(contentType: string | undefined, raw: Buffer): boolean {
+  const type = (contentType ?? '').toLowerCase()
+  const textual = type.includes('json') || type.startsWith('text/') || type.startsWith('application/x-www-form-urlencoded')
+  return !textual || isUtf8(raw)
 }
 
 export function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too large'> {
@@ -73,10 +91,10 @@ export function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buf
  * text, whatever the declared type (a beacon sends text/plain; malformed JSON must not become oRPC's
  * generic message), and is cut at `maxBytes` on its raw bytes, with or without a Content-Length.
  */
-export function textBody(maxBytes: number, tooLarge: () => ORPCError<string, unknown>): RequestHandler {
+export function textBody(maxBytes: number, refusals: Refusals): RequestHandler {
   return (req, res, next) => {
     req.headers['content-type'] = 'text/plain; charset=utf-8'
-    limitBody(req, res, maxBytes, tooLarge)
+    limitBody(req, res, maxBytes, refusals)
     next()
   }
 }

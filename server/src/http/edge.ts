@@ -3,7 +3,7 @@ import { ORPCError } from '@orpc/server'
 import { contract, type EdgePolicy } from '@photobooth/sdk/contract'
 import { Router, type RequestHandler } from 'express'
 
-import { textBody } from './body-limit.js'
+import { badRequest, textBody } from './body-limit.js'
 
 type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; policy: EdgePolicy }
 
@@ -29,8 +29,13 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
     const handlers: RequestHandler[] = []
     if (policy.rateLimit) handlers.push(limit(policy.rateLimit.bucket, policy.rateLimit.perMinute))
     if (policy.textBody) {
-      const { status, error } = policy.textBody.tooLarge
-      handlers.push(textBody(policy.textBody.maxBytes, () => new ORPCError(status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', { status, message: error })))
+      const { maxBytes, tooLarge, notText } = policy.textBody
+      handlers.push(
+        textBody(maxBytes, {
+          tooLarge: () => new ORPCError(tooLarge.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', { status: tooLarge.status, message: tooLarge.error }),
+          notText: () => badRequest(notText),
+        }),
+      )
     }
     if (handlers.length > 0) router.route(path)[method](...handlers)
   }

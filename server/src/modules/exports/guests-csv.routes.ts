@@ -1,6 +1,8 @@
 import { contract } from '@photobooth/sdk/contract'
 import { PathKey } from '@photobooth/sdk/schemas'
+import { ORPCError, ValidationError } from '@orpc/server'
 import { Router } from 'express'
+import { z } from 'zod'
 
 import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
@@ -14,14 +16,20 @@ import { exportGuestsCsv } from './guests-csv.service.js'
  * page by page as it is read, which oRPC's JSON handler does not do. Mounted after the staff
  * authentication of /staff.
  */
+const INPUT = z.object({ eventId: PathKey })
+
 export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'logger'>): Router {
   const router = Router()
   router.get(expressPath(contract.staff.events.exportGuests), async (req, res, next) => {
     const abort = new AbortController()
     res.once('close', () => abort.abort())
-    // A segment that cannot be an id names no event (and never reaches the database).
-    const key = PathKey.safeParse(req.params.eventId)
-    const eventId = key.success ? key.data : ''
+    // The path parameter as oRPC's routes check theirs: a control character or 201 characters is bad input.
+    const input = INPUT.safeParse(req.params)
+    if (!input.success) {
+      const invalid = new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues: input.error.issues }) })
+      return sendError(res, 400, encodeErrorBody(invalid))
+    }
+    const { eventId } = input.data
     let csv
     try {
       csv = await exportGuestsCsv({ em: services.orm.em.fork(), config: services.config }, { eventId, signal: abort.signal })

@@ -4,7 +4,7 @@ import { Router, type RequestHandler, type Response } from 'express'
 
 import type { Services } from '../../context.js'
 import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
-import { readLimited } from '../../http/body-limit.js'
+import { isText, NOT_UTF8, readLimited } from '../../http/body-limit.js'
 import { expressPath } from '../../http/edge.js'
 
 /** A sign-in is an address and a password: a few hundred bytes. */
@@ -41,6 +41,7 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
           res.setHeader('Connection', 'close')
           return sendError(res, 400, { error: `Request body too large: at most ${MAX_AUTH_BODY_BYTES} bytes` })
         }
+        if (!isText(req.headers['content-type'], raw)) return sendError(res, 400, { error: NOT_UTF8 })
         body = raw
       }
       // Better Auth's own address, never the Host header a client chose.

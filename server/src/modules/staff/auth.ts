@@ -25,11 +25,13 @@ function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) 
   return {
     ...AUTH_SCHEMA,
     database,
-    // Into the service's log, as its JSON lines: warnings (a refused password) as info, errors as errors.
+    // Into the service's log, as its JSON lines. Better Auth calls a client's refusal (a wrong origin,
+    // a bad field) an error too; only what comes with an Error object is a fault. At 'info', it also
+    // stops writing its own coloured copy of every refusal to stdout.
     logger: {
-      level: 'warn',
+      level: 'info',
       log: (level: string, message: string, ...args: unknown[]) =>
-        level === 'error' ? logger.error(`auth: ${message}`, args[0]) : logger.info(`auth: ${message}`),
+        level === 'error' && args[0] instanceof Error ? logger.error(`auth: ${message}`, args[0]) : logger.info(`auth: ${message}`),
     },
     secret: settings.secret,
     baseURL: settings.publicUrl,

@@ -21,11 +21,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
  * The origin a state-changing request comes from, as Better Auth reads it: `Origin`, else the
- * origin of `Referer`. Browsers send one of them on every cross-origin POST, PATCH and DELETE.
+ * origin of `Referer`. Browsers send one of them on every cross-origin POST, PATCH and DELETE; an
+ * opaque origin (`null`: a sandboxed frame, a redirect across sites) is one, and trusted by nobody.
  */
 function requestOrigin(req: IncomingMessage): string | undefined {
   const origin = req.headers.origin
-  if (origin && origin !== 'null') return origin
+  if (origin) return origin
   try {
     return req.headers.referer ? new URL(req.headers.referer).origin : undefined
   } catch {
@@ -57,6 +58,8 @@ export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
  */
 export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHandler {
   return async (req, res, next) => {
+    // Staff answers hold guests' contact details: no cache, shared or private, keeps a copy.
+    res.setHeader('Cache-Control', 'private, no-store')
     try {
       const { headers, response } = await auth.api.getSession({ headers: fromNodeHeaders(req.headers), returnHeaders: true })
       if (!response) return sendError(res, 401, STAFF_UNAUTHORIZED)

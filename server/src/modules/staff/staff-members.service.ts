@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 
+import { lockFor } from '../../db/lock.js'
 import type { StaffAuth } from './auth.js'
 
 export type StaffMember = { id: string; email: string; name: string; createdAt: number }
@@ -36,12 +37,19 @@ export async function createStaffMember({ auth }: Deps, input: { email: string; 
   checkPassword(input.password)
   const ctx = await auth.$context
   const email = input.email.trim().toLowerCase()
-  if (await ctx.internalAdapter.findUserByEmail(email)) throw new AppError('CONFLICT', `A staff member with the email ${email} already exists`)
+  const taken = () => new AppError('CONFLICT', `A staff member with the email ${email} already exists`)
+  if (await ctx.internalAdapter.findUserByEmail(email)) throw taken()
   const hash = await ctx.password.hash(input.password)
-  const user = await ctx.internalAdapter.createUser({ email, name: input.name.trim(), emailVerified: true }, { method: 'admin' })
+  // The unique email settles two invitations racing past the check above.
+  const user = await ctx.internalAdapter.createUser({ email, name: input.name.trim(), emailVerified: true }, { method: 'admin' }).catch((error: unknown) => {
+    throw isUniqueViolation(error) ? taken() : error
+  })
   await ctx.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: hash })
   return toMember(user)
 }
+
+/** PostgreSQL's unique_violation, as Better Auth's Kysely adapter passes the driver's error on. */
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505'
 
 export async function getStaffMember({ auth }: Deps, memberId: string): Promise<StaffMember> {
   const user = await (await auth.$context).internalAdapter.findUserById(memberId)
@@ -56,12 +64,20 @@ export async function listStaffMembers({ auth }: Deps): Promise<StaffMember[]> {
 }
 
 /**
- * Removes a staff member and ends their sessions at once. A member cannot remove themselves, so
- * there is always someone left who can sign in.
+ * Removes a staff member and ends their sessions at once. A member cannot remove themselves, and
+ * removals happen one at a time, each checking that its remover is still a member: two members
+ * removing each other at once leave one of them, so there is always someone who can sign in.
  */
-export async function removeStaffMember({ auth, staff }: Deps & Pick<AppContext, 'staff'>, memberId: string): Promise<void> {
+export async function removeStaffMember({ auth, staff, em }: Deps & Pick<AppContext, 'staff' | 'em'>, memberId: string): Promise<void> {
   if (staff?.memberId === memberId) throw new AppError('CONFLICT', 'You cannot remove yourself; ask another staff member')
   const ctx = await auth.$context
-  if (!(await ctx.internalAdapter.findUserById(memberId))) throw new AppError('NOT_FOUND', 'no such staff member')
-  await ctx.internalAdapter.deleteUser(memberId)
+  await em.transactional(async (tx) => {
+    // Held until Better Auth's deletion (on its own connection) has committed.
+    await lockFor(tx, 'photobooth:staff-members')
+    if (staff && !(await ctx.internalAdapter.findUserById(staff.memberId))) {
+      throw new AppError('CONFLICT', 'You were removed by another staff member meanwhile')
+    }
+    if (!(await ctx.internalAdapter.findUserById(memberId))) throw new AppError('NOT_FOUND', 'no such staff member')
+    await ctx.internalAdapter.deleteUser(memberId)
+  })
 }
