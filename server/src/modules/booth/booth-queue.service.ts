@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js'
 import { EventSet } from '../events/event-set.entity.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
+import { fullName } from '../kiosk/guest-names.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 
 /** Every event with its sets, newest start first: booths work private events too. */
@@ -38,7 +39,7 @@ export async function listQueue({ em }: Pick<AppContext, 'em'>, { setId }: { set
       label: session.label,
       createdAt: session.createdAt.getTime(),
       guests: sessionGuests.map((guest) => ({
-        name: [guest.firstName, guest.lastName].filter(Boolean).join(' '),
+        name: fullName(guest),
         firstName: guest.firstName,
         lastName: guest.lastName,
       })),

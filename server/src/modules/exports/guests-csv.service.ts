@@ -2,9 +2,9 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { galleryLink } from '../delivery/outbox.service.js'
 import { Event } from '../events/event.entity.js'
-import { attachment } from '../gallery/gallery-files.service.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
-import { fullName } from '../sessions/staff-sessions.service.js'
+import { attachment } from '../gallery/gallery-files.service.js'
+import { fullName } from '../kiosk/guest-names.js'
 import { guestPageQuery, type GuestKey, type GuestRow } from './guests-csv.queries.js'
 
 /** Guests read and written per round trip: a few tens of kilobytes of CSV. */

@@ -34,3 +34,6 @@ export function toFilenameBase(text: string): string {
   const trimmed = bounded.replace(/^[.\s]+|[.\s]+$/gu, '')
   return trimmed || FALLBACK_LABEL
 }
+
+/** A guest's full name as registered: the first word, then the rest. */
+export const fullName = (guest: { firstName: string; lastName: string }) => `${guest.firstName} ${guest.lastName}`.trim()

@@ -9,18 +9,15 @@ import { galleryLink } from '../delivery/outbox.service.js'
 import { messagesByGuest } from '../delivery/staff-messages.service.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { fullName } from '../kiosk/guest-names.js'
 import { deleteSessions, removeDeletedPhotos } from './delete-sessions.service.js'
 import { SessionGuest } from './session-guest.entity.js'
 import { NO_SUCH_SESSION } from './session-state.js'
 import { sessionPageQuery, STAFF_SESSION_QUERIES, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
 
-
 export type StaffSessionBody = z.output<typeof StaffSession>
 
 type ReadDeps = Pick<AppContext, 'em' | 'config'>
-
-/** A guest's full name as registered (the first word, then the rest). */
-export const fullName = (guest: { firstName: string; lastName: string }) => `${guest.firstName} ${guest.lastName}`.trim()
 
 /** Sessions with their guests in position order and each guest's messages: two queries for any number. */
 async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {

@@ -23,7 +23,7 @@ export function oneTimePassword(): string {
   return randomBytes(18).toString('base64url')
 }
 
-export function checkPassword(password: string): void {
+function checkPassword(password: string): void {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
     throw new AppError('BAD_REQUEST', `A password needs ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`)
   }
