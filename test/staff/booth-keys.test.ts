@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { type TestServer } from '../support/harness.js'
+import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer()
-  staff = await signedInStaff(app)
+  ;({ app, staff } = await startStaffTestServer())
 })
 afterAll(() => app?.stop())
 

@@ -1,15 +1,14 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
-import { postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { postJson, seedEvent, type TestServer } from '../support/harness.js'
+import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
 let staff: StaffSession
 let deleter: pg.Client
 beforeAll(async () => {
-  app = await startTestServer()
-  staff = await signedInStaff(app)
+  ;({ app, staff } = await startStaffTestServer())
   deleter = new pg.Client({ connectionString: inject('databaseUrl') })
   await deleter.connect()
 })

@@ -5,14 +5,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { postJson, seedEvent, seedSession, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { postJson, seedEvent, seedSession, uniqueSlug, type TestServer } from '../support/harness.js'
+import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer()
-  staff = await signedInStaff(app)
+  ;({ app, staff } = await startStaffTestServer())
 })
 afterAll(() => app?.stop())
 

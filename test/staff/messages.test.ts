@@ -6,15 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { signedInStaff, startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 import { until } from '../support/until.js'
 
 /** Dispatch is off here: what the staff routes queue stays as they wrote it. */
 let app: TestServer
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer()
-  staff = await signedInStaff(app)
+  ;({ app, staff } = await startStaffTestServer())
 })
 afterAll(() => app?.stop())
 

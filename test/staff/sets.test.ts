@@ -6,13 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { signedInStaff, startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer()
-  staff = await signedInStaff(app)
+  ;({ app, staff } = await startStaffTestServer())
 })
 afterAll(() => app?.stop())
 

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto'
 import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
 import type { RunningServer } from '@photobooth/server/server'
 
+import { startTestServer, type TestServer } from './harness.js'
+
 export type StaffSession = {
   memberId: string
   email: string
@@ -50,4 +52,10 @@ export function staffFetch(app: RunningServer, session: StaffSession, path: stri
     headers: { ...session.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
+}
+
+/** A test server of the file's own, with a staff member signed in on it. */
+export async function startStaffTestServer(...args: Parameters<typeof startTestServer>): Promise<{ app: TestServer; staff: StaffSession }> {
+  const app = await startTestServer(...args)
+  return { app, staff: await signedInStaff(app) }
 }
