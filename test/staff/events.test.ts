@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { postJson, seedEvent, seedSession, uniqueSlug, type TestServer } from '../support/harness.js'
+import { expectInvalid, postJson, seedEvent, seedSession, uniqueSlug, type TestServer } from '../support/harness.js'
 import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
@@ -31,14 +31,6 @@ async function eventRows(slug: string): Promise<number> {
 }
 
 const NO_COUNTS = { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 }
-
-/** A 400 of the contract's validator: zod's issues, at these paths. */
-async function expectInvalid(response: Response, paths: (string | number)[][]) {
-  expect(response.status).toBe(400)
-  const body = await response.json()
-  expect(body).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
-  expect(JSON.parse(body.error.message).map((issue: { path: unknown }) => issue.path)).toEqual(paths)
-}
 
 describe('GET /staff/events', () => {
   it('when events have sets and sessions, then each answers with its sets oldest first, kiosk URLs and counts, newest start first', async () => {

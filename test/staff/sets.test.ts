@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { expectInvalid, postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { signedInStaff, startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
 let app: TestServer
@@ -23,14 +23,6 @@ const staffEvent = async (eventId: string) => (await api(`/staff/events/${eventI
 
 async function setRows(eventId: string): Promise<{ slug: string; name: string }[]> {
   return app.orm.em.fork().execute('select slug, name from event_set where event_id = ? order by slug', [eventId])
-}
-
-/** A 400 of the contract's validator: zod's issues, at these paths. */
-async function expectInvalid(response: Response, paths: (string | number)[][]) {
-  expect(response.status).toBe(400)
-  const body = await response.json()
-  expect(body).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
-  expect(JSON.parse(body.error.message).map((issue: { path: unknown }) => issue.path)).toEqual(paths)
 }
 
 async function expectError(response: Response, status: number, error: string) {

@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { startServer, type RunningServer } from '@photobooth/server/server'
-import { inject } from 'vitest'
+import { expect, inject } from 'vitest'
 
 export type TestServer = RunningServer & {
   /** SQL statements sent since the last `queries.length = 0`. */
@@ -144,4 +144,12 @@ export async function postJson(url: string, body: unknown, init: RequestInit = {
     body: typeof body === 'string' ? body : JSON.stringify(body),
     ...init,
   })
+}
+
+/** A 400 of the contract's validator: zod's issues, at these paths (relative to the body or the path). */
+export async function expectInvalid(response: Response, paths: (string | number)[][]) {
+  expect(response.status).toBe(400)
+  const body = await response.json()
+  expect(body).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
+  expect(JSON.parse(body.error.message).map((issue: { path: unknown }) => issue.path)).toEqual(paths)
 }
