@@ -5,28 +5,40 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
-import { minifyContractRouter } from '@orpc/contract'
+import { ORPCError } from '@orpc/contract'
 import { contract } from '@photobooth/sdk/contract'
 
 import { buildOpenApiDocument } from '../server/src/openapi.js'
+import { generateTypes } from '../test/openapi/generated/generate.js'
 
 /** What the SDK's link needs of each route; summaries and descriptions stay in the document. */
 const ROUTE_KEYS_FOR_CLIENTS = ['method', 'path', 'inputStructure', 'outputStructure', 'successStatus'] as const
 
+type Procedure = { '~orpc': { route: Record<string, unknown>; errorMap: Record<string, { status?: number } | undefined> } }
+
+/**
+ * The contract minified for clients: each route's HTTP shape, and its declared error codes with
+ * their statuses only (no messages, no data schemas), so the SDK can tell at run time which
+ * answers are a route's defined errors.
+ */
 function routesOnly(router: unknown): unknown {
   if (typeof router !== 'object' || router === null) return router
   if ('~orpc' in router) {
-    const route = (router as { '~orpc': { route: Record<string, unknown> } })['~orpc'].route
+    const { route, errorMap } = (router as Procedure)['~orpc']
     const kept = Object.fromEntries(ROUTE_KEYS_FOR_CLIENTS.filter((key) => key in route).map((key) => [key, route[key]]))
-    return { '~orpc': { errorMap: {}, meta: {}, route: kept } }
+    const codes = Object.fromEntries(Object.entries(errorMap).map(([code, item]) => [code, { status: new ORPCError(code, { status: item?.status }).status }]))
+    return { '~orpc': { errorMap: codes, meta: {}, route: kept } }
   }
   return Object.fromEntries(Object.entries(router).map(([key, value]) => [key, routesOnly(value)]))
 }
 
 const root = resolve(import.meta.dirname, '..')
+const document = JSON.parse(JSON.stringify(await buildOpenApiDocument())) as unknown
 const files: Record<string, string> = {
-  'openapi/openapi.json': `${JSON.stringify(await buildOpenApiDocument(), null, 2)}\n`,
-  'sdk/src/generated/contract.json': `${JSON.stringify(routesOnly(minifyContractRouter(contract)), null, 2)}\n`,
+  'openapi/openapi.json': `${JSON.stringify(document, null, 2)}\n`,
+  // What an independent generator makes of the document: the independent client's test compiles against it.
+  'test/openapi/generated/openapi.d.ts': await generateTypes(document),
+  'sdk/src/generated/contract.json': `${JSON.stringify(routesOnly(contract), null, 2)}\n`,
 }
 
 const check = process.argv.includes('--check')

@@ -9,18 +9,77 @@ export type ValidationErrorBody = { success: false; error: { name: string; messa
 /** One field error of a validation failure: `path` is relative to the body or the path parameters. */
 export type ValidationIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>
 
-/** The error code the SDK gives each status the API answers; these are the contract's declared errors. */
+/**
+ * The code the SDK gives each status when the route does not declare one for it (an undeclared
+ * status is never a defined error: `isDefinedError` is false and the code is only informative).
+ */
 export const ERROR_CODES: Readonly<Record<number, string>> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
   413: 'PAYLOAD_TOO_LARGE',
   422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
   502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+}
+
+/** The error codes a route declares, with their statuses: what the minified contract carries. */
+export type DeclaredErrors = Readonly<Record<string, { status?: number } | undefined>>
+
+type ApiErrorOptions<TData> = {
+  status: number
+  message: string
+  data: TData
+  defined: boolean
+  requestId?: string | undefined
+  headers?: Headers | undefined
+  cause?: unknown
+}
+
+/**
+ * Every HTTP error answer, from the API or from storage: an `ORPCError` (so `isDefinedError`,
+ * `safe` and `instanceof ORPCError` work) with the response's request id and headers.
+ *
+ * - `status`: the HTTP status; `code`: the route's declared code for it (`NOT_FOUND`, …);
+ * - `defined`: true only when the route declares that status, so a `switch` over `code` after
+ *   `isDefinedError` is exhaustive; anything else is a generic HTTP error (`defined: false`);
+ * - `message`: the API's `error` text (plain `Not Found`/`Unauthorized` for the plain answers);
+ * - `data`: a schema failure's `issues`, a 422's `missing`/`notJpeg`, storage's `storageCode`;
+ * - `requestId`: the `x-request-id` response header, when the server sends one.
+ */
+export class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData> {
+  override name = 'ApiError'
+  readonly requestId: string | undefined
+  /** The response headers (an empty `Headers` when there were none). */
+  readonly headers: Headers
+
+  constructor(code: TCode, options: ApiErrorOptions<TData>) {
+    super(code, { status: options.status, message: options.message, data: options.data, defined: options.defined, cause: options.cause })
+    this.requestId = options.requestId
+    this.headers = options.headers ?? new Headers()
+  }
+}
+
+/** The request never got an answer: DNS, refused or reset connection, offline, CORS. `cause` is fetch's error. */
+export class NetworkError extends Error {
+  override name = 'NetworkError'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+  }
+}
+
+/** No answer within the timeout (the client's `timeoutMs`, or the call's `context.timeoutMs`). */
+export class TimeoutError extends Error {
+  override name = 'TimeoutError'
+  constructor(readonly timeoutMs: number) {
+    super(`No answer within ${timeoutMs} ms`)
+  }
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
@@ -38,31 +97,62 @@ function parseIssues(message: string): ValidationIssue[] {
   }
 }
 
+/** The declared code for a status, if the route declares one. */
+export function declaredCode(declared: DeclaredErrors | undefined, status: number): string | undefined {
+  for (const code in declared) if (declared[code]?.status === status) return code
+  return undefined
+}
+
+/** S3's (and the local bucket's) XML error: `<Error><Code>…</Code><Message>…</Message></Error>`. */
+function parseS3Error(text: string): { code: string; message: string | undefined } | undefined {
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
+  if (code === undefined) return undefined
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]?.replace(/&#(\d+);|&(amp|lt|gt|quot|apos);/g, (_, n: string, name: string) =>
+    n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name]!,
+  )
+  return { code, message }
+}
+
 /**
- * Turns the API's error bodies into typed `ORPCError`s: `code` from the status, `message` from
- * `error`, extra fields as `data`, and a validation failure's issues as `data.issues`.
+ * Turns an error answer's body into an `ApiError`: `code` from the route's declared codes (else
+ * from `ERROR_CODES`, not defined), `message` from `error`, extra fields as `data`, a validation
+ * failure's issues as `data.issues`, storage's XML code as `data.storageCode`.
  */
-export function decodeErrorBody(body: unknown, response: { status: number }): ORPCError<string, unknown> | null {
-  const { status } = response
-  const code = ERROR_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'UNKNOWN')
+export function decodeErrorBody(
+  body: unknown,
+  response: { status: number; headers?: Headers },
+  declared?: DeclaredErrors,
+): ApiError<string, unknown> {
+  const { status, headers } = response
+  const own = declaredCode(declared, status)
+  const code = own ?? ERROR_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'UNKNOWN')
+  const base = { status, defined: own !== undefined, requestId: headers?.get('x-request-id') ?? undefined, headers }
   if (isValidationErrorBody(body)) {
-    return new ORPCError('BAD_REQUEST', {
-      status,
-      defined: true,
-      message: 'Invalid input',
-      data: { issues: parseIssues(body.error.message) },
-    })
+    return new ApiError(code, { ...base, message: 'Invalid input', data: { issues: parseIssues(body.error.message) } })
   }
   if (isObject(body) && typeof body.error === 'string') {
     const { error, ...extra } = body
-    return new ORPCError(code, {
-      status,
-      defined: status in ERROR_CODES,
-      message: error,
-      data: Object.keys(extra).length > 0 ? extra : undefined,
-    })
+    return new ApiError(code, { ...base, message: error, data: Object.keys(extra).length > 0 ? extra : undefined })
   }
-  // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes.
-  if (typeof body === 'string') return new ORPCError(code, { status, defined: status in ERROR_CODES, message: body })
-  return null
+  if (typeof body === 'string') {
+    const s3 = parseS3Error(body)
+    if (s3) return new ApiError(code, { ...base, message: s3.message ?? s3.code, data: { storageCode: s3.code } })
+    // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes.
+    return new ApiError(code, { ...base, message: body || `HTTP ${status}`, data: undefined })
+  }
+  return new ApiError(code, { ...base, message: `HTTP ${status}`, data: body })
+}
+
+/** Reads an error response's body (JSON, text or XML) and decodes it. */
+export async function errorFromResponse(response: Response, declared?: DeclaredErrors): Promise<ApiError<string, unknown>> {
+  const text = await response.text()
+  let body: unknown = text
+  if (/json/i.test(response.headers.get('content-type') ?? '')) {
+    try {
+      body = JSON.parse(text)
+    } catch {
+      // Not JSON after all: keep the text.
+    }
+  }
+  return decodeErrorBody(body, response, declared)
 }

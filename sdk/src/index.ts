@@ -1,18 +1,71 @@
-import { createORPCClient } from '@orpc/client'
-import type { ContractRouterClient } from '@orpc/contract'
-import { OpenAPILink } from '@orpc/openapi-client/fetch'
+import { createORPCClient, type Client, type ThrowableError } from '@orpc/client'
+import type { ContractProcedure, ErrorMapItem, InferSchemaInput, InferSchemaOutput, Schema } from '@orpc/contract'
 
 import type { Contract } from './contract/index.js'
-import { decodeErrorBody } from './errors.js'
-// The contract without its zod schemas: routes only. The server validates; the client needs paths.
+import type { ApiError, DeclaredErrors } from './errors.js'
+// The contract without its zod schemas: routes and their declared error codes. The server validates.
 import minifiedContract from './generated/contract.json' with { type: 'json' }
+import { PhotoBoothLink, type CallContext } from './link.js'
+import { resolveRetry, type RetryOptions } from './retry.js'
+import { registerTransport } from './registry.js'
+import type { FetchLike, Transport } from './transport.js'
 
 export { isDefinedError, ORPCError, safe } from '@orpc/client'
 export type { Contract } from './contract/index.js'
-export { decodeErrorBody, ERROR_CODES } from './errors.js'
+export { ApiError, decodeErrorBody, ERROR_CODES, NetworkError, TimeoutError } from './errors.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
+export type { CallContext } from './link.js'
+export { galleryLink, photoDownloadUrl, zipUrl } from './links.js'
+export { isInFlightConflict } from './retry.js'
+export type { RetryOptions } from './retry.js'
+export { uploadPhotos } from './upload.js'
+export type { CompletedSession, PhotoSource, StorageError, StorageErrorCode, UploadError, UploadOptions } from './upload.js'
+export { SDK_VERSION } from './version.js'
 
-export type PhotoBoothClient = ContractRouterClient<Contract>
+/** A route's defined errors: `ApiError<code, data>` for each code its contract declares. */
+export type ApiErrorFromErrorMap<TErrorMap> = {
+  [K in keyof TErrorMap]: K extends string
+    ? TErrorMap[K] extends ErrorMapItem<infer TData extends Schema<unknown, unknown>>
+      ? ApiError<K, InferSchemaOutput<TData>>
+      : never
+    : never
+}[keyof TErrorMap]
+
+/**
+ * One route's client. It throws an `ApiError` of a code the route declares (`isDefinedError` is
+ * true only for those), or another `Error`: an undeclared HTTP answer (`ApiError` with
+ * `defined: false`), `NetworkError`, `TimeoutError`, or the `AbortSignal`'s reason.
+ */
+export type ProcedureClient<TInput, TOutput, TErrors> = Client<CallContext, TInput, TOutput, TErrors | ThrowableError>
+
+export type RouterClient<TRouter> =
+  TRouter extends ContractProcedure<infer UInput, infer UOutput, infer UErrorMap, infer _UMeta>
+    ? ProcedureClient<InferSchemaInput<UInput>, InferSchemaOutput<UOutput>, ApiErrorFromErrorMap<UErrorMap>>
+    : { [K in keyof TRouter]: RouterClient<TRouter[K]> }
+
+/** A byte route's answer, unread: stream `body` to a file or a `Response`; it is never held in memory. */
+export type BytesAnswer = { status: number; headers: Record<string, string>; body: ReadableStream<Uint8Array> }
+
+/** The byte routes' real errors, which Express answers (plain `Not Found`; JSON 429 and 503). */
+const BYTE_ROUTE_ERRORS = {
+  'gallery.downloadPhoto': { NOT_FOUND: { status: 404 }, SERVICE_UNAVAILABLE: { status: 503 } },
+  'gallery.downloadZip': { NOT_FOUND: { status: 404 }, TOO_MANY_REQUESTS: { status: 429 }, SERVICE_UNAVAILABLE: { status: 503 } },
+} as const satisfies Record<string, DeclaredErrors>
+
+type BytesClient<TProcedure, TCodes extends string> =
+  TProcedure extends ContractProcedure<infer UInput, infer _UOutput, infer UErrorMap, infer _UMeta>
+    ? ProcedureClient<InferSchemaInput<UInput>, BytesAnswer, ApiErrorFromErrorMap<UErrorMap> | ApiError<TCodes, undefined>>
+    : never
+
+type GalleryClient = Omit<RouterClient<Contract['gallery']>, 'downloadPhoto' | 'downloadZip'> & {
+  /** The JPEG as a stream; 404 plain `Not Found` when the gallery is not live or the photo not in it. */
+  downloadPhoto: BytesClient<Contract['gallery']['downloadPhoto'], keyof (typeof BYTE_ROUTE_ERRORS)['gallery.downloadPhoto']>
+  /** The zip as a stream, with its exact `content-length`; 404 plain `Not Found`, 429 over 60 a minute. */
+  downloadZip: BytesClient<Contract['gallery']['downloadZip'], keyof (typeof BYTE_ROUTE_ERRORS)['gallery.downloadZip']>
+}
+
+/** A typed client of every route: `client.kiosk.registerGuests({ params: { setId }, body: { guests } })`. */
+export type PhotoBoothClient = Omit<RouterClient<Contract>, 'gallery'> & { gallery: GalleryClient }
 
 export type ClientOptions = {
   /** Where the service runs, e.g. `https://booth.example.com`. */
@@ -27,15 +80,23 @@ export type ClientOptions = {
    * For the staff routes outside a browser (Node, scripts): keep the session cookie that
    * `staff.auth.signIn` sets and send it, with the service's own `Origin`, on every later call, as
    * a browser page of the service would. In a browser, leave it off: the browser keeps the
-   * HttpOnly cookie itself (send `credentials: 'include'` through `fetch` across origins).
+   * HttpOnly cookie itself (pages of the service's own origin send it; see `credentials`).
    */
   staffCookies?: boolean
+  /** fetch's `credentials` for every request (`'include'` to send the staff cookie from another origin). */
+  credentials?: RequestInit['credentials']
+  /** Each try's timeout in ms, until its answer is read (for a stream, its headers). Default 15000; 0 for none. */
+  timeoutMs?: number
+  /** Retries (see `RetryOptions`); `false` for none. */
+  retry?: RetryOptions | false
+  /** Sees every answer's `Response` (its headers: `x-request-id`, `Idempotent-Replayed`); do not read its body. */
+  onResponse?: (response: Response) => void
 }
 
 const SESSION_COOKIE = /^((?:__Secure-)?photobooth\.session_token)=([^;]*)/
 
 /** A fetch that holds the staff session cookie between calls, for clients without a cookie jar. */
-function withStaffCookie(fetch: typeof globalThis.fetch, origin: string): typeof globalThis.fetch {
+function withStaffCookie(fetch: FetchLike, origin: string): FetchLike {
   let cookie: string | undefined
   return async (input, init) => {
     const request = new Request(input, init)
@@ -52,20 +113,31 @@ function withStaffCookie(fetch: typeof globalThis.fetch, origin: string): typeof
 }
 
 /**
- * A typed client of every route: `client.kiosk.registerGuests({ params: { setId }, body: { guests } })`.
- * Failures throw `ORPCError` with `code`, `status`, `message` (the API's `error` text) and `data`.
+ * The one way to build a client, for a kiosk (`{ baseUrl }`), a booth (`{ baseUrl, boothKey }`)
+ * or staff tools (`{ baseUrl, staffCookies: true }` in Node). Every request carries
+ * `x-photobooth-sdk: <version>`; failures throw `ApiError` (typed per route), `NetworkError` or
+ * `TimeoutError`. GETs, and non-GET kiosk, booth and staff calls (which carry an `Idempotency-Key`),
+ * are retried with backoff on network errors, timeouts, 5xx and an in-flight 409.
  */
 export function createClient(options: ClientOptions): PhotoBoothClient {
-  const baseFetch: typeof globalThis.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-  const customFetch = options.staffCookies ? withStaffCookie(baseFetch, new URL(String(options.baseUrl)).origin) : options.fetch
-  const link = new OpenAPILink(minifiedContract as unknown as Contract, {
-    url: String(options.baseUrl).replace(/\/+$/, ''),
-    headers: () => ({
-      ...options.headers,
-      ...(options.boothKey ? { authorization: `Bearer ${options.boothKey}` } : {}),
-    }),
-    fetch: customFetch ? (request, init) => customFetch(request, init) : undefined,
-    customErrorResponseBodyDecoder: decodeErrorBody,
+  const given = options.fetch
+  const baseFetch: FetchLike = given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init)
+  const url = String(options.baseUrl).replace(/\/+$/, '')
+  const transport: Transport = {
+    fetch: options.staffCookies ? withStaffCookie(baseFetch, new URL(url).origin) : baseFetch,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    retry: resolveRetry(options.retry),
+    credentials: options.credentials,
+    onResponse: options.onResponse,
+  }
+  const link = new PhotoBoothLink(minifiedContract, {
+    url,
+    transport,
+    headers: () => ({ ...options.headers, ...(options.boothKey ? { authorization: `Bearer ${options.boothKey}` } : {}) }),
+    extraErrors: BYTE_ROUTE_ERRORS,
   })
-  return createORPCClient(link)
+  const client = createORPCClient<PhotoBoothClient>(link)
+  // Storage uploads (upload.ts) use the same fetch, timeout and retries, never the headers.
+  registerTransport(client, { ...transport, fetch: baseFetch })
+  return client
 }

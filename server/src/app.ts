@@ -11,8 +11,10 @@ import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies } from './http/edge.js'
 import { securityHeaders } from './http/security-headers.js'
 import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
+import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
+import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { authRoutes } from './modules/staff/auth.routes.js'
 import { checkOrigin, staffAuthentication, staffOf } from './modules/staff/staff-auth.middleware.js'
@@ -35,6 +37,7 @@ export function createApp(services: Services): Express {
   // rather than Express's automatic answer on the routers that have one.
   app.options('/{*path}', notFound)
   app.get('/openapi.json', openApiDocument(services))
+  app.use(docsRoutes())
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
@@ -43,6 +46,9 @@ export function createApp(services: Services): Express {
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
+  // Idempotency-Key on the kiosk's, booth's and staff's changes: after authentication (a key is its
+  // caller's), before oRPC, which stores the answer through storeIdempotentAnswer.
+  app.use(idempotencyKeys(services, { maxBodyBytes: MAX_BODY_BYTES }))
   app.use(guestsCsvRoutes(services))
   app.use(serveApi(services))
   app.use(notFound)
@@ -64,7 +70,7 @@ function serveApi(services: Services): RequestHandler {
     if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) services.logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
-  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder })
+  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer] })
   return async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     // oRPC routes no HEAD: answered as the GET, whose body Node leaves out of a HEAD's answer.

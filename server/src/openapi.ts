@@ -1,7 +1,10 @@
 import { OpenAPIGenerator, type OpenAPI } from '@orpc/openapi'
-import { ZodToJsonSchemaConverter } from '@orpc/zod/zod4'
+import { JSON_SCHEMA_REGISTRY, ZodToJsonSchemaConverter } from '@orpc/zod/zod4'
 import { contract } from '@photobooth/sdk/contract'
-import { ContactSubmission, EventSummary, GalleryEventSummary, Guest, Photo, SetSummary, TrackBeacon } from '@photobooth/sdk/schemas'
+import { CONTACT_LIMITS, ContactSubmission, EventSummary, GalleryEventSummary, Guest, Photo, SetSummary, TrackBeacon } from '@photobooth/sdk/schemas'
+import { z } from 'zod'
+
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
 
 /** Better Auth's session cookie, under the prefix the service gives it (modules/staff/auth.ts). */
 const STAFF_COOKIE = 'photobooth.session_token'
@@ -22,15 +25,51 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '503': 'Not configured on this deployment (photo storage, mail), or the contact page is unavailable.',
 }
 
+/**
+ * What JSON Schema cannot read from a zod refinement, stated for the document; the server checks
+ * the zod schemas themselves, so these only describe what it already enforces.
+ */
+// A guest's email: an address, or blank ('' or only spaces, which counts as not given), checked after trimming.
+JSON_SCHEMA_REGISTRY.add(Guest.shape.email.unwrap(), {
+  anyOf: [
+    { type: 'string', format: 'email', description: 'An email address (surrounding whitespace is trimmed first)' },
+    { type: 'string', pattern: '^\\s*$', description: 'Blank: not given' },
+  ],
+})
+// The contact form's fields: 1 to 24 of them (each value's 2,000 characters are in the record's value schema).
+JSON_SCHEMA_REGISTRY.add(ContactSubmission.shape.fields, {
+  ...z.globalRegistry.get(ContactSubmission.shape.fields),
+  minProperties: 1,
+  maxProperties: CONTACT_LIMITS.fields,
+})
+
 const ErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
-  description: 'A domain error: one human-readable string.',
+  title: 'Error',
+  description: 'A domain error: one human-readable string. Never has `success`.',
   properties: { error: { type: 'string' } },
   required: ['error'],
+  examples: [{ error: 'no such set' }],
+}
+
+/** One field error inside a `ValidationError`'s `error.message`. */
+const ValidationIssueSchema: OpenAPI.SchemaObject = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', description: "The validator's issue code, such as `invalid_type`, `too_small`, `unrecognized_keys` or `custom`" },
+    path: {
+      type: 'array',
+      items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      description: 'Where, relative to the body or the path parameters: property names and array indexes',
+    },
+    message: { type: 'string' },
+  },
+  required: ['code', 'path', 'message'],
 }
 
 const PhotoKeysErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
+  examples: [{ error: 'Photo keys not in storage', missing: ['sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg'] }],
   description: 'Completion refused because of the stored photos; nothing was written.',
   properties: {
     error: { type: 'string' },
@@ -42,20 +81,41 @@ const PhotoKeysErrorSchema: OpenAPI.SchemaObject = {
 
 const ValidationErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
+  title: 'ValidationError',
   description:
-    "A schema validation failure in the validator's own shape. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
+    "A schema validation failure in the validator's own shape, told from `Error` by its `success: false`. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
   properties: {
     success: { const: false },
     error: {
       type: 'object',
       properties: {
         name: { const: 'ZodError' },
-        message: { type: 'string', contentMediaType: 'application/json' },
+        message: {
+          type: 'string',
+          description: 'A JSON document: the array of issues (`JSON.parse` it).',
+          contentMediaType: 'application/json',
+          // JSON Schema 2020-12's keyword, which OpenAPI 3.1 allows but the typings here do not know.
+          contentSchema: { type: 'array', items: ValidationIssueSchema, minItems: 1 },
+        } as OpenAPI.SchemaObject,
       },
       required: ['name', 'message'],
     },
   },
   required: ['success', 'error'],
+  examples: [
+    {
+      success: false,
+      error: {
+        name: 'ZodError',
+        message: JSON.stringify([{ origin: 'array', code: 'too_small', minimum: 1, inclusive: true, path: ['guests'], message: 'Too small: expected array to have >=1 items' }], null, 2),
+      },
+    },
+  ],
+}
+
+/** A 400's two shapes: tell them apart by `success`, present (and false) only in `ValidationError`. */
+const BAD_REQUEST_SCHEMA = {
+  anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
 }
 
 /** The OpenAPI 3.1 document, generated from the contract alone: `pnpm generate` commits it. */
@@ -65,12 +125,25 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     info: {
       title: 'Photo Booth Service',
       version: '1.0.0',
-      description:
-        'Kiosk registration, public galleries, the booth API and the operator\'s staff API of the photo booth service. Times are integers, milliseconds since the Unix epoch. Every error answers `{ error }`, except schema failures, which answer in the validator\'s own shape.',
+      description: [
+        "Kiosk registration, public galleries, the booth API and the operator's staff API of the photo booth service. Times are integers, milliseconds since the Unix epoch.",
+        '',
+        "Errors: JSON `{ error }` (`Error`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
+        '',
+        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`.',
+        '',
+        'An interactive reference of this document is served at `/docs`.',
+      ].join('\n'),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    // Relative: the instance that serves this document (it rewrites this to its own public URL).
-    servers: [{ url: '/', description: 'The instance serving this document' }],
+    // An instance's own copy (`GET /openapi.json`) names that instance's public URL instead.
+    servers: [
+      {
+        url: '{baseUrl}',
+        description: 'An instance of the service: `baseUrl` is its `PUBLIC_URL`, without a trailing slash',
+        variables: { baseUrl: { default: 'http://localhost:3000' } },
+      },
+    ],
     tags: [
       { name: 'Kiosk', description: 'Registration at the booth; no credential, rate limited.' },
       { name: 'Gallery', description: 'Public galleries; no credential.' },
@@ -107,7 +180,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       ContactSubmission: { schema: ContactSubmission },
     },
     customErrorResponseBodySchema: (_definedErrors, status) => {
-      if (status === 400) return { oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }] }
+      if (status === 400) return BAD_REQUEST_SCHEMA
       if (status === 422) return { $ref: '#/components/schemas/PhotoKeysError' }
       return { $ref: '#/components/schemas/Error' }
     },
@@ -146,5 +219,58 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       }
     }
   }
+  documentIdempotencyKeys(document)
   return document
+}
+
+/**
+ * `Idempotency-Key` (modules/idempotency): the optional header on every change of the kiosk, the booth
+ * and staff, the `Idempotent-Replayed` header of a replayed answer, and the 422 (the key was used for
+ * another request) and 409 (its first request is still running) it can answer.
+ */
+function documentIdempotencyKeys(document: OpenApiDocument): void {
+  const components = (document.components ??= {})
+  components.parameters = {
+    ...components.parameters,
+    IdempotencyKey: {
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      example: '4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a',
+    },
+  }
+  components.headers = {
+    ...components.headers,
+    IdempotentReplayed: {
+      description: 'Present (`true`) when this is the stored answer to an earlier request with the same `Idempotency-Key`.',
+      schema: { type: 'string', enum: ['true'] },
+    },
+  }
+  const keyErrors: Record<string, string> = {
+    '409': 'A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key.',
+    '422': 'This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done.',
+  }
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(pathItem ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation) || !takesIdempotencyKey(method, path)) continue
+      operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }]
+      const responses = (operation.responses ??= {})
+      for (const [status, description] of Object.entries(keyErrors)) {
+        const existing = responses[status]
+        // A route's own 409 or 422 (completion's PhotoKeysError has `error` too) keeps its schema and says both.
+        if (existing && 'description' in existing) existing.description = `${existing.description} Also: ${description}`
+        else responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+      }
+      const badRequest = responses['400']
+      if (badRequest && 'description' in badRequest) badRequest.description = `${badRequest.description} Also an \`Idempotency-Key\` that is not 1 to 255 visible ASCII characters.`
+      // Any stored answer can be replayed: the ones given before authentication (401, 403, 429) and 5xx never are.
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 500 || ['401', '403', '429'].includes(status) || !response || '$ref' in response) continue
+        response.headers = { ...response.headers, [REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotentReplayed' } }
+      }
+    }
+  }
 }

@@ -19,6 +19,7 @@ import { startDispatcher } from './modules/delivery/dispatcher.js'
 import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
+import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
 import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
 import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
@@ -95,6 +96,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
   let auth: AuthService | undefined
   try {
     await migrate(orm)
+    // Idempotency keys that expired while no instance ran (then hourly, modules/idempotency).
+    await pruneExpiredKeys(orm.em.fork(), clock())
     if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)

@@ -1,3 +1,4 @@
+import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
@@ -80,6 +81,15 @@ describe('GET /gallery/events/:slug', () => {
     const response = await fetch(`${app.url}/gallery/events/no-such-event`)
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: 'no such event' })
+  })
+
+  it('when an event is slugged "zip", then /gallery/events/zip is its page, not the zip of a session "events", and no zip limit counts it', async () => {
+    await app.orm.em.fork().execute(`delete from event where slug = 'zip'`)
+    const { event } = await createEvent(app.orm.em.fork(), { slug: 'zip', name: 'Zip Party', startAt: new Date('2026-06-01T18:00:00Z'), sets: [] })
+    const statuses = new Set<number>()
+    for (let i = 0; i < 61; i++) statuses.add((await fetch(`${app.url}/gallery/events/zip`)).status)
+    expect([...statuses]).toEqual([200])
+    expect(await (await fetch(`${app.url}/gallery/events/zip`)).json()).toMatchObject({ id: event.id, slug: 'zip', sets: [] })
   })
 
   it('when an event has no sets, then it answers with an empty list', async () => {

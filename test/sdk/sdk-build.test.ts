@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => app?.stop())
 
 describe('the built SDK package', () => {
-  it('when bundled for a kiosk app, then it ships the minified contract and no zod', async () => {
+  it('when bundled whole, then it ships the minified contract and no zod', async () => {
     const result = await build({
       entryPoints: [resolve(sdkDir, 'dist/index.js')],
       bundle: true,
@@ -39,10 +39,41 @@ describe('the built SDK package', () => {
     expect(gzipped).toBeLessThan(20 * 1024)
   })
 
+  it('when a kiosk app is bundled for a browser, then the SDK it ships is at most 10 KB min+gzip, without the upload helper or Node modules', async () => {
+    // A kiosk app that imports only what it uses: the client and the error helpers.
+    const kioskApp = [
+      "import { createClient, isDefinedError, safe, TimeoutError } from './dist/index.js'",
+      'const client = createClient({ baseUrl: location.origin, timeoutMs: 8000 })',
+      "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })",
+      "const [error, session] = await safe(client.kiosk.registerGuests({ params: { setId: set.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
+      'if (isDefinedError(error)) console.log(error.code, error.message, error.requestId)',
+      'else if (error instanceof TimeoutError) console.log(error.timeoutMs)',
+      'else console.log(session)',
+    ].join('\n')
+    const result = await build({
+      stdin: { contents: kioskApp, resolveDir: sdkDir, loader: 'js' },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      metafile: true,
+    })
+    // What the bundle holds: the modules with bytes in its output (tree-shaken ones have none).
+    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path)
+    expect(shipped.filter((input) => /[/\\](zod|upload|links)\b/.test(input) || input.startsWith('node:'))).toEqual([])
+    expect(shipped.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
+    const gzipped = gzipSync(result.outputFiles[0]!.contents).length
+    expect(gzipped).toBeLessThanOrEqual(10 * 1024)
+  })
+
   it('when its types are read, then the client and the contract types are declared', async () => {
     const types = await readFile(resolve(sdkDir, 'dist/index.d.ts'), 'utf8')
     expect(types).toMatch(/export declare function createClient\(options: ClientOptions\): PhotoBoothClient/)
-    expect(types).toMatch(/ContractRouterClient<Contract>/)
+    expect(types).toMatch(/export type PhotoBoothClient = /)
+    expect(types).toMatch(/ApiError, .*NetworkError, TimeoutError/)
+    expect(await readFile(resolve(sdkDir, 'dist/errors.d.ts'), 'utf8')).toMatch(/export declare class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData>/)
     const contractTypes = await readFile(resolve(sdkDir, 'dist/contract/kiosk.d.ts'), 'utf8')
     expect(contractTypes).toMatch(/registerGuests/)
   })

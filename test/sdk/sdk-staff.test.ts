@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-import { createClient, isDefinedError, safe } from '@photobooth/sdk'
+import { ApiError, createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -35,9 +35,11 @@ describe('the SDK as an operator’s script', () => {
     expect(isDefinedError(error) && [error.status, error.code, error.message]).toEqual([401, 'UNAUTHORIZED', 'Staff sign-in required'])
   })
 
-  it('when the password is wrong, then a typed 401 with the service’s words', async () => {
+  it('when the password is wrong, then a 401 with the service’s words, an HTTP error that sign-in does not declare', async () => {
     const client = createClient({ baseUrl: app.url, staffCookies: true })
     const [error] = await safe(client.staff.auth.signIn({ body: { email: 'nobody@example.org', password: 'wrong password!' } }))
-    expect(isDefinedError(error) && [error.status, error.message]).toEqual([401, 'Invalid email or password'])
+    // The sign-in declares Better Auth's refusals: a wrong password is a defined 401.
+    expect(isDefinedError(error) && error.code === 'UNAUTHORIZED' && [error.status, error.message]).toEqual([401, 'Invalid email or password'])
+    expect(error instanceof ApiError).toBe(true)
   })
 })

@@ -1,6 +1,8 @@
 import { oc } from '@orpc/contract'
 import { z } from 'zod'
 
+import { PathKey } from '../schemas/common.js'
+
 /** One field error of a schema validation failure, as the server reports it. */
 export const ValidationIssue = z.looseObject({
   code: z.string(),
@@ -53,5 +55,8 @@ export const staffRead = base.errors({ UNAUTHORIZED: { status: 401, message: 'St
 
 /** A staff change must come from a trusted origin (`Origin`, or `Referer`): otherwise 403, and nothing changes. */
 export const staffWrite = staffRead.errors({ FORBIDDEN: { status: 403, message: 'Origin not trusted' } })
+
+/** A path parameter, with the example the OpenAPI document shows for it. */
+export const pathKey = (example: string) => PathKey.meta({ examples: [example] })
 
 export const staffConflict = { CONFLICT: { status: 409, message: 'Conflict' } } as const

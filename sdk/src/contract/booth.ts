@@ -9,9 +9,9 @@ import {
   UploadRequest,
   UploadTarget,
 } from '../schemas/booth.js'
-import { PathKey } from '../schemas/common.js'
 import { SetSummary } from '../schemas/event.js'
-import { base, notFound } from './base.js'
+import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
+import { base, notFound, pathKey } from './base.js'
 
 const tags = ['Booth']
 
@@ -23,7 +23,7 @@ const booth = base.errors({
 
 const conflict = { CONFLICT: { status: 409, message: 'The session is no longer active' } } as const
 const storageMissing = { SERVICE_UNAVAILABLE: { status: 503, message: 'Photo storage is not configured' } } as const
-const sessionParams = z.object({ params: z.object({ sessionId: PathKey }) })
+const sessionParams = z.object({ params: z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }) })
 
 export const boothContract = {
   listEvents: booth
@@ -35,7 +35,7 @@ export const boothContract = {
       description: 'Newest start first.',
       tags,
     })
-    .output(z.object({ events: z.array(BoothEvent) })),
+    .output(z.object({ events: z.array(BoothEvent) }).meta({ examples: [{ events: [{ ...EXAMPLE_GALLERY_EVENT, isPrivate: false, sets: [EXAMPLE_SET] }] }] })),
 
   listQueue: booth
     .route({
@@ -45,8 +45,27 @@ export const boothContract = {
       summary: "A set's queue: its active sessions, oldest first, with the guests' names",
       tags,
     })
-    .input(z.object({ setId: PathKey }))
-    .output(z.object({ set: SetSummary, sessions: z.array(QueuedSession) })),
+    .input(z.object({ setId: pathKey(EXAMPLE_IDS.set) }))
+    .output(
+      z.object({ set: SetSummary, sessions: z.array(QueuedSession) }).meta({
+        examples: [
+          {
+            set: EXAMPLE_SET,
+            sessions: [
+              {
+                id: EXAMPLE_IDS.session,
+                label: 'Ada & Grace',
+                createdAt: 1782929052000,
+                guests: [
+                  { name: 'Ada Lovelace', firstName: 'Ada', lastName: 'Lovelace' },
+                  { name: 'Grace Hopper', firstName: 'Grace', lastName: 'Hopper' },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ),
 
   createUploads: booth
     .route({
@@ -55,13 +74,13 @@ export const boothContract = {
       operationId: 'createUploads',
       summary: 'Presigned JPEG upload targets under the session’s own prefix',
       description:
-        'PUT each photo to its `url` with exactly its `headers` before `expiresAt`. Storage answers those uploads itself, in XML; a 403 there is almost always a Content-Type that is not `image/jpeg`. Answers 409 when the session is no longer active.',
+        'PUT each photo to its `url` with exactly its `headers` before `expiresAt` (15 minutes). A photo may be at most 25 MB (26,214,400 bytes): the local bucket refuses a larger upload with 400 `EntityTooLarge`. Storage answers those uploads itself, in XML; a 403 there is almost always a Content-Type that is not `image/jpeg`. Answers 409 when the session is no longer active.',
       tags,
       inputStructure: 'detailed',
     })
     .errors({ ...conflict, ...storageMissing })
     .input(sessionParams.extend({ body: UploadRequest }))
-    .output(z.object({ uploads: z.array(UploadTarget) })),
+    .output(z.object({ uploads: z.array(UploadTarget) }).meta({ examples: [{ uploads: [EXAMPLE_UPLOAD_TARGET] }] })),
 
   complete: booth
     .route({
@@ -70,7 +89,7 @@ export const boothContract = {
       operationId: 'completeSession',
       summary: 'Complete an active session with its uploaded photos, in gallery order',
       description:
-        'Every key must be in storage, else 422 with `missing` listing exactly those keys, and nothing is written. On success the photos are recorded with their dimensions and the gallery link is queued for every guest, by email and by SMS. Completing or cancelling again answers 409.',
+        'Every key must be one the upload route handed out for this session, each at most once: a key outside `sessions/<session id>/` answers 400 `{ "error": "Photo keys outside this session: <keys>" }`, a repeated one 400 `{ "error": "Photo keys given more than once: <keys>" }`. Every key must be in storage, else 422 with `missing` listing exactly those keys; every object must be a JPEG, else 422 with `notJpeg`; either way nothing is written. On success the photos are recorded with their dimensions and the gallery link is queued for every guest, by email and by SMS. Completing or cancelling again answers 409.',
       tags,
       inputStructure: 'detailed',
     })

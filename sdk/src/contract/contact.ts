@@ -35,5 +35,5 @@ export const contact = {
       SERVICE_UNAVAILABLE: { status: 503, message: 'Mail or the contact page is not available' },
     })
     .input(AnyBody)
-    .output(z.object({ ok: z.literal(true) })),
+    .output(z.object({ ok: z.literal(true) }).meta({ examples: [{ ok: true }] })),
 }

@@ -1,8 +1,8 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
-import { base } from './base.js'
+import { EXAMPLE_IDS } from '../schemas/examples.js'
+import { base, pathKey } from './base.js'
 
 const tags = ['Gallery']
 
@@ -42,6 +42,7 @@ function bytesSpec(mediaType: string, description: string, limited = false) {
       },
       '404': PLAIN_NOT_FOUND,
       ...(limited ? { '429': operation.responses?.['429'] ?? TOO_MANY } : {}),
+      '500': { description: 'Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.', content: ERROR_JSON },
       '503': STORAGE_MISSING,
     },
   })
@@ -62,7 +63,7 @@ export const galleryFiles = {
       outputStructure: 'detailed',
       spec: bytesSpec('image/jpeg', 'The JPEG bytes, streamed from storage'),
     })
-    .input(z.object({ sessionId: PathKey, photoId: PathKey }))
+    .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session), photoId: pathKey(EXAMPLE_IDS.photo) }))
     .output(BytesAnswer),
 
   downloadZip: base
@@ -77,6 +78,6 @@ export const galleryFiles = {
       spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
     })
     .meta({ rateLimit: { bucket: 'zip', perMinute: 60 } })
-    .input(z.object({ sessionId: PathKey }))
+    .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }))
     .output(BytesAnswer),
 }

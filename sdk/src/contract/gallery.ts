@@ -1,8 +1,8 @@
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
+import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { EventPage, Gallery } from '../schemas/session.js'
-import { base, notFound } from './base.js'
+import { base, notFound, pathKey } from './base.js'
 
 const tags = ['Gallery']
 
@@ -17,7 +17,7 @@ export const gallery = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ slug: PathKey }))
+    .input(z.object({ slug: pathKey('summer-gala') }))
     .output(EventPage),
 
   getGallery: base
@@ -31,6 +31,6 @@ export const gallery = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ sessionId: PathKey }))
+    .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }))
     .output(Gallery),
 }

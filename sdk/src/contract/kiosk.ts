@@ -1,9 +1,9 @@
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
 import { EventSummary, SetSummary } from '../schemas/event.js'
+import { EXAMPLE_EVENT, EXAMPLE_IDS, EXAMPLE_SET } from '../schemas/examples.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
-import { base, notFound, rateLimited } from './base.js'
+import { base, notFound, pathKey, rateLimited } from './base.js'
 
 const tags = ['Kiosk']
 
@@ -18,8 +18,8 @@ export const kiosk = {
       tags,
     })
     .errors(notFound)
-    .input(z.object({ eventSlug: PathKey, setSlug: PathKey }))
-    .output(z.object({ set: SetSummary, event: EventSummary })),
+    .input(z.object({ eventSlug: pathKey('summer-gala'), setSlug: pathKey('photo-wall') }))
+    .output(z.object({ set: SetSummary, event: EventSummary }).meta({ examples: [{ set: EXAMPLE_SET, event: EXAMPLE_EVENT }] })),
 
   registerGuests: base
     .route({
@@ -39,6 +39,6 @@ export const kiosk = {
     })
     .meta({ rateLimit: { bucket: 'register', perMinute: 60 } })
     .errors({ ...notFound, ...rateLimited })
-    .input(z.object({ params: z.object({ setId: PathKey }), body: RegisterGuestsBody }))
+    .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: RegisterGuestsBody }))
     .output(CreatedSession),
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
+import { EXAMPLE_BOOTH_KEY, EXAMPLE_IDS, EXAMPLE_STAFF_EVENT } from '../schemas/examples.js'
 import {
   CreatedBoothKey,
   Deleted,
@@ -15,11 +15,11 @@ import {
   StaffEvent,
   StaffSet,
 } from '../schemas/staff.js'
-import { notFound, staffConflict, staffRead, staffWrite } from './base.js'
+import { notFound, pathKey, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
-const eventParams = z.object({ eventId: PathKey })
-const setParams = z.object({ setId: PathKey })
+const eventParams = z.object({ eventId: pathKey(EXAMPLE_IDS.event) })
+const setParams = z.object({ setId: pathKey(EXAMPLE_IDS.set) })
 
 export const staffEvents = {
   list: staffRead
@@ -30,7 +30,7 @@ export const staffEvents = {
       summary: 'Every event with its sets and counts, newest start first',
       tags,
     })
-    .output(z.object({ events: z.array(StaffEvent) })),
+    .output(z.object({ events: z.array(StaffEvent) }).meta({ examples: [{ events: [EXAMPLE_STAFF_EVENT] }] })),
 
   get: staffRead
     .route({ method: 'GET', path: '/staff/events/{eventId}', operationId: 'getStaffEvent', summary: 'One event with its sets and counts', tags })
@@ -148,7 +148,7 @@ export const staffBoothKeys = {
       summary: 'Every booth key, oldest first, with its last use; never a secret',
       tags,
     })
-    .output(z.object({ keys: z.array(StaffBoothKey) })),
+    .output(z.object({ keys: z.array(StaffBoothKey) }).meta({ examples: [{ keys: [EXAMPLE_BOOTH_KEY] }] })),
 
   create: staffWrite
     .route({
@@ -173,6 +173,6 @@ export const staffBoothKeys = {
       inputStructure: 'detailed',
     })
     .errors(notFound)
-    .input(z.object({ params: z.object({ keyId: PathKey }) }))
+    .input(z.object({ params: z.object({ keyId: pathKey(EXAMPLE_IDS.boothKey) }) }))
     .output(StaffBoothKey),
 }

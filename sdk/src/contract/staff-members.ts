@@ -1,9 +1,9 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
+import { EXAMPLE_IDS, EXAMPLE_MEMBER } from '../schemas/examples.js'
 import { CurrentSession, InvitedStaffMember, NewStaffMember, PasswordChange, PasswordChanged, SignedIn, SignIn, StaffMember } from '../schemas/staff.js'
-import { base, ErrorRef, notFound, rateLimited, staffConflict, staffRead, staffWrite } from './base.js'
+import { base, ErrorRef, notFound, pathKey, rateLimited, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
 
@@ -14,7 +14,7 @@ export const staffMembers = {
 
   list: staffRead
     .route({ method: 'GET', path: '/staff/members', operationId: 'listStaffMembers', summary: 'Every staff member, oldest first', tags })
-    .output(z.object({ members: z.array(StaffMember) })),
+    .output(z.object({ members: z.array(StaffMember) }).meta({ examples: [{ members: [EXAMPLE_MEMBER] }] })),
 
   invite: staffWrite
     .route({
@@ -43,11 +43,16 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .errors({ ...notFound, ...staffConflict })
-    .input(z.object({ params: z.object({ memberId: PathKey }) }))
-    .output(z.object({ removed: z.string() })),
+    .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }) }))
+    .output(z.object({ removed: z.string() }).meta({ examples: [{ removed: EXAMPLE_IDS.member }] })),
 }
 
 const authTags = ['Staff sign-in']
+/** Better Auth's refusals, declared so that clients can tell them: a wrong password, an untrusted origin. */
+const signInRefusals = {
+  UNAUTHORIZED: { status: 401, message: 'Invalid email or password' },
+  FORBIDDEN: { status: 403, message: 'Origin not trusted' },
+} as const
 const AUTH_REFUSALS: OpenAPI.ResponsesObject = {
   '401': { description: 'Wrong email or password: `{ "error": "Invalid email or password" }`.', content: { 'application/json': { schema: ErrorRef } } },
   '403': { description: 'A cookie-carrying request from an untrusted or missing origin: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
@@ -71,7 +76,7 @@ export const staffAuth = {
       }),
     })
     // Its limit covers every /api/auth/sign-in/* path, so it is mounted on that pattern (server/src/app.ts), not from here.
-    .errors(rateLimited)
+    .errors({ ...rateLimited, ...signInRefusals })
     .input(z.object({ body: SignIn }))
     .output(SignedIn),
 
@@ -85,7 +90,8 @@ export const staffAuth = {
       inputStructure: 'detailed',
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({ ...operation, responses: { ...operation.responses, '403': AUTH_REFUSALS['403']! } }),
     })
-    .output(z.object({ success: z.boolean() })),
+    .errors({ FORBIDDEN: signInRefusals.FORBIDDEN })
+    .output(z.object({ success: z.boolean() }).meta({ examples: [{ success: true }] })),
 
   changePassword: base
     .route({
@@ -105,6 +111,7 @@ export const staffAuth = {
         },
       }),
     })
+    .errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' }, FORBIDDEN: signInRefusals.FORBIDDEN })
     .input(z.object({ body: PasswordChange }))
     .output(PasswordChanged),
 

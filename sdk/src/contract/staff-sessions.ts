@@ -1,12 +1,12 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { PathKey } from '../schemas/common.js'
+import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { Deleted, Resent, SessionFilter, SessionPage, SessionStats, StaffMessage, StaffSession } from '../schemas/staff.js'
-import { ErrorRef, notFound, staffConflict, staffRead, staffWrite } from './base.js'
+import { ErrorRef, notFound, pathKey, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
-const sessionParams = z.object({ sessionId: PathKey })
+const sessionParams = z.object({ sessionId: pathKey(EXAMPLE_IDS.session) })
 
 export const staffSessions = {
   list: staffRead
@@ -94,7 +94,7 @@ export const staffMessages = {
       inputStructure: 'detailed',
     })
     .errors({ ...notFound, ...staffConflict })
-    .input(z.object({ params: z.object({ messageId: PathKey }) }))
+    .input(z.object({ params: z.object({ messageId: pathKey(EXAMPLE_IDS.message) }) }))
     .output(StaffMessage),
 }
 
@@ -117,14 +117,15 @@ export const staffExports = {
           '200': {
             description: 'The CSV, streamed',
             headers: { 'Content-Disposition': { description: 'attachment; filename="<event slug>-guests.csv"', schema: { type: 'string' } } },
-            content: { 'text/csv': { schema: { type: 'string' } } },
+            // The answer for an event without guests: the byte order mark and the header row.
+            content: { 'text/csv': { schema: { type: 'string', examples: ['\uFEFFName,Email,Phone,Session label,Gallery link,Time\r\n'] } } },
           },
           '404': { description: 'No such event: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
         },
       }),
     })
     .errors(notFound)
-    .input(z.object({ eventId: PathKey }))
+    .input(z.object({ eventId: pathKey(EXAMPLE_IDS.event) }))
     .output(
       z.object({
         headers: z.record(z.string(), z.string()),

@@ -2,6 +2,7 @@ import { z } from 'zod'
 
 import { EpochMillis, Id } from './common.js'
 import { GalleryEventSummary, SetSummary } from './event.js'
+import { EXAMPLE_GALLERY_URL, EXAMPLE_IDS, EXAMPLE_PHOTO, EXAMPLE_PHOTO_KEY, EXAMPLE_UPLOAD_TARGET } from './examples.js'
 import { Photo } from './photo.js'
 
 /** Photos one session may hold. */
@@ -28,7 +29,8 @@ export const QueuedSession = z.object({
 /** A storage key under the session's own prefix, as handed out by the upload route. */
 export const PhotoKey = z.string().min(1).max(200).describe('A key returned by the upload route: sessions/<session id>/<photo id>.jpg')
 
-export const UploadTarget = z.object({
+export const UploadTarget = z
+  .object({
   key: PhotoKey,
   url: z.url().describe('Presigned: PUT the JPEG bytes here, answered by the storage service (XML errors)'),
   method: z.literal('PUT'),
@@ -38,21 +40,31 @@ export const UploadTarget = z.object({
       'Send exactly these: the signature binds Content-Type: image/jpeg and If-None-Match: *, so the URL can create its photo but never replace one (412 PreconditionFailed)',
     ),
   expiresAt: EpochMillis,
-})
+  })
+  .meta({ examples: [EXAMPLE_UPLOAD_TARGET] })
 
-export const UploadRequest = z.strictObject({
-  count: z.int().min(1).max(MAX_PHOTOS_PER_SESSION).describe('How many upload targets to hand out'),
-})
+export const UploadRequest = z
+  .strictObject({
+    count: z.int().min(1).max(MAX_PHOTOS_PER_SESSION).describe('How many upload targets to hand out'),
+  })
+  .meta({ examples: [{ count: 4 }] })
 
-export const CompleteRequest = z.strictObject({
-  photos: z.array(PhotoKey).max(MAX_PHOTOS_PER_SESSION).describe('Uploaded keys in gallery order; may be empty'),
-})
+export const CompleteRequest = z
+  .strictObject({
+    photos: z
+      .array(PhotoKey)
+      .max(MAX_PHOTOS_PER_SESSION)
+      .describe("Uploaded keys in gallery order, each once, all under this session's own prefix; may be empty"),
+  })
+  .meta({ examples: [{ photos: [EXAMPLE_PHOTO_KEY] }] })
 
-export const CompletedSession = z.object({
-  id: Id,
-  status: z.literal('completed'),
-  galleryUrl: z.url().describe('Sent to every guest; live when the session has photos'),
-  photos: z.array(Photo),
-})
+export const CompletedSession = z
+  .object({
+    id: Id,
+    status: z.literal('completed'),
+    galleryUrl: z.url().describe('Sent to every guest; live when the session has photos'),
+    photos: z.array(Photo),
+  })
+  .meta({ examples: [{ id: EXAMPLE_IDS.session, status: 'completed', galleryUrl: EXAMPLE_GALLERY_URL, photos: [EXAMPLE_PHOTO] }] })
 
-export const CancelledSession = z.object({ id: Id, status: z.literal('cancelled') })
+export const CancelledSession = z.object({ id: Id, status: z.literal('cancelled') }).meta({ examples: [{ id: EXAMPLE_IDS.session, status: 'cancelled' }] })

@@ -9,5 +9,5 @@ export const ContactSubmission = z.strictObject({
   fields: z
     .record(PlainText.min(1).max(200), MultilineText.max(CONTACT_LIMITS.valueLength))
     .refine((fields) => Object.keys(fields).length >= 1 && Object.keys(fields).length <= CONTACT_LIMITS.fields)
-    .describe('Field labels of the published contact page mapped to their values'),
-})
+    .describe('Field labels of the published contact page mapped to their values: 1 to 24 fields, each value at most 2,000 characters'),
+}).meta({ examples: [{ fields: { Name: 'Ada Lovelace', Email: 'ada@example.org', 'Event date': '2026-07-01', Message: 'A booth for 120 guests?' } }] })

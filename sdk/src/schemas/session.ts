@@ -2,6 +2,7 @@ import { z } from 'zod'
 
 import { EpochMillis, Id, PlainText } from './common.js'
 import { GalleryEventSummary, SetSummary } from './event.js'
+import { EXAMPLE_GALLERY_EVENT, EXAMPLE_GALLERY_SESSION, EXAMPLE_GUEST, EXAMPLE_IDS, EXAMPLE_PHOTO, EXAMPLE_SET } from './examples.js'
 import { Photo } from './photo.js'
 
 const emailSchema = z.email()
@@ -25,17 +26,19 @@ export const Guest = z.strictObject({
     .max(40)
     .optional()
     .describe('Optional; normalised to E.164, US by default. Blank counts as not given'),
-})
+}).meta({ examples: [EXAMPLE_GUEST, { name: 'Grace Hopper', email: '', phone: '+44 20 7946 0958' }] })
 
-export const RegisterGuestsBody = z.strictObject({
-  guests: z.array(Guest).min(1).max(12),
-})
+export const RegisterGuestsBody = z
+  .strictObject({
+    guests: z.array(Guest).min(1).max(12),
+  })
+  .meta({ examples: [{ guests: [EXAMPLE_GUEST, { name: 'Grace Hopper', email: 'grace@example.org' }] }] })
 
 export const CreatedSession = z.object({
   id: Id.describe('Also the gallery identifier: at least 128 random bits'),
   label: z.string().describe("Derived from the guests' names; the download filename base"),
   status: z.literal('active'),
-})
+}).meta({ examples: [{ id: EXAMPLE_IDS.session, label: 'Ada & Grace', status: 'active' }] })
 
 export const GallerySession = z.object({
   id: Id,
@@ -46,11 +49,13 @@ export const GallerySession = z.object({
 
 export const EventPage = GalleryEventSummary.extend({
   sets: z.array(SetSummary.extend({ sessions: z.array(GallerySession) })),
-})
+}).meta({ examples: [{ ...EXAMPLE_GALLERY_EVENT, sets: [{ ...EXAMPLE_SET, sessions: [EXAMPLE_GALLERY_SESSION] }] }] })
 
-export const Gallery = z.object({
-  id: Id,
-  label: z.string(),
-  event: GalleryEventSummary,
-  photos: z.array(Photo),
-})
+export const Gallery = z
+  .object({
+    id: Id,
+    label: z.string(),
+    event: GalleryEventSummary,
+    photos: z.array(Photo),
+  })
+  .meta({ examples: [{ id: EXAMPLE_IDS.session, label: 'Ada & Grace', event: EXAMPLE_GALLERY_EVENT, photos: [EXAMPLE_PHOTO] }] })

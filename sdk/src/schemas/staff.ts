@@ -1,6 +1,20 @@
 import { z } from 'zod'
 
 import { EpochMillis, Id, PathKey, PlainText, Slug } from './common.js'
+import {
+  EXAMPLE_AUTH_USER,
+  EXAMPLE_IDS,
+  EXAMPLE_BOOTH_KEY,
+  EXAMPLE_CREATED_BOOTH_KEY,
+  EXAMPLE_DELETED,
+  EXAMPLE_EVENT_STATS,
+  EXAMPLE_MEMBER,
+  EXAMPLE_MESSAGE,
+  EXAMPLE_SESSION_STATS,
+  EXAMPLE_STAFF_EVENT,
+  EXAMPLE_STAFF_SESSION,
+  EXAMPLE_STAFF_SET,
+} from './examples.js'
 
 export const SESSION_STATES = ['active', 'completed', 'cancelled'] as const
 export const MESSAGE_CHANNELS = ['email', 'sms'] as const
@@ -24,7 +38,7 @@ export const StaffSet = z.object({
   name: z.string(),
   createdAt: EpochMillis,
   kioskUrl: z.url().describe("Where this set's kiosk opens (the `KIOSK_URL` template with the event's and the set's slugs)"),
-})
+}).meta({ examples: [EXAMPLE_STAFF_SET] })
 
 export const SessionCounts = z.object({ active: z.int(), completed: z.int(), cancelled: z.int() })
 
@@ -41,29 +55,31 @@ export const StaffEvent = z.object({
     guests: z.int().describe('Guests registered, over every session'),
     photos: z.int().describe('Photos of completed sessions'),
   }),
-})
+}).meta({ examples: [EXAMPLE_STAFF_EVENT] })
 
 export const NewEvent = z.strictObject({
   slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
   name: Name,
   startAt: StartAt,
   isPrivate: z.boolean().default(false),
-})
+}).meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: false }] })
 
 export const EventChanges = z
   .strictObject({ slug: Slug, name: Name, startAt: StartAt, isPrivate: z.boolean() })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
+  .meta({ examples: [{ name: 'Summer Gala 2026', isPrivate: true }] })
 
 export const NewSet = z.strictObject({
   slug: Slug.describe('Unique within its event: a taken slug answers 409'),
   name: Name,
-})
+}).meta({ examples: [{ slug: 'photo-wall', name: 'Photo Wall' }] })
 
 export const SetChanges = z
   .strictObject({ slug: Slug, name: Name })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
+  .meta({ examples: [{ name: 'Photo Wall (garden)' }] })
 
 /** `force=true` deletes even while sessions are active (a booth may be mid-shoot). */
 export const ForceQuery = z.object({
@@ -76,7 +92,7 @@ export const Deleted = z.object({
     guests: z.int(),
     photos: z.int().describe('Photos removed from storage with their sessions'),
   }),
-})
+}).meta({ examples: [EXAMPLE_DELETED] })
 
 // Booth keys
 
@@ -86,13 +102,13 @@ export const StaffBoothKey = z.object({
   createdAt: EpochMillis,
   lastUsedAt: When.describe('Recorded at most once a minute'),
   revokedAt: When,
-})
+}).meta({ examples: [EXAMPLE_BOOTH_KEY] })
 
-export const NewBoothKey = z.strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) })
+export const NewBoothKey = z.strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) }).meta({ examples: [{ name: 'Mirror booth 1' }] })
 
 export const CreatedBoothKey = StaffBoothKey.extend({
   key: z.string().describe('The whole key, `pbk_<id>_<secret>`: shown this once, stored only as a hash'),
-})
+}).meta({ examples: [EXAMPLE_CREATED_BOOTH_KEY] })
 
 // Sessions and their messages
 
@@ -106,7 +122,7 @@ export const StaffMessage = z.object({
   providerMessageId: z.string().nullable(),
   createdAt: EpochMillis,
   sentAt: When,
-})
+}).meta({ examples: [EXAMPLE_MESSAGE] })
 
 export const StaffGuest = z.object({
   id: Id,
@@ -129,10 +145,10 @@ export const StaffSession = z.object({
   completedAt: When,
   cancelledAt: When,
   guests: z.array(StaffGuest),
-})
+}).meta({ examples: [EXAMPLE_STAFF_SESSION] })
 
 export const SessionFilter = z.object({
-  eventId: PathKey,
+  eventId: PathKey.meta({ examples: [EXAMPLE_IDS.event] }),
   setId: PathKey.optional().describe('Only this set’s sessions'),
   status: z.enum(SESSION_STATES).optional(),
   cursor: z.string().max(200).optional().describe('`nextCursor` of the previous page'),
@@ -142,11 +158,11 @@ export const SessionFilter = z.object({
 export const SessionPage = z.object({
   sessions: z.array(StaffSession).describe('Newest first'),
   nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last'),
-})
+}).meta({ examples: [{ sessions: [EXAMPLE_STAFF_SESSION], nextCursor: null }] })
 
 export const Resent = z.object({
   queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
-})
+}).meta({ examples: [{ queued: 2 }] })
 
 // Statistics
 
@@ -168,7 +184,7 @@ export const SessionStats = z.object({
   zips: z.int(),
   guests: z.int(),
   messages: MessageCounts,
-})
+}).meta({ examples: [EXAMPLE_SESSION_STATS] })
 
 export const HourStats = z.object({
   hour: EpochMillis.describe('Start of the hour (UTC)'),
@@ -182,7 +198,7 @@ export const HourStats = z.object({
 export const EventStats = SessionStats.extend({
   sessions: SessionCounts,
   hourly: z.array(HourStats).describe('Every hour from the first to the last with activity, in order, empty hours included'),
-})
+}).meta({ examples: [EXAMPLE_EVENT_STATS] })
 
 // Staff members
 
@@ -191,18 +207,18 @@ export const StaffMember = z.object({
   email: z.email(),
   name: z.string(),
   createdAt: EpochMillis,
-})
+}).meta({ examples: [EXAMPLE_MEMBER] })
 
 export const NewStaffMember = z.strictObject({
   email: z.email().max(254),
   name: Name,
   password: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).optional().describe('Omitted: a one-time password is made and answered once'),
-})
+}).meta({ examples: [{ email: 'grace@example.org', name: 'Grace Hopper' }] })
 
 export const InvitedStaffMember = z.object({
   member: StaffMember,
   password: z.string().optional().describe('The one-time password, when none was given: shown this once'),
-})
+}).meta({ examples: [{ member: EXAMPLE_MEMBER, password: 'tV9k-2mQx-8LrB-4nZp' }] })
 
 // Sign-in (Better Auth, under /api/auth)
 
@@ -211,19 +227,19 @@ export const SignIn = z.object({
   email: z.email(),
   password: z.string().min(1),
   rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
-})
+}).meta({ examples: [{ email: 'grace@example.org', password: 'correct horse battery staple' }] })
 
 export const PasswordChange = z.object({
   currentPassword: z.string().min(1),
   newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
   revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),
-})
+}).meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'correct horse battery staple', revokeOtherSessions: true }] })
 
 const AuthUser = z.looseObject({ id: z.string(), email: z.string(), name: z.string() })
 
-export const SignedIn = z.looseObject({ redirect: z.boolean(), user: AuthUser })
+export const SignedIn = z.looseObject({ redirect: z.boolean(), user: AuthUser }).meta({ examples: [{ redirect: false, user: EXAMPLE_AUTH_USER }] })
 
-export const PasswordChanged = z.looseObject({ user: AuthUser })
+export const PasswordChanged = z.looseObject({ user: AuthUser }).meta({ examples: [{ user: EXAMPLE_AUTH_USER }] })
 
 export const CurrentSession = z
   .looseObject({
@@ -231,3 +247,4 @@ export const CurrentSession = z
     user: AuthUser,
   })
   .nullable()
+  .meta({ examples: [{ session: { id: 'kL4mN7pQ0rS3tU6vW9xY2zA5bC8dE1fG', expiresAt: '2026-07-08T18:04:12.000Z' }, user: EXAMPLE_AUTH_USER }, null] })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 
 import { Id } from './common.js'
+import { EXAMPLE_IDS } from './examples.js'
 
 export const SHARE_CHANNELS = ['facebook', 'instagram', 'tiktok', 'copy', 'native'] as const
 
@@ -12,4 +13,10 @@ export const ViewBeacon = z.union([
 
 export const ShareBeacon = z.strictObject({ kind: z.literal('share'), sessionId: Id, channel: z.enum(SHARE_CHANNELS) })
 
-export const TrackBeacon = z.union([ViewBeacon, ShareBeacon])
+export const TrackBeacon = z.union([ViewBeacon, ShareBeacon]).meta({
+  examples: [
+    { kind: 'view', sessionId: EXAMPLE_IDS.session },
+    { kind: 'view', eventId: EXAMPLE_IDS.event },
+    { kind: 'share', sessionId: EXAMPLE_IDS.session, channel: 'instagram' },
+  ],
+})

@@ -7,6 +7,7 @@ import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
 import { EventSetSchema } from '../modules/events/event-set.entity.js'
 import { EventSchema } from '../modules/events/event.entity.js'
+import { IdempotencyKeySchema } from '../modules/idempotency/idempotency-key.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
@@ -17,6 +18,7 @@ import { lockFor } from './lock.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
+import { IdempotencySchema } from './migrations/20261125-idempotency.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -44,7 +46,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema, StorageDeletionSchema],
+    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema, StorageDeletionSchema, IdempotencyKeySchema],
     extensions: [Migrator],
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.
@@ -54,6 +56,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261121-tracking', class: TrackingSchema },
         { name: '20261123-photo-etag', class: PhotoEtagSchema },
         { name: '20261125-staff', class: StaffSchema },
+        { name: '20261125-idempotency', class: IdempotencySchema },
       ],
       silent: true,
       transactional: true,

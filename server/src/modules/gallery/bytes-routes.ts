@@ -8,7 +8,7 @@ import { Router, type Request, type RequestHandler } from 'express'
 import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
 import { sendError, sendPlain } from '../../http/answers.js'
-import { expressPath } from '../../http/edge.js'
+import { expressPath, passEventPageNamedZip } from '../../http/edge.js'
 import { downloadPhoto, downloadZip, type BytesAnswer, type BytesBody, type FileDeps } from './gallery-files.service.js'
 
 /**
@@ -20,6 +20,7 @@ export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | '
   // A segment that cannot be a key names nothing: the plain 404, as for any unknown id.
   const idOf = (value: unknown) => (PathKey.safeParse(value).success ? (value as string) : '')
   const router = Router()
+  passEventPageNamedZip(router)
   router.get(
     expressPath(contract.gallery.downloadPhoto),
     bytesRoute((req, deps) => downloadPhoto(deps, { sessionId: idOf(req.params.sessionId), photoId: idOf(req.params.photoId) }), services),

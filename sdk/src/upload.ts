@@ -1,0 +1,120 @@
+import type { Client, ClientPromiseResult } from '@orpc/client'
+
+import { ApiError, errorFromResponse } from './errors.js'
+import type { PhotoBoothClient } from './index.js'
+import { transportOf } from './registry.js'
+import { send } from './transport.js'
+import { resolveRetry, type RetryOptions } from './retry.js'
+
+/** A JPEG's bytes: a `Blob`/`File`, a `Uint8Array` (a Node `Buffer` is one), or a stream of them. */
+export type PhotoSource = Blob | Uint8Array | ReadableStream<Uint8Array>
+
+export type UploadOptions = {
+  signal?: AbortSignal
+  /** Each PUT's timeout in ms. Default 60000. */
+  timeoutMs?: number
+  /** Retries of each PUT (network errors, timeouts, storage 5xx), over the client's; `false` for none. */
+  retry?: RetryOptions | false
+  /** PUTs at once. Default 3. */
+  concurrency?: number
+  /** Called as each photo is stored. */
+  onUploaded?: (uploaded: number, total: number) => void
+}
+
+/** Storage's refusals of a PUT, typed: `data.storageCode` is S3's `<Code>`, `data.key` the photo's key. */
+export type StorageErrorCode = 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED'
+export type StorageError = ApiError<StorageErrorCode, { storageCode: string; key: string }>
+
+type ErrorsOf<T> = T extends Client<infer _C, infer _I, infer _O, infer E> ? E : never
+type Booth = PhotoBoothClient['booth']
+/** What `uploadPhotos` can throw: the two routes' errors, storage's, and the transport's. */
+export type UploadError = ErrorsOf<Booth['createUploads']> | ErrorsOf<Booth['complete']> | StorageError
+export type CompletedSession = Awaited<ReturnType<Booth['complete']>>
+
+/** What a storage PUT may answer: 403 `SignatureDoesNotMatch`/`AccessDenied`, 412 `PreconditionFailed`, 400 `EntityTooLarge`. */
+const STORAGE_ERRORS = { BAD_REQUEST: { status: 400 }, FORBIDDEN: { status: 403 }, PRECONDITION_FAILED: { status: 412 } } as const
+
+const EXPLAINED: Record<string, string> = {
+  SignatureDoesNotMatch:
+    'Storage refused the upload signature (SignatureDoesNotMatch): the PUT must carry exactly the signed headers, and a Content-Type other than image/jpeg is the usual cause',
+  AccessDenied: 'Storage refused the upload (AccessDenied): the URL expired, or the session is no longer active',
+  PreconditionFailed: 'Storage already holds a photo under this key (PreconditionFailed): an upload URL creates its photo once',
+  EntityTooLarge: 'Storage refused the photo as too large (EntityTooLarge)',
+}
+
+async function toBlob(photo: PhotoSource): Promise<Blob> {
+  if (photo instanceof Blob) return photo
+  // A stream is read once, so that a failed PUT can be sent again and storage gets a Content-Length.
+  if (photo instanceof ReadableStream) return new Response(photo).blob()
+  return new Blob([photo], { type: 'image/jpeg' })
+}
+
+async function storageError(response: Response, key: string): Promise<ApiError> {
+  const error = await errorFromResponse(response, STORAGE_ERRORS)
+  const storageCode = (error.data as { storageCode?: string } | undefined)?.storageCode ?? `HTTP ${response.status}`
+  const explained = EXPLAINED[storageCode]
+  return new ApiError(error.code, {
+    status: error.status,
+    defined: error.defined,
+    message: explained ? `${explained}. Storage said: ${error.message}` : error.message,
+    data: { storageCode, key },
+    requestId: response.headers.get('x-amz-request-id') ?? error.requestId,
+    headers: response.headers,
+  })
+}
+
+/**
+ * A booth's whole upload: asks for one target per photo, PUTs each photo with exactly its signed
+ * headers (retrying a failed PUT; a 412 on a retry means the earlier try was stored), then
+ * completes the session with the keys in the photos' order, and answers the completed session.
+ *
+ * Throws the route's typed errors (`createUploads`, `complete`: 409, 422 with `data.missing`…),
+ * a `StorageError` for storage's refusals, `NetworkError` or `TimeoutError`.
+ */
+export function uploadPhotos(
+  client: PhotoBoothClient,
+  sessionId: string,
+  photos: readonly PhotoSource[],
+  options: UploadOptions = {},
+): ClientPromiseResult<CompletedSession, UploadError> {
+  return upload(client, sessionId, photos, options)
+}
+
+async function upload(client: PhotoBoothClient, sessionId: string, photos: readonly PhotoSource[], options: UploadOptions): Promise<CompletedSession> {
+  const transport = transportOf(client)
+  const { signal } = options
+  const blobs = await Promise.all(photos.map(toBlob))
+  const { uploads } = blobs.length > 0 ? await client.booth.createUploads({ params: { sessionId }, body: { count: blobs.length } }, { signal }) : { uploads: [] }
+  let next = 0
+  let uploaded = 0
+  let failed: Error | undefined
+  const worker = async () => {
+    while (failed === undefined && next < uploads.length) {
+      const index = next++
+      const target = uploads[index]!
+      const blob = blobs[index]!
+      try {
+        await send(transport, {
+          url: target.url,
+          method: target.method,
+          headers: new Headers(target.headers),
+          body: () => blob,
+          signal,
+          timeoutMs: options.timeoutMs ?? 60_000,
+          retry: options.retry === undefined ? undefined : resolveRetry(options.retry, transport.retry),
+          repeatable: true,
+          fail: async (response, attempt) => (attempt > 0 && response.status === 412 ? undefined : storageError(response, target.key)),
+          read: async (response) => {
+            await response.body?.cancel()
+          },
+        })
+        options.onUploaded?.(++uploaded, uploads.length)
+      } catch (error) {
+        failed ??= error as Error
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 3, uploads.length)) }, worker))
+  if (failed !== undefined) throw failed
+  return client.booth.complete({ params: { sessionId }, body: { photos: uploads.map((target) => target.key) } }, { signal })
+}
