@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import { ORPCError } from '@orpc/contract'
-import { contract } from '@photobooth/sdk/contract'
+import { contract, takesIdempotencyKey, type EdgePolicy } from '@photobooth/sdk/contract'
 
 import { buildOpenApiDocument } from '../server/src/openapi.js'
 import { generateTypes } from '../test/openapi/generated/generate.js'
@@ -14,7 +14,7 @@ import { generateTypes } from '../test/openapi/generated/generate.js'
 /** What the SDK's link needs of each route; summaries and descriptions stay in the document. */
 const ROUTE_KEYS_FOR_CLIENTS = ['method', 'path', 'inputStructure', 'outputStructure', 'successStatus'] as const
 
-type Procedure = { '~orpc': { route: Record<string, unknown>; errorMap: Record<string, { status?: number } | undefined> } }
+type Procedure = { '~orpc': { route: Record<string, unknown>; errorMap: Record<string, { status?: number } | undefined>; meta: EdgePolicy } }
 
 /**
  * The contract minified for clients: each route's HTTP shape, and its declared error codes with
@@ -24,10 +24,11 @@ type Procedure = { '~orpc': { route: Record<string, unknown>; errorMap: Record<s
 function routesOnly(router: unknown): unknown {
   if (typeof router !== 'object' || router === null) return router
   if ('~orpc' in router) {
-    const { route, errorMap } = (router as Procedure)['~orpc']
+    const { route, errorMap, meta } = (router as Procedure)['~orpc']
     const kept = Object.fromEntries(ROUTE_KEYS_FOR_CLIENTS.filter((key) => key in route).map((key) => [key, route[key]]))
     const codes = Object.fromEntries(Object.entries(errorMap).map(([code, item]) => [code, { status: new ORPCError(code, { status: item?.status }).status }]))
-    return { '~orpc': { errorMap: codes, meta: {}, route: kept } }
+    // Whether the SDK sends an Idempotency-Key, and may therefore retry the change.
+    return { '~orpc': { errorMap: codes, meta: takesIdempotencyKey(route, meta) ? { idempotencyKey: true } : {}, route: kept } }
   }
   return Object.fromEntries(Object.entries(router).map(([key, value]) => [key, routesOnly(value)]))
 }

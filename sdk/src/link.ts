@@ -12,7 +12,7 @@ type MinifiedRoute = {
   inputStructure?: 'compact' | 'detailed'
   outputStructure?: 'compact' | 'detailed'
 }
-type MinifiedProcedure = { '~orpc': { errorMap: DeclaredErrors; route: MinifiedRoute } }
+type MinifiedProcedure = { '~orpc': { errorMap: DeclaredErrors; route: MinifiedRoute; meta?: { idempotencyKey?: boolean } } }
 
 /** What a call can set for itself, as its `context`: `client.kiosk.getContext(input, { signal, context: { timeoutMs: 2000 } })`. */
 export type CallContext = {
@@ -50,8 +50,6 @@ function appendQuery(query: URLSearchParams, key: string, value: unknown): void 
 }
 
 /** Routes whose non-GET calls the server keeps by `Idempotency-Key` (not /track, /contact, nor Better Auth's). */
-const keepsIdempotencyKeys = (path: readonly string[]) => ['kiosk', 'booth', 'staff'].includes(path[0]!) && path[1] !== 'auth'
-
 function newIdempotencyKey(): string {
   const crypto = globalThis.crypto
   if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
@@ -73,7 +71,7 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
   async call(path: readonly string[], input: unknown, options: CallOptions<CallContext>): Promise<unknown> {
     const procedure = path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), this.contract) as MinifiedProcedure | undefined
     if (!procedure?.['~orpc']) throw new TypeError(`No route at ${path.join('.')}`)
-    const { route, errorMap } = procedure['~orpc']
+    const { route, errorMap, meta } = procedure['~orpc']
     const declared = { ...errorMap, ...this.options.extraErrors[path.join('.')] }
     const method = route.method ?? 'POST'
     const detailed = route.inputStructure === 'detailed'
@@ -100,7 +98,9 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
     const json = body === undefined || method === 'GET' ? undefined : JSON.stringify(body)
     if (json !== undefined) headers.set('content-type', 'application/json')
     const { context } = options
-    const idempotencyKey = method === 'GET' ? undefined : (context.idempotencyKey ?? (keepsIdempotencyKeys(path) ? newIdempotencyKey() : undefined))
+    // Only a change the server keeps by key gets one (and may then be retried): elsewhere a key would
+    // be ignored, and a retry could act twice (a contact message sent twice).
+    const idempotencyKey = meta?.idempotencyKey ? (context.idempotencyKey ?? newIdempotencyKey()) : undefined
     if (idempotencyKey) headers.set('idempotency-key', idempotencyKey)
     const streaming = route.outputStructure === 'detailed'
     return send(this.options.transport, {

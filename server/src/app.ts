@@ -37,7 +37,7 @@ export function createApp(services: Services): Express {
   // rather than Express's automatic answer on the routers that have one.
   app.options('/{*path}', notFound)
   app.get('/openapi.json', openApiDocument(services))
-  app.use(docsRoutes())
+  app.use(docsRoutes(services))
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))

@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:http'
@@ -68,9 +69,12 @@ describe('a real browser beacon', () => {
       expect(count).toBe('1')
       expect(methods).toEqual(['POST'])
     } finally {
+      const exited = browser.exitCode === null && browser.signalCode === null ? once(browser, 'exit') : undefined
       browser.kill('SIGKILL')
+      await exited
       await new Promise((resolve) => page.close(resolve))
-      await rm(profile, { recursive: true, force: true })
+      // Chromium's helper processes may still be writing into the profile for a moment after it exits.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
   }, 40_000)
 })

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { readFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -75,8 +76,12 @@ class Chromium {
     return promise
   }
 
-  kill() {
+  /** Resolves once Chromium itself has exited: its profile can then be removed. */
+  async kill(): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return
+    const exited = once(this.process, 'exit')
     this.process.kill('SIGKILL')
+    await exited
   }
 }
 
@@ -153,8 +158,9 @@ describe('the API reference at /docs', () => {
       const failed = browser.events.filter((event) => event.method === 'Network.loadingFailed').map((event) => event.params)
       expect(failed).toEqual([])
     } finally {
-      browser.kill()
-      await rm(profile, { recursive: true, force: true })
+      await browser.kill()
+      // Chromium's helper processes may still be writing into the profile for a moment after it exits.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
   }, 60_000)
 })

@@ -361,6 +361,41 @@ describe('expired keys at start', () => {
 })
 
 describe('the OpenAPI document', () => {
+  it('when a session is deleted, then the stored answers that name it are forgotten: its guests are not replayed', async () => {
+    const staff = await signedInStaff(app)
+    const { sets } = await seedEvent(app.orm)
+    const registered = await fetch(`${app.url}/sets/${sets[0]!.id}/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `erase-register-${staff.memberId}` },
+      body: JSON.stringify({ guests: [{ name: 'Erase Me', email: 'erase.me@example.org', phone: '(312) 555-0142' }] }),
+    })
+    const { id } = (await registered.json()) as { id: string }
+    const cancel = () => staffFetch(app, staff, `/staff/sessions/${id}/cancel`, { method: 'POST', headers: { 'idempotency-key': `erase-cancel-${staff.memberId}` } })
+    expect((await cancel()).status).toBe(200)
+    const stored = () => app.orm.em.fork().execute<{ key: string }[]>(`select key from idempotency_key where convert_from(body, 'UTF8') like ?`, [`%${id}%`])
+    expect(await stored()).toHaveLength(2)
+    expect((await staffFetch(app, staff, `/staff/sessions/${id}`, { method: 'DELETE' })).status).toBe(200)
+    expect(await stored()).toEqual([])
+    // The retry of the cancel acts again, on a session that is gone: nothing of its guests comes back.
+    const retried = await cancel()
+    expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([404, null, { error: 'no such session' }])
+  })
+
+  it('when an answer holds a secret shown once (a booth key, a one-time password), then it is never stored and a key does not replay it', async () => {
+    const staff = await signedInStaff(app)
+    const create = (path: string, body: unknown) =>
+      staffFetch(app, staff, path, { method: 'POST', body, headers: { 'idempotency-key': `secret-${path}-${staff.memberId}` } })
+    const [first, second] = [await create('/staff/booth-keys', { name: 'Secret booth' }), await create('/staff/booth-keys', { name: 'Secret booth' })]
+    expect([first.status, second.status, first.headers.get('idempotent-replayed'), second.headers.get('idempotent-replayed')]).toEqual([201, 201, null, null])
+    const keys = [((await first.json()) as { key: string }).key, ((await second.json()) as { key: string }).key]
+    expect(keys[0]).not.toBe(keys[1])
+    const invited = await create('/staff/members', { email: `secret-${staff.memberId}@example.org`.toLowerCase(), name: 'Invitee' })
+    const { password } = (await invited.json()) as { password: string }
+    const stored = await app.orm.em.fork().execute<{ body: string }[]>(`select convert_from(body, 'UTF8') as body from idempotency_key where key like 'secret-%'`)
+    expect(stored).toEqual([])
+    expect(JSON.stringify(stored)).not.toContain(password)
+  })
+
   it('when read, then every change of the kiosk, booth and staff takes Idempotency-Key, and no other operation does', async () => {
     const document = JSON.parse(await readFile(resolve(import.meta.dirname, '../../openapi/openapi.json'), 'utf8'))
     const keyed: string[] = []
@@ -378,6 +413,9 @@ describe('the OpenAPI document', () => {
     expect(keyed).toContain('DELETE /staff/sessions/{sessionId}')
     expect(keyed.every((route) => /^(POST|PATCH|DELETE) \/(sets|booth|staff)\//.test(route))).toBe(true)
     expect(keyed.filter((route) => /track|contact|api\/auth|^GET/.test(route))).toEqual([])
+    // Their answers hold a secret shown once: never stored, so never keyed.
+    expect(keyed).not.toContain('POST /staff/booth-keys')
+    expect(keyed).not.toContain('POST /staff/members')
     expect(document.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false })
   })
 })

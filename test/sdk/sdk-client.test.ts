@@ -25,6 +25,19 @@ describe('the SDK against a live server', () => {
     expect(session).toEqual({ id: expect.any(String), label: 'Ada & Grace', status })
   })
 
+  it('when an app reuses its own Idempotency-Key for another registration, then the 422 is a defined error of the route, and nothing is written', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const client = createClient({ baseUrl: app.url })
+    const register = (name: string) =>
+      client.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name, email: 'key@example.org' }] } }, { context: { idempotencyKey: `reused-${sets[0]!.id}` } })
+    const first = await register('Ada')
+    const [error] = await safe(register('Grace'))
+    if (!isDefinedError(error) || error.code !== 'UNPROCESSABLE_CONTENT') throw new Error(`expected a defined 422, got ${String(error)}`)
+    expect([error.status, error.message]).toEqual([422, 'This Idempotency-Key was already used for a request with another body: a new request needs a new key'])
+    const rows = await app.orm.em.fork().execute<{ id: string }[]>('select id from session where set_id = ?', [sets[0]!.id])
+    expect(rows.map((row) => row.id)).toEqual([first.id])
+  })
+
   it('when a slug names nothing, then a typed NOT_FOUND error carries the API text', async () => {
     const client = createClient({ baseUrl: app.url })
     const [error, data, isDefined] = await safe(client.kiosk.getContext({ eventSlug: 'nope', setSlug: 'nope' }))

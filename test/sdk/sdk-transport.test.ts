@@ -173,6 +173,11 @@ describe('the SDK transport', () => {
     expect(isDefinedError(error) && error.code).toBe('SERVICE_UNAVAILABLE')
     expect(received).toHaveLength(1)
     expect(received[0]!.headers['idempotency-key']).toBeUndefined()
+    // A key the app passes does not make it repeatable: the server would not keep the first answer.
+    const [again] = await safe(createClient({ baseUrl: url, retry: fast }).contact.submit({ body: { fields: { Name: 'Ada' } } }, { context: { idempotencyKey: 'mine' } }))
+    expect(again instanceof ApiError && again.status).toBe(503)
+    expect(received).toHaveLength(2)
+    expect(received[1]!.headers['idempotency-key']).toBeUndefined()
   })
 
   it('when any request is sent, then it carries the SDK version, the default headers and the booth key', async () => {

@@ -24,6 +24,11 @@ export const ValidationIssue = z.looseObject({
  */
 export type EdgePolicy = {
   rateLimit?: { bucket: string; perMinute: number }
+  /**
+   * The answer holds a secret shown once (a booth key, a one-time password): it is never stored, so
+   * the route takes no `Idempotency-Key` (a retry would replay the secret from the database).
+   */
+  secretAnswer?: true
   textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string }; notText: string }
 }
 
@@ -56,7 +61,30 @@ export const staffRead = base.errors({ UNAUTHORIZED: { status: 401, message: 'St
 /** A staff change must come from a trusted origin (`Origin`, or `Referer`): otherwise 403, and nothing changes. */
 export const staffWrite = staffRead.errors({ FORBIDDEN: { status: 403, message: 'Origin not trusted' } })
 
+/**
+ * What a change that takes an `Idempotency-Key` (`takesIdempotencyKey`) may answer besides its own
+ * errors: 409 while the first request with the key still runs, 422 for the key reused on another
+ * request. Declared, so that clients can tell them (a route's own 409 or 422 keeps its own words).
+ */
+export const idempotencyErrors = {
+  CONFLICT: { status: 409, message: 'A request with this Idempotency-Key is still running', data: z.undefined() },
+  UNPROCESSABLE_CONTENT: { status: 422, message: 'This Idempotency-Key was already used for another request', data: z.undefined() },
+} as const
+
+/** A staff change that takes an `Idempotency-Key`: every one but those whose answer holds a secret. */
+export const staffChange = staffWrite.errors(idempotencyErrors)
+
 /** A path parameter, with the example the OpenAPI document shows for it. */
 export const pathKey = (example: string) => PathKey.meta({ examples: [example] })
 
 export const staffConflict = { CONFLICT: { status: 409, message: 'Conflict' } } as const
+
+/**
+ * Whether a route takes an `Idempotency-Key` (the server keeps its first answer and replays it): every
+ * change of the kiosk (`/sets/…`), the booth and staff, but one whose answer holds a secret. Not the
+ * reads, `/track`, `/contact`, nor Better Auth's sign-in routes. One rule for the server, the document
+ * and the SDK (which retries only reads and keyed changes).
+ */
+export function takesIdempotencyKey(route: { method?: string; path?: string }, meta: EdgePolicy): boolean {
+  return (route.method ?? 'POST') !== 'GET' && /^\/(sets|booth|staff)\//.test(route.path ?? '') && !meta.secretAnswer
+}

@@ -11,7 +11,7 @@ import {
 } from '../schemas/booth.js'
 import { SetSummary } from '../schemas/event.js'
 import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
-import { base, notFound, pathKey } from './base.js'
+import { base, idempotencyErrors, notFound, pathKey } from './base.js'
 
 const tags = ['Booth']
 
@@ -22,6 +22,8 @@ const booth = base.errors({
 })
 
 const conflict = { CONFLICT: { status: 409, message: 'The session is no longer active' } } as const
+/** Every booth change takes an Idempotency-Key: a reused key is 422 (completion's own 422 says more). */
+const keyReused = { UNPROCESSABLE_CONTENT: idempotencyErrors.UNPROCESSABLE_CONTENT } as const
 const storageMissing = { SERVICE_UNAVAILABLE: { status: 503, message: 'Photo storage is not configured' } } as const
 const sessionParams = z.object({ params: z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }) })
 
@@ -78,7 +80,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...conflict, ...storageMissing })
+    .errors({ ...conflict, ...storageMissing, ...keyReused })
     .input(sessionParams.extend({ body: UploadRequest }))
     .output(z.object({ uploads: z.array(UploadTarget) }).meta({ examples: [{ uploads: [EXAMPLE_UPLOAD_TARGET] }] })),
 
@@ -115,7 +117,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors(conflict)
+    .errors({ ...conflict, ...keyReused })
     .input(sessionParams)
     .output(CancelledSession),
 }

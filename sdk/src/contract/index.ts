@@ -31,5 +31,6 @@ export const contract = {
 }
 
 export type { EdgePolicy } from './base.js'
+export { takesIdempotencyKey } from './base.js'
 export type Contract = typeof contract
 export type ServedContract = typeof servedContract

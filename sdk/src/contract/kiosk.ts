@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { EventSummary, SetSummary } from '../schemas/event.js'
 import { EXAMPLE_EVENT, EXAMPLE_IDS, EXAMPLE_SET } from '../schemas/examples.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
-import { base, notFound, pathKey, rateLimited } from './base.js'
+import { base, idempotencyErrors, notFound, pathKey, rateLimited } from './base.js'
 
 const tags = ['Kiosk']
 
@@ -38,7 +38,7 @@ export const kiosk = {
       inputStructure: 'detailed',
     })
     .meta({ rateLimit: { bucket: 'register', perMinute: 60 } })
-    .errors({ ...notFound, ...rateLimited })
+    .errors({ ...notFound, ...rateLimited, ...idempotencyErrors })
     .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: RegisterGuestsBody }))
     .output(CreatedSession),
 }

@@ -15,7 +15,7 @@ import {
   StaffEvent,
   StaffSet,
 } from '../schemas/staff.js'
-import { notFound, pathKey, staffConflict, staffRead, staffWrite } from './base.js'
+import { notFound, pathKey, staffChange, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
 const eventParams = z.object({ eventId: pathKey(EXAMPLE_IDS.event) })
@@ -38,7 +38,7 @@ export const staffEvents = {
     .input(eventParams)
     .output(StaffEvent),
 
-  create: staffWrite
+  create: staffChange
     .route({
       method: 'POST',
       path: '/staff/events',
@@ -53,7 +53,7 @@ export const staffEvents = {
     .input(z.object({ body: NewEvent }))
     .output(StaffEvent),
 
-  update: staffWrite
+  update: staffChange
     .route({
       method: 'PATCH',
       path: '/staff/events/{eventId}',
@@ -67,7 +67,7 @@ export const staffEvents = {
     .input(z.object({ params: eventParams, body: EventChanges }))
     .output(StaffEvent),
 
-  delete: staffWrite
+  delete: staffChange
     .route({
       method: 'DELETE',
       path: '/staff/events/{eventId}',
@@ -95,7 +95,7 @@ export const staffEvents = {
 }
 
 export const staffSets = {
-  create: staffWrite
+  create: staffChange
     .route({
       method: 'POST',
       path: '/staff/events/{eventId}/sets',
@@ -110,7 +110,7 @@ export const staffSets = {
     .input(z.object({ params: eventParams, body: NewSet }))
     .output(StaffSet),
 
-  update: staffWrite
+  update: staffChange
     .route({
       method: 'PATCH',
       path: '/staff/sets/{setId}',
@@ -124,7 +124,7 @@ export const staffSets = {
     .input(z.object({ params: setParams, body: SetChanges }))
     .output(StaffSet),
 
-  delete: staffWrite
+  delete: staffChange
     .route({
       method: 'DELETE',
       path: '/staff/sets/{setId}',
@@ -160,10 +160,11 @@ export const staffBoothKeys = {
       successStatus: 201,
       inputStructure: 'detailed',
     })
+    .meta({ secretAnswer: true })
     .input(z.object({ body: NewBoothKey }))
     .output(CreatedBoothKey),
 
-  revoke: staffWrite
+  revoke: staffChange
     .route({
       method: 'POST',
       path: '/staff/booth-keys/{keyId}/revoke',

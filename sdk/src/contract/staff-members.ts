@@ -3,7 +3,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_IDS, EXAMPLE_MEMBER } from '../schemas/examples.js'
 import { CurrentSession, InvitedStaffMember, NewStaffMember, PasswordChange, PasswordChanged, SignedIn, SignIn, StaffMember } from '../schemas/staff.js'
-import { base, ErrorRef, notFound, pathKey, rateLimited, staffConflict, staffRead, staffWrite } from './base.js'
+import { base, ErrorRef, notFound, pathKey, rateLimited, staffChange, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
 
@@ -29,10 +29,11 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .errors(staffConflict)
+    .meta({ secretAnswer: true })
     .input(z.object({ body: NewStaffMember }))
     .output(InvitedStaffMember),
 
-  remove: staffWrite
+  remove: staffChange
     .route({
       method: 'DELETE',
       path: '/staff/members/{memberId}',

@@ -3,7 +3,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { Deleted, Resent, SessionFilter, SessionPage, SessionStats, StaffMessage, StaffSession } from '../schemas/staff.js'
-import { ErrorRef, notFound, pathKey, staffConflict, staffRead, staffWrite } from './base.js'
+import { ErrorRef, notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
 
 const tags = ['Staff']
 const sessionParams = z.object({ sessionId: pathKey(EXAMPLE_IDS.session) })
@@ -40,7 +40,7 @@ export const staffSessions = {
     .input(sessionParams)
     .output(SessionStats),
 
-  resend: staffWrite
+  resend: staffChange
     .route({
       method: 'POST',
       path: '/staff/sessions/{sessionId}/resend',
@@ -55,7 +55,7 @@ export const staffSessions = {
     .input(z.object({ params: sessionParams }))
     .output(Resent),
 
-  cancel: staffWrite
+  cancel: staffChange
     .route({
       method: 'POST',
       path: '/staff/sessions/{sessionId}/cancel',
@@ -68,7 +68,7 @@ export const staffSessions = {
     .input(z.object({ params: sessionParams }))
     .output(StaffSession),
 
-  delete: staffWrite
+  delete: staffChange
     .route({
       method: 'DELETE',
       path: '/staff/sessions/{sessionId}',
@@ -83,7 +83,7 @@ export const staffSessions = {
 }
 
 export const staffMessages = {
-  retry: staffWrite
+  retry: staffChange
     .route({
       method: 'POST',
       path: '/staff/messages/{messageId}/retry',

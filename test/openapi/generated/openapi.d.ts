@@ -966,7 +966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -976,14 +976,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
@@ -1478,14 +1478,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -1691,14 +1691,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2028,14 +2028,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2222,14 +2222,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2358,14 +2358,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2624,14 +2624,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2729,14 +2729,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2842,14 +2842,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -2923,13 +2923,7 @@ export interface operations {
     createBoothKey: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
-                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -2944,7 +2938,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,10 +2954,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2983,26 +2975,6 @@ export interface operations {
             /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
-            409: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
-            422: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3093,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3103,14 +3075,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -3392,7 +3364,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -3402,14 +3374,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -3577,14 +3549,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -3708,14 +3680,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -3817,14 +3789,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
@@ -3949,13 +3921,7 @@ export interface operations {
     inviteStaffMember: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
-                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3974,7 +3940,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3999,10 +3964,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4027,20 +3991,9 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. */
             409: {
                 headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
-            422: {
-                headers: {
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4135,14 +4088,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["PhotoKeysError"];
                 };
             };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */

@@ -3,7 +3,8 @@ import { dirname } from 'node:path'
 
 import { Router, type RequestHandler } from 'express'
 
-import { sendError } from '../../http/answers.js'
+import type { Services } from '../../context.js'
+import { SECURITY_HEADERS } from '../../http/security-headers.js'
 
 /**
  * `GET /docs`: an interactive reference of the served document (`/openapi.json`), Swagger UI served
@@ -44,26 +45,34 @@ const PAGE = `<!doctype html>
 </html>
 `
 
-/** swagger-ui-dist's folder in the server package's node_modules, or undefined when it is not installed. */
-function swaggerUiFolder(): string | undefined {
-  try {
-    return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
-  } catch {
-    return undefined
+/** swagger-ui-dist's folder in the server package's node_modules. */
+const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+
+/**
+ * helmet's CSP without `upgrade-insecure-requests` where the service is served over plain HTTP
+ * (development, or a booth laptop's LAN address): the browser would otherwise ask for the page's
+ * assets over HTTPS, which nothing answers, and show a blank page. Over HTTPS it stays as it is.
+ */
+function pageSecurityPolicy(publicUrl: string): RequestHandler | undefined {
+  if (!publicUrl.startsWith('http:')) return undefined
+  const policy = SECURITY_HEADERS.get('Content-Security-Policy')!.replace(/;?upgrade-insecure-requests/, '')
+  return (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', policy)
+    next()
   }
 }
 
-export function docsRoutes(): Router {
+export function docsRoutes({ config }: Pick<Services, 'config'>): Router {
   const router = Router()
-  const folder = swaggerUiFolder()
-  const unavailable: RequestHandler = (_req, res) => sendError(res, 503, { error: 'The API reference is not installed' })
-  router.get('/docs', folder ? (_req, res) => void res.type('html').send(PAGE) : unavailable)
+  const policy = pageSecurityPolicy(config.publicUrl)
+  if (policy) router.use('/docs', policy)
+  router.get('/docs', (_req, res) => void res.type('html').send(PAGE))
   router.get('/docs/assets/init.js', (_req, res) => void res.type('text/javascript; charset=utf-8').send(INIT_SCRIPT))
   router.get('/docs/assets/:file', (req, res, next) => {
     const type = ASSETS[req.params.file]
-    if (!type || !folder) return next()
+    if (!type) return next()
     // `root`: the path inside node_modules/.pnpm has a dot-folder, which `send` refuses otherwise.
-    res.type(type).sendFile(req.params.file, { root: folder, maxAge: '1h' }, (error) => error && next(error))
+    res.type(type).sendFile(req.params.file, { root: SWAGGER_UI, maxAge: '1h' }, (error) => error && next(error))
   })
   return router
 }

@@ -43,3 +43,11 @@ export const RENEW = `update idempotency_key set locked_until = ? where scope = 
 
 /** Removes expired keys. Parameter: now. */
 export const PRUNE = `delete from idempotency_key where expires_at <= ?`
+
+/**
+ * Forgets the stored answers that name any of these sessions (a registration's label, a staff read of
+ * its guests): a deleted session's guests' data must not outlive it in a replay. Parameter: the
+ * `%<session id>%` patterns. Ids are base64url, so `_` may be in one: LIKE reads it as any character,
+ * which can only forget more answers, never fewer.
+ */
+export const FORGET_SESSIONS = `delete from idempotency_key where body is not null and convert_from(body, 'UTF8') like any (array[?])`

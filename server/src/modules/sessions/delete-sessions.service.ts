@@ -2,6 +2,7 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import type { Services } from '../../context.js'
 import { Customer } from '../customers/customer.entity.js'
+import { FORGET_SESSIONS } from '../idempotency/idempotency.queries.js'
 import { Photo } from '../photos/photo.entity.js'
 import { StorageDeletion } from '../storage/storage-deletion.entity.js'
 import { sessionPrefix } from '../storage/storage.js'
@@ -15,8 +16,8 @@ const CHUNK = 5_000
 
 /**
  * Deletes sessions with everything of theirs: guests, photos, messages and tracking rows go by the
- * foreign keys' cascades, and a customer left without any session is erased too (a guest's data
- * does not outlive the sessions that held it). Their storage prefixes are queued for
+ * foreign keys' cascades, a customer left without any session is erased too, and so are the stored
+ * answers of idempotency keys that name them (a guest's data does not outlive the sessions that held it). Their storage prefixes are queued for
  * `removeDeletedPhotos` in the same transaction, so storage is cleaned if and only if the rows go.
  * Call inside a transaction; after it commits, call `removeDeletedPhotos`.
  */
@@ -34,6 +35,7 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
       .ignore()
       .execute()
     counts.sessions += await tx.nativeDelete(Session, { id: { $in: ids } })
+    await tx.execute(FORGET_SESSIONS, [ids.map((id) => `%${id}%`)])
 
     const customerIds = [...new Set(guests.map((guest) => guest.customer.id))]
     if (customerIds.length === 0) continue
