@@ -132,6 +132,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`.',
         '',
+        'Every answer carries `X-Request-Id`: the request\'s own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.',
+        '',
         'An interactive reference of this document is served at `/docs`.',
       ].join('\n'),
       license: { name: 'MIT', identifier: 'MIT' },

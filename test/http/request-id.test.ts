@@ -1,0 +1,33 @@
+import { ApiError, createClient, safe } from '@photobooth/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer()
+})
+afterAll(() => app?.stop())
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+describe('X-Request-Id', () => {
+  it('when a request names none, or an insane one, then every answer carries a new one; a sane one is kept', async () => {
+    const ids = await Promise.all(
+      ['/openapi.json', '/gallery/nope', '/nope', '/gallery/nope/zip', '/booth/events'].map(async (path) => (await fetch(`${app.url}${path}`)).headers.get('x-request-id')),
+    )
+    ids.forEach((id) => expect(id).toMatch(UUID))
+    expect(new Set(ids).size).toBe(ids.length)
+    const kept = await fetch(`${app.url}/gallery/nope`, { headers: { 'x-request-id': 'booth-7:req-42' } })
+    expect(kept.headers.get('x-request-id')).toBe('booth-7:req-42')
+    for (const insane of ['a b', 'x'.repeat(129), 'é']) {
+      const replaced = await fetch(`${app.url}/gallery/nope`, { headers: { 'x-request-id': insane } })
+      expect(replaced.headers.get('x-request-id'), insane).toMatch(UUID)
+    }
+  })
+
+  it('when the SDK gets an error, then it carries the answer’s request id', async () => {
+    const [error] = await safe(createClient({ baseUrl: app.url }).kiosk.getContext({ eventSlug: 'nope', setSlug: 'nope' }))
+    expect(error instanceof ApiError && error.requestId).toMatch(UUID)
+  })
+})
