@@ -51,6 +51,7 @@ async function main() {
         `  Kiosk context:   ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug}`,
         `  Event page:      ${base}/gallery/events/${DEMO.eventSlug}`,
         `  OpenAPI:         ${base}/openapi.json`,
+        `  API reference:   ${base}/docs`,
         '',
       ].join('\n'),
     )
