@@ -83,7 +83,7 @@ export type ClientOptions = {
    * HttpOnly cookie itself (pages of the service's own origin send it; see `credentials`).
    */
   staffCookies?: boolean
-  /** fetch's `credentials` for every request (`'include'` to send the staff cookie from another origin). */
+  /** fetch's `credentials` for every request. The service answers CORS only on its public routes (`CORS_ORIGINS`): staff pages belong on its own origin. */
   credentials?: RequestInit['credentials']
   /** Each try's timeout in ms, until its answer is read (for a stream, its headers). Default 15000; 0 for none. */
   timeoutMs?: number

@@ -9,6 +9,7 @@ import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies } from './http/edge.js'
+import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { securityHeaders } from './http/security-headers.js'
 import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
@@ -35,8 +36,10 @@ export function createApp(services: Services): Express {
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
   app.use(securityHeaders)
   app.use(requestId)
-  // No route answers OPTIONS (no cross-origin caller needs a preflight): the same 404 everywhere,
-  // rather than Express's automatic answer on the routers that have one.
+  // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
+  app.use(crossOrigin(services.config.corsOrigins))
+  // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
+  // on the routers that have one.
   app.options('/{*path}', notFound)
   app.get('/openapi.json', openApiDocument(services))
   app.use(docsRoutes(services))

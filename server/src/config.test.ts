@@ -54,6 +54,9 @@ describe('configuration', () => {
     expect(() => loadSettings({ KIOSK_URL: 'https://kiosk.example.com/' })).toThrow(/KIOSK_URL: a URL with \{event\} and \{set\} in it/)
     expect(() => loadSettings({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET: at least 32 characters/)
     expect(() => loadSettings({ TRUSTED_ORIGINS: 'https://dashboard.example.com/path' })).toThrow(/TRUSTED_ORIGINS: a comma-separated list of origins/)
+    expect(loadSettings({ CORS_ORIGINS: 'https://photos.example.com,http://localhost:5173' }).corsOrigins).toEqual(['https://photos.example.com', 'http://localhost:5173'])
+    expect(loadSettings({}).corsOrigins).toEqual([])
+    expect(() => loadSettings({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS: a comma-separated list of origins/)
   })
 
   it('when provider keys come without their companions, then start-up says which are missing', () => {

@@ -9,6 +9,14 @@ import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
 import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
 
+/** A comma-separated list of origins (scheme, host, port: no path), e.g. `https://photos.example.com`. */
+const originList = (example: string) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), `a comma-separated list of origins such as ${example}`)
+    .optional()
+
 const optionalUrl = z.url().transform((url) => url.replace(/\/+$/, '')).optional()
 
 const Environment = z
@@ -27,11 +35,8 @@ const Environment = z
       .refine((value) => value.includes('{event}') && value.includes('{set}') && URL.canParse(value.replace(/\{(event|set)\}/g, 'x')), 'a URL with {event} and {set} in it')
       .optional(),
     AUTH_SECRET: z.string().min(32, 'at least 32 characters').optional(),
-    TRUSTED_ORIGINS: z
-      .string()
-      .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-      .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), 'a comma-separated list of origins such as https://dashboard.example.com')
-      .optional(),
+    TRUSTED_ORIGINS: originList('https://dashboard.example.com'),
+    CORS_ORIGINS: originList('https://photos.example.com'),
     SEED_DEMO: z.enum(['true', 'false']).optional(),
     S3_BUCKET: z.string().min(1).optional(),
     S3_REGION: z.string().min(1).default('us-east-1'),
@@ -98,6 +103,8 @@ export type Config = {
   /** Where a set's kiosk opens: a URL with `{event}` and `{set}` (the slugs) in it. */
   kioskUrl: string
   staffAuth: StaffAuthSettings
+  /** Origins whose pages may call the public routes from a browser (CORS); none by default. */
+  corsOrigins: string[]
   seedDemo: boolean
   storage: StorageSettings
   delivery: DeliverySettings
@@ -186,6 +193,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     galleryUrl: e.GALLERY_URL,
     kioskUrl: e.KIOSK_URL,
     staffAuth: { secret: e.AUTH_SECRET, trustedOrigins: e.TRUSTED_ORIGINS ?? [] },
+    corsOrigins: e.CORS_ORIGINS ?? [],
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : e.MODE === 'development',
     storage: e.S3_BUCKET
       ? {

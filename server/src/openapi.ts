@@ -130,7 +130,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         "Errors: JSON `{ error }` (`Error`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
         '',
-        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`.',
+        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context, galleries and their files, `/track`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
         'Every answer carries `X-Request-Id`: the request\'s own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.',
         '',

@@ -1,0 +1,45 @@
+import { contract } from '@photobooth/sdk/contract'
+import cors from 'cors'
+import { Router, type RequestHandler } from 'express'
+
+import { expressPath } from './edge.js'
+
+/**
+ * The routes a guest-facing page on another origin calls from the browser: the kiosk context, the
+ * galleries and their files, and the beacon. Never the booth's, staff's, or any other change.
+ */
+const PUBLIC_ROUTES = [
+  contract.kiosk.getContext,
+  contract.gallery.getEventPage,
+  contract.gallery.getGallery,
+  contract.gallery.downloadPhoto,
+  contract.gallery.downloadZip,
+  contract.tracking.track,
+]
+
+/**
+ * CORS for `CORS_ORIGINS` (none by default: then no route answers a preflight, as before): the
+ * public routes answer those origins' preflights (204) and carry the CORS headers, so that an
+ * operator's own gallery site can call them. A request from any other origin gets no CORS header and
+ * its preflight the usual 404.
+ */
+export function crossOrigin(origins: readonly string[]): Router {
+  const router = Router()
+  if (origins.length === 0) return router
+  const allowed = new Set(origins)
+  const policy = cors({
+    origin: [...allowed],
+    methods: ['GET', 'HEAD', 'POST'],
+    // The SDK names itself; a beacon sent by fetch may be JSON.
+    allowedHeaders: ['content-type', 'x-photobooth-sdk', 'x-request-id'],
+    exposedHeaders: ['content-disposition', 'content-length', 'x-request-id'],
+    maxAge: 600,
+    optionsSuccessStatus: 204,
+  })
+  const fromAllowed: RequestHandler = (req, res, next) => (allowed.has(req.headers.origin ?? '') ? policy(req, res, next) : next())
+  for (const procedure of PUBLIC_ROUTES) {
+    const { method } = procedure['~orpc'].route as { method: 'GET' | 'POST' }
+    router.route(expressPath(procedure)).options(fromAllowed)[method === 'GET' ? 'get' : 'post'](fromAllowed)
+  }
+  return router
+}
