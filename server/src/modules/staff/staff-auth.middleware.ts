@@ -10,7 +10,7 @@ import { sendError } from '../../http/answers.js'
 export type StaffCaller = { memberId: string; email: string; name: string }
 
 /** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (spec, section 7, is about bearer keys). */
-const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
+export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
 
 const members = new WeakMap<IncomingMessage, StaffCaller>()
 

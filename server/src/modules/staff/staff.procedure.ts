@@ -1,6 +1,7 @@
 import { ORPCError } from '@orpc/server'
 
 import { pub } from '../../orpc.js'
+import { STAFF_UNAUTHORIZED } from './staff-auth.middleware.js'
 
 /**
  * The staff procedures: the Express layer authenticated /staff/* (its 401 is written there); this
@@ -8,6 +9,6 @@ import { pub } from '../../orpc.js'
  */
 export const staffProcedure = pub.use(({ context, next }) => {
   const { staff } = context
-  if (!staff) throw new ORPCError('UNAUTHORIZED', { message: 'Staff sign-in required' })
+  if (!staff) throw new ORPCError('UNAUTHORIZED', { message: STAFF_UNAUTHORIZED.error })
   return next({ context: { staff } })
 })
