@@ -34,8 +34,18 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', exports: 'writable', Buffer: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The guest pages' script, served as it is to browsers.
+    files: ['server/src/modules/gallery-pages/assets/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['window', 'document', 'navigator', 'location', 'fetch', 'setTimeout', 'DOMParser', 'File', 'URL', 'Date', 'JSON'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   // JavaScript is in no TypeScript program.
-  { files: ['vendor/**/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['vendor/**/*.js', 'server/src/modules/gallery-pages/assets/*.js'], ...tseslint.configs.disableTypeChecked },
   {
     files: ['eslint.config.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },

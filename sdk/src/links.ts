@@ -8,7 +8,7 @@
 const join = (base: string | URL, ...segments: string[]) =>
   `${String(base).replace(/\/+$/, '')}/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`
 
-/** The gallery page of a session: `galleryBase` is the server's `GALLERY_URL`, e.g. `https://photos.example.com/g`. */
+/** The gallery page of a session: `galleryBase` is the server's `GALLERY_URL`, e.g. `https://photos.example.com/g` (the service's own pages, by default `<API>/g`). */
 export function galleryLink(galleryBase: string | URL, sessionId: string): string {
   return join(galleryBase, sessionId)
 }

@@ -16,6 +16,7 @@ import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.m
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
+import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { authRoutes } from './modules/staff/auth.routes.js'
@@ -43,6 +44,7 @@ export function createApp(services: Services): Express {
   app.options('/{*path}', notFound)
   app.get('/openapi.json', openApiDocument(services))
   app.use(docsRoutes(services))
+  app.use(galleryPageRoutes(services))
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))

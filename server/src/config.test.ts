@@ -21,7 +21,7 @@ describe('configuration', () => {
     expect(resolveConfig(settings, 4321)).toMatchObject({
       publicUrl: 'http://localhost:4321',
       cdnUrl: 'http://localhost:4321/photos',
-      galleryUrl: 'http://localhost:4321/gallery',
+      galleryUrl: 'http://localhost:4321/g',
     })
   })
 

@@ -17,6 +17,9 @@ const originList = (example: string) =>
     .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), `a comma-separated list of origins such as ${example}`)
     .optional()
 
+/** Where the service serves the guest's pages: the default `GALLERY_URL` is `PUBLIC_URL` + this. */
+export const GALLERY_PAGES_PATH = '/g'
+
 const optionalUrl = z.url().transform((url) => url.replace(/\/+$/, '')).optional()
 
 const Environment = z
@@ -249,7 +252,7 @@ export function resolveConfig(settings: Settings, port: number): Config {
     port,
     publicUrl,
     cdnUrl: settings.cdnUrl ?? `${publicUrl}/photos`,
-    galleryUrl: settings.galleryUrl ?? `${publicUrl}/gallery`,
+    galleryUrl: settings.galleryUrl ?? `${publicUrl}${GALLERY_PAGES_PATH}`,
     kioskUrl: settings.kioskUrl ?? `${publicUrl}/events/{event}/sets/{set}`,
     staffAuth: { ...settings.staffAuth, trustedOrigins: [...new Set([new URL(publicUrl).origin, ...settings.staffAuth.trustedOrigins])] },
   }

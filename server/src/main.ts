@@ -1,6 +1,6 @@
 import { constants } from 'node:os'
 
-import { loadSettings } from './config.js'
+import { GALLERY_PAGES_PATH, loadSettings } from './config.js'
 import { DEMO } from './db/seed.js'
 import { createLogger } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
@@ -49,7 +49,7 @@ async function main() {
         '',
         `  Photo booth service on ${base} (${settings.mode})`,
         `  Kiosk context:   ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug}`,
-        `  Event page:      ${base}/gallery/events/${DEMO.eventSlug}`,
+        `  Event page:      ${base}${GALLERY_PAGES_PATH}/events/${DEMO.eventSlug}   (JSON: ${base}/gallery/events/${DEMO.eventSlug})`,
         `  OpenAPI:         ${base}/openapi.json`,
         `  API reference:   ${base}/docs`,
         '',

@@ -65,6 +65,12 @@ function shapeProblem(response: ParsedResponse): string | undefined {
     if (method === 'PUT' && path?.startsWith('/photos/') && /^<\?xml[^>]*\?>\s*<Error><Code>\w+<\/Code>/.test(text)) return undefined
     return `XML outside PUT /photos/*: ${preview(body)}`
   }
+  if (type.startsWith('text/html')) {
+    // The guest's pages (/g/…) answer a missing gallery or event with a page of their own.
+    const target = response.answers?.target ?? ''
+    if (status === 404 && /^\/g(\/|$)/.test(new URL(target, 'http://x').pathname) && text.includes('data-page="missing"')) return undefined
+    return `HTML outside the guest's pages' 404: ${preview(body)}`
+  }
   return `Content-Type ${JSON.stringify(type)} with ${body.length === 0 ? 'an empty body' : preview(body)}`
 }
 

@@ -309,6 +309,14 @@ const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
   { weight: 1, arbitrary: fc.constantFrom('*', 'example.com:443', `${ref('host')}`, `http://${ref('host')}/track`, 'http://[::1]/x', '//evil.example/x', '/\\evil.example', 'x', '', '/%', '/%ZZ', '/..', '/../../etc/passwd') },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/photos/', '/photos/sessions/', '/gallery/', '/booth/', '/api/auth/sign-in/', '/api/auth/'), fc.array(unroutedSegment, { maxLength: 4 })).map(([prefix, segments]) => prefix + segments.join('/')) },
   { weight: 1, arbitrary: fc.array(unroutedStaffSegment, { maxLength: 4 }).map((segments) => `/staff/${segments.join('/')}`) },
+  // The guest's pages: real sessions and events, and anything else under their path.
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.constantFrom(...REFS_FOR.sessionId!.map((name) => `/g/${ref(name)}`), ...REFS_FOR.slug!.map((name) => `/g/events/${ref(name)}`)),
+      fc.array(unroutedSegment, { maxLength: 3 }).map((segments) => `/g/${segments.join('/')}`),
+    ),
+  },
   {
     weight: 1,
     arbitrary: fc

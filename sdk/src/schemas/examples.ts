@@ -24,7 +24,7 @@ export const EXAMPLE_SET = { id: set, slug: 'photo-wall', name: 'Photo Wall' }
 export const EXAMPLE_PHOTO_KEY = `sessions/${session}/${photo}.jpg`
 export const EXAMPLE_PHOTO = { id: photo, url: `${BASE}/photos/${EXAMPLE_PHOTO_KEY}`, width: 1800, height: 1200 }
 export const EXAMPLE_GUEST = { name: 'Ada Lovelace', email: 'ada@example.org', phone: '(415) 555-2671' }
-export const EXAMPLE_GALLERY_URL = `${BASE}/gallery/${session}`
+export const EXAMPLE_GALLERY_URL = `${BASE}/g/${session}`
 export const EXAMPLE_CREATED_AT = 1782929052000
 export const EXAMPLE_COMPLETED_AT = 1782929380000
 

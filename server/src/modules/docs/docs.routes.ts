@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 
-import { Router, type RequestHandler } from 'express'
+import { Router } from 'express'
 
 import type { Services } from '../../context.js'
-import { SECURITY_HEADERS } from '../../http/security-headers.js'
+import { pageSecurityPolicy } from '../../http/security-headers.js'
 
 /**
  * `GET /docs`: an interactive reference of the served document (`/openapi.json`), Swagger UI served
@@ -48,24 +48,13 @@ const PAGE = `<!doctype html>
 /** swagger-ui-dist's folder in the server package's node_modules. */
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 
-/**
- * helmet's CSP without `upgrade-insecure-requests` where the service is served over plain HTTP
- * (development, or a booth laptop's LAN address): the browser would otherwise ask for the page's
- * assets over HTTPS, which nothing answers, and show a blank page. Over HTTPS it stays as it is.
- */
-function pageSecurityPolicy(publicUrl: string): RequestHandler | undefined {
-  if (!publicUrl.startsWith('http:')) return undefined
-  const policy = SECURITY_HEADERS.get('Content-Security-Policy')!.replace(/;?upgrade-insecure-requests/, '')
-  return (_req, res, next) => {
-    res.setHeader('Content-Security-Policy', policy)
-    next()
-  }
-}
-
 export function docsRoutes({ config }: Pick<Services, 'config'>): Router {
   const router = Router()
   const policy = pageSecurityPolicy(config.publicUrl)
-  if (policy) router.use('/docs', policy)
+  router.use('/docs', (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', policy)
+    next()
+  })
   router.get('/docs', (_req, res) => void res.type('html').send(PAGE))
   router.get('/docs/assets/init.js', (_req, res) => void res.type('text/javascript; charset=utf-8').send(INIT_SCRIPT))
   router.get('/docs/assets/:file', (req, res, next) => {

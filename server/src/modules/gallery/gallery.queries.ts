@@ -32,13 +32,19 @@ export const GALLERY_QUERIES = {
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
       where s.id = ? and ${isLive('s')}`,
-  photos: 'select id, session_id, storage_key, width, height from photo where session_id in (?) order by session_id, position',
+  /** An active session's event: the gallery link opened before the photos are in. */
+  pending: `select e.name as event_name
+       from session s
+       join event_set st on st.id = s.set_id
+       join event e on e.id = st.event_id
+      where s.id = ? and s.status = 'active'`,
+  photos: 'select id, session_id, storage_key, width, height, size_bytes from photo where session_id in (?) order by session_id, position',
 }
 
 export type EventWithSetsRow = { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
 export type GalleryRow = { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
-export type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number }
+export type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number; size_bytes: number }
 
 /** A live gallery's photos as files: what sending them needs, and where they are counted. */
 const PHOTO_FILES = `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id

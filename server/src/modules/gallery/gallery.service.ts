@@ -7,17 +7,25 @@ import { photoUrl } from './photo-url.js'
 
 type Photo = { id: string; url: string; width: number; height: number }
 
+/** The event page, or "no such event" (a private event included). */
+export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
+  const page = await readPublicEventPage(context, slug)
+  if (!page) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  return page
+}
+
 /**
- * The event page in three round trips whatever its size: the event with its sets, the latest
- * live sessions of every set (one lateral query), then all their photos.
+ * The one reader of an event page, for the JSON route and the guest's page, in three round trips
+ * whatever its size: the event with its sets, the latest live sessions of every set (one lateral
+ * query), then all their photos. Absent for an unknown or private event.
  */
-export async function readEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
+export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, slug: string) {
   const sets = await em.execute<EventWithSetsRow[]>(GALLERY_QUERIES.eventWithSets, [slug])
   const event = sets[0]
-  if (!event || event.is_private) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (!event || event.is_private) return undefined
 
   const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
-  const photos = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
+  const { photos } = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
   const sessionsBySet = groupBy(sessions, (session) => session.set_id)
   return {
     id: event.id,
@@ -40,26 +48,46 @@ export async function readEventPage({ em, config }: Pick<AppContext, 'em' | 'con
   }
 }
 
+export const NO_SUCH_GALLERY = 'no such gallery'
+
 /** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
-export async function readGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, { sessionId }: { sessionId: string }) {
+export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { sessionId }: { sessionId: string }) {
+  const live = await readLiveGallery(context, sessionId)
+  if (!live) throw new AppError('NOT_FOUND', NO_SUCH_GALLERY)
+  return live.gallery
+}
+
+/**
+ * The one reader of a gallery, for the JSON route and the guest's page: the gallery as the spec
+ * shapes it, and the recorded size of its photos (what "Download all" will weigh); absent unless live.
+ */
+export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const [session] = await em.execute<GalleryRow[]>(GALLERY_QUERIES.gallery, [sessionId])
-  if (!session) throw new AppError('NOT_FOUND', 'no such gallery')
-  const photos = await readPhotos(em, [session.id], config.cdnUrl)
+  if (!session) return undefined
+  const { photos, bytes } = await readPhotos(em, [session.id], config.cdnUrl)
   return {
-    id: session.id,
-    label: session.label,
-    event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
-    photos: photos.get(session.id) ?? [],
+    gallery: {
+      id: session.id,
+      label: session.label,
+      event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
+      photos: photos.get(session.id) ?? [],
+    },
+    photoBytes: bytes.get(session.id) ?? 0,
   }
 }
 
-/** Photos of the given sessions in gallery order, grouped by session. */
-async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: string): Promise<Map<string, Photo[]>> {
-  if (sessionIds.length === 0) return new Map()
-  const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
+export type Gallery = NonNullable<Awaited<ReturnType<typeof readLiveGallery>>>['gallery']
+export type EventPage = NonNullable<Awaited<ReturnType<typeof readPublicEventPage>>>
+
+/** Photos of the given sessions in gallery order, and their total size, grouped by session. */
+async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: string) {
   const photos = new Map<string, Photo[]>()
+  const bytes = new Map<string, number>()
+  if (sessionIds.length === 0) return { photos, bytes }
+  const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
   for (const [sessionId, group] of groupBy(rows, (row) => row.session_id)) {
     photos.set(sessionId, group.map((row) => ({ id: row.id, url: photoUrl(cdnUrl, row.storage_key), width: row.width, height: row.height })))
+    bytes.set(sessionId, group.reduce((sum, row) => sum + row.size_bytes, 0))
   }
-  return photos
+  return { photos, bytes }
 }

@@ -1,0 +1,209 @@
+import { escapeHtml as e } from '../../html.js'
+import type { EventPage, Gallery } from '../gallery/gallery.service.js'
+
+/** Where the page's files are (content-hashed names) and the absolute addresses it names. */
+export type PageLinks = {
+  stylesheet: string
+  script: string
+  /** The absolute URL of a session's page: what is shared and previewed. */
+  sessionPage: (sessionId: string) => string
+  /** The absolute URL of an event's page. */
+  eventPage: (slug: string) => string
+}
+
+/** Images before the fold load at once; the rest when scrolled to. */
+const EAGER_IMAGES = 2
+
+export function galleryPage({ gallery, photoBytes }: { gallery: Gallery; photoBytes: number }, links: PageLinks): string {
+  const { id, label, event, photos } = gallery
+  const url = links.sessionPage(id)
+  const count = photoCount(photos.length)
+  const cover = photos[0]!
+  const facebook = `https://www.facebook.com/sharer/sharer.php?u=${encodeURIComponent(url)}`
+  const items = photos
+    .map((photo, index) => {
+      const n = index + 1
+      const name = `Photo ${n} of ${photos.length}`
+      return `<li class="photo" id="photo-${n}">
+<a class="photo-open" href="${e(photo.url)}" data-index="${index}" aria-label="${name}, full size"><img src="${e(photo.url)}" width="${photo.width}" height="${photo.height}" alt="${e(`${name}, ${label} at ${event.name}`)}"${index < EAGER_IMAGES ? '' : ' loading="lazy"'} decoding="async"></a>
+<a class="button" href="/gallery/${e(id)}/photos/${e(photo.id)}/download" download aria-label="Download photo ${n} of ${photos.length}">Download</a>
+</li>`
+    })
+    .join('\n')
+  return layout({
+    title: `${label} · ${event.name}`,
+    description: `${count} from the photo booth at ${event.name}`,
+    url,
+    image: cover,
+    links,
+    body: { page: 'gallery', 'session-id': id, 'share-url': url },
+    main: `<header class="top">
+<p class="eyebrow">${e(event.name)}</p>
+<h1>${e(label)}</h1>
+<p class="meta">${count}</p>
+</header>
+<div class="actions">
+<a class="button primary" href="/gallery/${e(id)}/zip" download data-zip>Download all (${count}, ${megabytes(photoBytes)})</a>
+</div>
+<section class="share" aria-labelledby="share-title">
+<h2 id="share-title">Share</h2>
+<div class="share-buttons">
+<button type="button" class="button" data-share="native" hidden>Share…</button>
+<button type="button" class="button" data-share="copy" hidden>Copy link</button>
+<a class="button" data-share="facebook" href="${e(facebook)}" target="_blank" rel="noopener">Facebook</a>
+<button type="button" class="button" data-share="instagram" hidden>Instagram</button>
+<button type="button" class="button" data-share="tiktok" hidden>TikTok</button>
+</div>
+<p class="status" role="status" aria-live="polite"></p>
+</section>
+<ol class="photos">
+${items}
+</ol>
+<dialog class="viewer" aria-label="Photo viewer">
+<div class="viewer-bar">
+<button type="button" class="button" data-viewer="previous" aria-label="Previous photo">‹</button>
+<p class="viewer-count" aria-live="polite"></p>
+<button type="button" class="button" data-viewer="next" aria-label="Next photo">›</button>
+<a class="button" data-viewer="download" href="#" download>Download</a>
+<button type="button" class="button" data-viewer="close" aria-label="Close">✕</button>
+</div>
+<img class="viewer-image" src="data:," alt="">
+</dialog>`,
+  })
+}
+
+/** The link works from registration on: until the booth completes, the photos are on their way. */
+export function waitingPage({ sessionId, eventName }: { sessionId: string; eventName: string }, links: PageLinks): string {
+  return layout({
+    title: `Your photos are on their way · ${eventName}`,
+    description: `Photos from the photo booth at ${eventName}`,
+    url: links.sessionPage(sessionId),
+    links,
+    // Without the script, the page asks again by itself.
+    refreshWithoutScript: 10,
+    body: { page: 'waiting', 'session-id': sessionId },
+    main: `<div class="notice" role="status">
+<p class="eyebrow">${e(eventName)}</p>
+<h1>Your photos are on their way</h1>
+<p>The booth is still sending them. They will appear here as soon as they arrive: keep this page open.</p>
+</div>`,
+  })
+}
+
+export function notFoundPage(links: PageLinks, what: 'gallery' | 'event'): string {
+  const text =
+    what === 'gallery'
+      ? 'This link does not lead to any photos. Check that it is the whole link from your message, or ask the photo booth team at the event.'
+      : 'There is no public page for this event. The link to your own photos, from your message, still works.'
+  return layout({
+    title: what === 'gallery' ? 'Gallery not found' : 'Event not found',
+    links,
+    body: { page: 'missing' },
+    main: `<div class="notice">
+<h1>${what === 'gallery' ? 'We can’t find these photos' : 'We can’t find this event'}</h1>
+<p>${text}</p>
+</div>`,
+  })
+}
+
+export function eventPage(page: EventPage, links: PageLinks): string {
+  const sessions = page.sets.flatMap((set) => set.sessions)
+  const cover = sessions[0]?.photos[0]
+  const sets = page.sets
+    .filter((set) => set.sessions.length > 0)
+    .map((set) => {
+      const cards = set.sessions
+        .map((session) => {
+          const first = session.photos[0]!
+          return `<li class="card"><a href="${e(links.sessionPage(session.id))}"><img src="${e(first.url)}" width="${first.width}" height="${first.height}" alt="" loading="lazy" decoding="async"><span class="card-label">${e(session.label)}</span><span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
+        })
+        .join('\n')
+      return `<section class="set" aria-labelledby="set-${e(set.id)}">
+<h2 id="set-${e(set.id)}">${e(set.name)}</h2>
+<ul class="cards">
+${cards}
+</ul>
+</section>`
+    })
+    .join('\n')
+  return layout({
+    title: page.name,
+    description: `Photos from the photo booth at ${page.name}`,
+    url: links.eventPage(page.slug),
+    image: cover,
+    links,
+    indexable: true,
+    body: { page: 'event', 'event-id': page.id },
+    main: `<header class="top">
+<h1>${e(page.name)}</h1>
+<p class="meta">${sessions.length === 0 ? 'No photos yet' : `${sessions.length} ${sessions.length === 1 ? 'gallery' : 'galleries'}`}</p>
+</header>
+${sessions.length === 0 ? '<p class="notice">The first photos will appear here as soon as the booth sends them.</p>' : sets}`,
+  })
+}
+
+type Layout = {
+  title: string
+  description?: string
+  /** The page's own absolute URL, for link previews. */
+  url?: string
+  image?: { url: string; width: number; height: number }
+  links: PageLinks
+  /** A guest's gallery stays out of search engines; a public event's page may be found. */
+  indexable?: boolean
+  refreshWithoutScript?: number
+  /** `data-*` attributes of the body: what the script needs to know. */
+  body: Record<string, string>
+  main: string
+}
+
+function layout({ title, description, url, image, links, indexable = false, refreshWithoutScript, body, main }: Layout): string {
+  const meta = [
+    description && `<meta name="description" content="${e(description)}">`,
+    indexable ? '' : '<meta name="robots" content="noindex">',
+    `<meta property="og:title" content="${e(title)}">`,
+    description && `<meta property="og:description" content="${e(description)}">`,
+    url && `<meta property="og:url" content="${e(url)}">`,
+    '<meta property="og:type" content="website">',
+    image &&
+      `<meta property="og:image" content="${e(image.url)}">
+<meta property="og:image:type" content="image/jpeg">
+<meta property="og:image:width" content="${image.width}">
+<meta property="og:image:height" content="${image.height}">
+<meta name="twitter:image" content="${e(image.url)}">`,
+    `<meta name="twitter:card" content="${image ? 'summary_large_image' : 'summary'}">`,
+    `<meta name="twitter:title" content="${e(title)}">`,
+    description && `<meta name="twitter:description" content="${e(description)}">`,
+    refreshWithoutScript && `<noscript><meta http-equiv="refresh" content="${refreshWithoutScript}"></noscript>`,
+  ]
+    .filter(Boolean)
+    .join('\n')
+  const data = Object.entries(body)
+    .map(([name, value]) => ` data-${name}="${e(value)}"`)
+    .join('')
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${e(title)}</title>
+${meta}
+<link rel="stylesheet" href="${links.stylesheet}">
+<script src="${links.script}" defer></script>
+</head>
+<body${data}>
+<main>
+${main}
+</main>
+</body>
+</html>
+`
+}
+
+const photoCount = (n: number) => `${n} ${n === 1 ? 'photo' : 'photos'}`
+
+/** What "Download all" weighs, as a phone's owner reads it (SI units, as the phones show them). */
+export function megabytes(bytes: number): string {
+  if (bytes < 1_000_000) return `${Math.max(1, Math.round(bytes / 1000))} KB`
+  return `${(bytes / 1_000_000).toFixed(1)} MB`
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+
+import compression from 'compression'
+import { Router, type Response } from 'express'
+
+import { GALLERY_PAGES_PATH } from '../../config.js'
+import type { Services } from '../../context.js'
+import { pageSecurityPolicy } from '../../http/security-headers.js'
+import { readPublicEventPage } from '../gallery/gallery.service.js'
+import { eventPage, galleryPage, notFoundPage, waitingPage, type PageLinks } from './gallery-pages.html.js'
+import { readGalleryPage } from './gallery-pages.service.js'
+
+/** The pages' two files, named by their content so that they can be cached for good. */
+function loadAsset(file: string, type: string) {
+  const body = readFileSync(new URL(`./assets/${file}`, import.meta.url))
+  const [name, extension] = file.split('.') as [string, string]
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12)
+  return { path: `${GALLERY_PAGES_PATH}/assets/${name}.${hash}.${extension}`, type, body }
+}
+
+/** Ids and slugs as the JSON routes accept them: anything else is no page, without a query. */
+const KEY = /^[A-Za-z0-9_-]{1,64}$/
+
+/**
+ * The guest's side, served by the service itself: a session's gallery at `/g/<session id>` (where
+ * the default gallery link points), the page shown while its photos are on their way, and a public
+ * event's page at `/g/events/<slug>`. Server-rendered from the JSON routes' own readers; the script
+ * only adds beacons, sharing, the viewer and the wait. An operator with a front end of their own
+ * points `GALLERY_URL` at it instead.
+ */
+export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'orm'>): Router {
+  const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
+  const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
+  const base = `${config.publicUrl}${GALLERY_PAGES_PATH}`
+  const links: PageLinks = {
+    stylesheet: stylesheet.path,
+    script: script.path,
+    sessionPage: (sessionId) => `${base}/${sessionId}`,
+    eventPage: (slug) => `${base}/events/${encodeURIComponent(slug)}`,
+  }
+  const policy = pageSecurityPolicy(config.publicUrl, { imageOrigins: [new URL(config.cdnUrl).origin] })
+  const send = (res: Response, status: number, cache: string, html: string) =>
+    void res.status(status).setHeader('Content-Security-Policy', policy).setHeader('Cache-Control', cache).type('html').send(html)
+  const context = () => ({ config, em: orm.em.fork() })
+
+  const router = Router()
+  router.use(GALLERY_PAGES_PATH, compression())
+  for (const asset of assets) {
+    router.get(asset.path, (_req, res) => void res.type(asset.type).setHeader('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body))
+  }
+  router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
+    const page = KEY.test(req.params.slug) ? await readPublicEventPage(context(), req.params.slug) : undefined
+    if (!page) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
+    send(res, 200, 'no-cache', eventPage(page, links))
+  })
+  router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
+    const page = KEY.test(req.params.sessionId) ? await readGalleryPage(context(), req.params.sessionId) : { kind: 'missing' as const }
+    if (page.kind === 'live') return send(res, 200, 'no-cache', galleryPage(page, links))
+    // The wait is asked again every few seconds: never from a cache.
+    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId: req.params.sessionId, eventName: page.eventName }, links))
+    send(res, 404, 'no-store', notFoundPage(links, 'gallery'))
+  })
+  // Any other page under the path (a link cut short or with a stray segment) is a page too.
+  router.get([GALLERY_PAGES_PATH, `${GALLERY_PAGES_PATH}/{*rest}`], (_req, res) => send(res, 404, 'no-store', notFoundPage(links, 'gallery')))
+  return router
+}
