@@ -204,6 +204,7 @@ const photoCount = (n: number) => `${n} ${n === 1 ? 'photo' : 'photos'}`
 
 /** What "Download all" weighs, as a phone's owner reads it (SI units, as the phones show them). */
 export function megabytes(bytes: number): string {
-  if (bytes < 1_000_000) return `${Math.max(1, Math.round(bytes / 1000))} KB`
+  // Below 999.5 KB: from there on, rounding to whole kilobytes would show "1000 KB".
+  if (bytes < 999_500) return `${Math.max(1, Math.round(bytes / 1000))} KB`
   return `${(bytes / 1_000_000).toFixed(1)} MB`
 }

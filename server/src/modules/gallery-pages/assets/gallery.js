@@ -33,11 +33,17 @@
   const setUpSharing = (sessionId, url) => {
     const title = document.title
     const buttons = document.querySelectorAll('[data-share]')
+    const filesShareable = canShareFiles()
+    // The first photo's file, fetched ahead: Safari lets a share follow a tap only promptly, not
+    // after a download of several megabytes. A photo opened in the viewer is fetched on the tap.
+    const first = document.querySelector('.photo-open')
+    let firstFile
+    if (filesShareable && first) firstFile = photoFile(first, title).catch(() => undefined)
     for (const button of buttons) {
       const channel = button.dataset.share
       if (channel === 'native') button.hidden = !navigator.share
       if (channel === 'copy') button.hidden = !(navigator.clipboard && navigator.clipboard.writeText)
-      if (channel === 'instagram' || channel === 'tiktok') button.hidden = !canShareFiles()
+      if (channel === 'instagram' || channel === 'tiktok') button.hidden = !filesShareable
       button.addEventListener('click', async () => {
         track({ kind: 'share', sessionId, channel })
         try {
@@ -47,8 +53,10 @@
             say('Link copied')
           }
           if (channel === 'instagram' || channel === 'tiktok') {
-            const photo = viewer.current() || document.querySelector('.photo-open')
-            await navigator.share({ files: [await photoFile(photo, title)], title })
+            const opened = viewer.current()
+            const file = opened && opened !== first ? await photoFile(opened, title) : await firstFile
+            if (!file) throw new Error('the photo could not be fetched')
+            await navigator.share({ files: [file], title })
           }
         } catch (error) {
           // The guest closing the share sheet is not a failure.
