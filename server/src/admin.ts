@@ -6,6 +6,7 @@
  *   pnpm admin booth-key list
  *   pnpm admin booth-key revoke <id>
  *   pnpm admin demo seed
+ *   pnpm admin migrate          (also `pnpm migrate`; built: `node server/dist/admin.js migrate`)
  */
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
@@ -29,16 +30,25 @@ const USAGE = `Usage:
   pnpm admin booth-key create --name "<booth>"   create a key; it is shown once
   pnpm admin booth-key list                       list keys (never their secrets)
   pnpm admin booth-key revoke <id>                revoke a key at once
-  pnpm admin demo seed                            create the demo event (slug "demo") unless it exists`
+  pnpm admin demo seed                            create the demo event (slug "demo") unless it exists
+  pnpm admin migrate                              apply pending migrations (every command does first)`
 
 /** A usage mistake: said on stderr, exit code 2, and nothing is written. */
 class UsageError extends Error {}
 
-type Command = { run: (orm: Orm) => Promise<number> }
+type Command = { run: (orm: Orm, applied: string[]) => Promise<number> }
 
 /** What `positionals` and `values` ask for, checked before the database is opened. */
 function commandOf(positionals: string[], values: { name?: string; email?: string; password?: string }): Command {
   const [area, verb, argument] = positionals
+  if (area === 'migrate' && verb === undefined) {
+    return {
+      run: async (_orm, applied) => {
+        console.log(applied.length > 0 ? `Applied ${applied.join(', ')}.` : 'Every migration is applied.')
+        return 0
+      },
+    }
+  }
   switch (`${area} ${verb}`) {
     case 'staff create':
       if (!values.email?.trim()) throw new UsageError('staff create needs --email <email>')
@@ -166,8 +176,7 @@ async function main(argv: string[]): Promise<number> {
     : await startEmbeddedPostgres({ dataDir: settings.dataDir, port: settings.embeddedPostgresPort, database: 'photobooth' })
   const orm = await openOrm(settings.databaseUrl ?? embedded!.url)
   try {
-    await migrate(orm)
-    return await command.run(orm)
+    return await command.run(orm, await migrate(orm))
   } finally {
     await closeAuth?.()
     await orm.close()

@@ -9,6 +9,7 @@ import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies } from './http/edge.js'
+import { healthRoutes } from './http/health.js'
 import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { securityHeaders } from './http/security-headers.js'
@@ -42,6 +43,7 @@ export function createApp(services: Services): Express {
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
   // on the routers that have one.
   app.options('/{*path}', notFound)
+  app.use(healthRoutes(services))
   app.get('/openapi.json', openApiDocument(services))
   app.use(docsRoutes(services))
   app.use(galleryPageRoutes(services))

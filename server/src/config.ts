@@ -41,6 +41,7 @@ const Environment = z
     TRUSTED_ORIGINS: originList('https://dashboard.example.com'),
     CORS_ORIGINS: originList('https://photos.example.com'),
     SEED_DEMO: z.enum(['true', 'false']).optional(),
+    MIGRATE_ON_START: z.enum(['true', 'false']).default('true'),
     S3_BUCKET: z.string().min(1).optional(),
     S3_REGION: z.string().min(1).default('us-east-1'),
     S3_ENDPOINT: z.url().optional(),
@@ -51,6 +52,7 @@ const Environment = z
     DELIVERY: z.enum(['on', 'off']).default('on'),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
     REDIS_URL: z.url().optional(),
     CONTACT_TO: z.email().optional(),
@@ -109,6 +111,8 @@ export type Config = {
   /** Origins whose pages may call the public routes from a browser (CORS); none by default. */
   corsOrigins: string[]
   seedDemo: boolean
+  /** Apply pending migrations at start (several instances at once are safe); off: a release step runs `migrate`. */
+  migrateOnStart: boolean
   storage: StorageSettings
   delivery: DeliverySettings
   rateLimits: RateLimitSettings
@@ -117,6 +121,8 @@ export type Config = {
   contact: ContactSettings
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
   shutdownGraceMs: number
+  /** On SIGTERM, how long to go on serving, with `/readyz` answering 503, before the drain begins. */
+  shutdownDelayMs: number
 }
 
 /** Staff sign-in (Better Auth). */
@@ -198,6 +204,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     staffAuth: { secret: e.AUTH_SECRET, trustedOrigins: e.TRUSTED_ORIGINS ?? [] },
     corsOrigins: e.CORS_ORIGINS ?? [],
     seedDemo: e.SEED_DEMO ? e.SEED_DEMO === 'true' : e.MODE === 'development',
+    migrateOnStart: e.MIGRATE_ON_START === 'true',
     storage: e.S3_BUCKET
       ? {
           kind: 's3',
@@ -223,6 +230,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     redisUrl: e.REDIS_URL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     delivery: {
       dispatch: e.DELIVERY === 'on',
       email: postmark ? { kind: 'postmark', ...postmark } : development ? { kind: 'console' } : undefined,

@@ -35,6 +35,8 @@ export type Services = {
   contactMailer?: ContactMailer
   /** Better Auth: staff sign-in, sessions and members. */
   auth: StaffAuth
+  /** Whether this instance is draining after a SIGTERM (`/readyz` then answers 503). */
+  draining: () => boolean
 }
 
 /**

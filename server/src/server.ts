@@ -6,7 +6,7 @@ import { createClient, type RedisClientType } from 'redis'
 import { createApp } from './app.js'
 import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
-import { migrate, openOrm, type Orm, type QueryListener } from './db/orm.js'
+import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } from './db/orm.js'
 import { seedDemo } from './db/seed.js'
 import { trackConnections } from './http/connection-drain.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
@@ -95,10 +95,16 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
   let server: Server | undefined
   let auth: AuthService | undefined
   try {
-    await migrate(orm)
-    // Idempotency keys that expired while no instance ran (then hourly, modules/idempotency).
-    await pruneExpiredKeys(orm.em.fork(), clock())
-    if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
+    if (settings.migrateOnStart) await migrate(orm)
+    const pending = await pendingMigrations(orm)
+    if (pending.length > 0) {
+      // Started ahead of its release step: up, but not ready (/readyz) until `migrate` has run.
+      logger.error('migrations pending: run `pnpm migrate` (or `node server/dist/admin.js migrate`)', new Error(`pending: ${pending.join(', ')}`))
+    } else {
+      // Idempotency keys that expired while no instance ran (then hourly, modules/idempotency).
+      await pruneExpiredKeys(orm.em.fork(), clock())
+      if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
+    }
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
     redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
@@ -156,13 +162,21 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
       auth: auth.auth,
+      draining: () => stopRequested,
     })
     server.on('request', connections.handle(refusals.handle(app)))
 
     const graceMs = settings.shutdownGraceMs
     let stopping: Promise<void> | undefined
+    let stopRequested = false
     const stop = () =>
       (stopping ??= (async () => {
+        // Still serving, but not ready: the load balancer takes the instance out before it closes.
+        stopRequested = true
+        if (settings.shutdownDelayMs > 0) {
+          logger.info('not ready: serving on until the shutdown delay is over', { delayMs: settings.shutdownDelayMs })
+          await new Promise((resolve) => setTimeout(resolve, settings.shutdownDelayMs))
+        }
         let graceTimer: NodeJS.Timeout | undefined
         const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), graceMs)))
         // Nothing new is taken; requests in flight finish, and so does the message in hand.

@@ -71,11 +71,16 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
   })
 }
 
-/** Applies pending migrations, one instance at a time when several start together. */
-export async function migrate(orm: Orm): Promise<void> {
+/** Applies pending migrations, one instance at a time when several start together; answers their names. */
+export async function migrate(orm: Orm): Promise<string[]> {
   // The lock is held by this transaction while the migrator runs each migration in its own.
-  await orm.em.fork().transactional(async (tx) => {
+  return orm.em.fork().transactional(async (tx) => {
     await lockFor(tx, 'photobooth:migrations')
-    await orm.getMigrator().up()
+    return (await orm.getMigrator().up()).map((migration) => migration.name)
   })
+}
+
+/** The migrations this database has not had yet. */
+export async function pendingMigrations(orm: Orm): Promise<string[]> {
+  return (await orm.getMigrator().getPendingMigrations()).map((migration) => migration.name)
 }
