@@ -1,7 +1,9 @@
 /**
  * Gallery read benchmark: our service (oRPC OpenAPIHandler in Express 5, MikroORM) against a
  * hand-written Express 5 + `pg` baseline answering the same two routes with the same SQL, the
- * same round trips and byte-for-byte the same JSON, from the same database.
+ * same round trips and byte-for-byte the same JSON, from the same database. Then the guest's
+ * server-rendered page `GET /g/<sessionId>` against our own JSON route for the same gallery, and
+ * the page's weight before images (HTML + CSS + JS, as sent compressed to a browser).
  *
  *   pnpm bench                       # embedded PostgreSQL in a temp folder
  *   DATABASE_URL=postgres://… pnpm bench
@@ -9,14 +11,16 @@
  *
  * See bench/README.md for what is measured and the figures.
  */
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpServer, get as httpGet, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
-import { loadSettings, type Settings } from '@photobooth/server/config'
+import { GALLERY_PAGES_PATH, loadSettings, type Settings } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
@@ -31,7 +35,9 @@ import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-const TARGET_RATIO = 0.75
+const TARGET_RATIO = 0.75 // ours ÷ the baseline, on both JSON routes
+const PAGE_TARGET_RATIO = 0.7 // the gallery page ÷ our JSON route for the same gallery
+const PAGE_TRANSFER_LIMIT = 30 * 1024 // bytes: the page's HTML + CSS + JS as sent compressed
 const SETS = 20
 const LIVE_PER_SET = SESSIONS_PER_SET // 12: what the event page shows per set
 const OLDER_LIVE_PER_SET = 5 // live too, but older than the 12 shown: the limit must cut them
@@ -299,52 +305,209 @@ function assertEventPage(text: string, seeded: Seeded): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The guest's page: GET /g/<sessionId>, checked, then weighed as a browser receives it
+
+class CheckFailed extends Error {}
+
+/** What a browser sends for a page. The compression of the answer is part of what a guest gets. */
+const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
+const BROWSER_ENCODINGS = 'gzip, deflate, br'
+
+type RawAnswer = {
+  status: number
+  headers: IncomingHttpHeaders
+  /** The body as it came over the wire: still compressed, the chunked framing removed. */
+  raw: Buffer
+  /** The body decoded according to its Content-Encoding. */
+  text: string
+}
+
+/** GET with `node:http`, which (unlike fetch) leaves the body as sent: its bytes are what the wire carried. */
+function rawGet(url: string, headers: Record<string, string>): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', reject)
+      res.on('end', () => {
+        try {
+          const raw = Buffer.concat(chunks)
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text: decode(raw, res.headers['content-encoding']).toString('utf8') })
+        } catch (error) {
+          reject(new CheckFailed(`${url}: the body does not decode as its Content-Encoding says: ${String(error)}`))
+        }
+      })
+    }).on('error', reject)
+  })
+}
+
+function decode(raw: Buffer, encoding: string | undefined): Buffer {
+  switch (encoding ?? 'identity') {
+    case 'identity':
+      return raw
+    case 'br':
+      return brotliDecompressSync(raw)
+    case 'gzip':
+      return gunzipSync(raw)
+    case 'deflate':
+      return inflateSync(raw)
+    default:
+      throw new CheckFailed(`unexpected Content-Encoding ${encoding}`)
+  }
+}
+
+/** The status, the type, and a Content-Length (when sent) that matches the bytes counted. */
+function expectAnswer(label: string, answer: RawAnswer, status: number, type: RegExp): void {
+  const contentType = answer.headers['content-type'] ?? ''
+  if (answer.status !== status || !type.test(contentType)) {
+    throw new CheckFailed(`${label}: ${answer.status} ${contentType}, expected ${status} ${type.source}\n  ${answer.text.slice(0, 300)}`)
+  }
+  const length = answer.headers['content-length']
+  if (length !== undefined && Number(length) !== answer.raw.length) {
+    throw new CheckFailed(`${label}: Content-Length ${length} but ${answer.raw.length} bytes received`)
+  }
+}
+
+const unescapeHtml = (text: string) =>
+  text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[name]!)
+
+type PageFile = { kind: 'HTML' | 'CSS' | 'JS'; path: string; encoding: string; bytes: number; decodedBytes: number }
+
+/**
+ * Checks the page (as a browser asks for it and without compression) and weighs it before images:
+ * the HTML, then every stylesheet and script it names, fetched as a browser would, bodies counted as sent.
+ */
+async function checkAndWeighPage(pageUrl: string, unknownUrl: string, photoUrls: string[]): Promise<PageFile[]> {
+  const browser = { accept: PAGE_ACCEPT, 'accept-encoding': BROWSER_ENCODINGS }
+  const page = await rawGet(pageUrl, browser)
+  expectAnswer('gallery page', page, 200, /^text\/html\b/)
+  const html = page.text
+  if (!/<body\b[^>]*\sdata-page="gallery"/.test(html)) throw new CheckFailed(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
+  const images = [...html.matchAll(/<img\b[^>]*?\ssrc="([^"]*)"/g)].map((match) => unescapeHtml(match[1]!))
+  // The viewer's own <img> (src "data:,") is the page's one image that is not a photo.
+  const photos = images.filter((src) => !src.startsWith('data:'))
+  if (photos.length !== GALLERY_PHOTOS) throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${images.length} in all), expected ${GALLERY_PHOTOS}`)
+  if (!isDeepStrictEqual(photos, photoUrls)) throw new CheckFailed(`gallery page: its images are not the JSON route's photos, in order\n  page: ${photos[0]}\n  JSON: ${photoUrls[0]}`)
+
+  // Without Accept-Encoding: the same page, not compressed (the third load target relies on it).
+  const plain = await rawGet(pageUrl, { accept: PAGE_ACCEPT })
+  expectAnswer('gallery page without Accept-Encoding', plain, 200, /^text\/html\b/)
+  if (plain.headers['content-encoding'] !== undefined) throw new CheckFailed(`gallery page without Accept-Encoding: answered ${plain.headers['content-encoding']}`)
+  if (plain.text !== html) throw new CheckFailed('gallery page: the compressed answer does not decode to the uncompressed one')
+
+  const missing = await rawGet(unknownUrl, browser)
+  expectAnswer('unknown gallery page', missing, 404, /^text\/html\b/)
+  if (!/<body\b[^>]*\sdata-page="missing"/.test(missing.text)) throw new CheckFailed('unknown gallery page: not the "missing" page')
+
+  const files: PageFile[] = [{ kind: 'HTML', path: new URL(pageUrl).pathname, encoding: page.headers['content-encoding'] ?? 'identity', bytes: page.raw.length, decodedBytes: Buffer.byteLength(html) }]
+  const linked = [
+    ...[...html.matchAll(/<link\b[^>]*>/g)]
+      .filter((match) => /\srel="stylesheet"/.test(match[0]))
+      .map((match) => ({ kind: 'CSS' as const, href: /\shref="([^"]+)"/.exec(match[0])?.[1], accept: 'text/css,*/*;q=0.1', type: /^text\/css\b/ })),
+    ...[...html.matchAll(/<script\b[^>]*>/g)].map((match) => ({
+      kind: 'JS' as const,
+      href: /\ssrc="([^"]+)"/.exec(match[0])?.[1],
+      accept: '*/*',
+      type: /^(text|application)\/javascript\b/,
+    })),
+  ]
+  for (const kind of ['CSS', 'JS'] as const) {
+    if (!linked.some((file) => file.kind === kind && file.href !== undefined)) throw new CheckFailed(`gallery page: it names no ${kind} file`)
+  }
+  for (const { kind, href, accept, type } of linked) {
+    // An inline <script> costs nothing more: its bytes are in the HTML.
+    if (href === undefined) continue
+    const url = new URL(unescapeHtml(href), pageUrl)
+    const answer = await rawGet(url.href, { accept, 'accept-encoding': BROWSER_ENCODINGS })
+    expectAnswer(`${kind} ${url.pathname}`, answer, 200, type)
+    files.push({ kind, path: url.pathname, encoding: answer.headers['content-encoding'] ?? 'identity', bytes: answer.raw.length, decodedBytes: Buffer.byteLength(answer.text) })
+  }
+  return files
+}
+
+// ---------------------------------------------------------------------------------------------
 // Load
 
-type Target = { name: 'ours' | 'baseline'; url: string }
-type Measure = { requests: number; p50: number; p99: number; bytesPerSecond: number }
+type Target = { name: string; url: string; headers?: Record<string, string> }
+type Measure = {
+  requests: number
+  p50: number
+  p99: number
+  bytesPerSecond: number
+  /** CPU time of the process's main thread (the servers' event loop) per answer, in ms; NaN where /proc is not. */
+  cpuPerRequest: number
+}
 
-async function fire(url: string, seconds: number): Promise<Result> {
+/**
+ * CPU time (user + system) of the main thread so far, in ms, from Linux's /proc: req/s move with
+ * whatever else the machine runs, the CPU a request costs the event loop much less. Excludes the
+ * load generator's worker thread, the libuv pool (where compression runs) and PostgreSQL.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node runs on
+
+async function fire(target: Target, seconds: number): Promise<{ result: Result; cpuPerRequest: number }> {
+  const cpuBefore = mainThreadCpuMs()
   const result = await autocannon({
-    url,
+    url: target.url,
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
+    ...(target.headers ? { headers: target.headers } : {}),
     ...(WORKERS > 0 ? { workers: WORKERS } : {}),
   })
   // Requests cut off at the end are still being answered: let them finish before the next run.
   await sleep(SETTLE_MS)
+  const cpuPerRequest = (mainThreadCpuMs() - cpuBefore) / result.requests.total
   const problems = [
     result.errors ? `${result.errors} errors` : '',
     result.timeouts ? `${result.timeouts} timeouts` : '',
     result.non2xx ? `${result.non2xx} non-2xx answers` : '',
   ].filter(Boolean)
-  if (problems.length > 0) throw new Error(`load on ${url} failed: ${problems.join(', ')}`)
-  return result
+  if (problems.length > 0) throw new Error(`load on ${target.url} (${target.name}) failed: ${problems.join(', ')}`)
+  return { result, cpuPerRequest }
 }
 
-async function measureRoute(route: string, targets: Target[]): Promise<Record<Target['name'], Measure[]>> {
-  const measures: Record<Target['name'], Measure[]> = { ours: [], baseline: [] }
+/** Warm-up, then ROUNDS measured runs of each target, the order reversed every round (ABBA, ABCCBA). */
+async function measureTargets(targets: Target[]): Promise<Map<string, Measure>> {
+  const measures = new Map<string, Measure[]>(targets.map((target) => [target.name, []]))
+  const width = Math.max(...targets.map((target) => target.name.length))
   if (WARMUP > 0) {
     for (const target of targets) {
-      process.stdout.write(`  warm-up ${target.name.padEnd(8)} ${WARMUP}s\n`)
-      await fire(target.url, WARMUP)
+      process.stdout.write(`  warm-up ${target.name.padEnd(width)} ${WARMUP}s\n`)
+      await fire(target, WARMUP)
     }
   }
   for (let round = 0; round < ROUNDS; round++) {
-    // ABBA…: the order alternates each round so that neither side always goes first.
+    // Neither side always goes first.
     const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
-      const result = await fire(target.url, DURATION)
-      const measure = { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSecond: result.throughput.average }
-      measures[target.name].push(measure)
+      const { result, cpuPerRequest } = await fire(target, DURATION)
+      const measure = { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSecond: result.throughput.average, cpuPerRequest }
+      measures.get(target.name)!.push(measure)
       console.log(
-        `  round ${round + 1} ${target.name.padEnd(8)} ${measure.requests.toFixed(1).padStart(9)} req/s  ` +
-          `p50 ${measure.p50} ms  p99 ${measure.p99} ms  ${(measure.bytesPerSecond / 1e6).toFixed(1)} MB/s`,
+        `  round ${round + 1} ${target.name.padEnd(width)} ${measure.requests.toFixed(1).padStart(9)} req/s  ` +
+          `p50 ${measure.p50} ms  p99 ${measure.p99} ms  ${(measure.bytesPerSecond / 1e6).toFixed(1)} MB/s  ` +
+          `main thread ${measure.cpuPerRequest.toFixed(3)} ms CPU/request`,
       )
     }
   }
-  return measures
+  const average = (list: Measure[]): Measure => ({
+    requests: mean(list.map((m) => m.requests)),
+    p50: mean(list.map((m) => m.p50)),
+    p99: mean(list.map((m) => m.p99)),
+    bytesPerSecond: mean(list.map((m) => m.bytesPerSecond)),
+    cpuPerRequest: mean(list.map((m) => m.cpuPerRequest)),
+  })
+  return new Map([...measures].map(([name, list]) => [name, average(list)]))
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -355,6 +518,38 @@ async function settle(done: () => boolean): Promise<void> {
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+
+// ---------------------------------------------------------------------------------------------
+// The table: one row per figure judged, in the one format every benchmark row can take
+
+type Row = { row: string; value: string; figures: string; target: string; result: 'PASS' | 'FAIL' | 'info' }
+
+const reqs = (m: Measure) =>
+  `${m.requests.toFixed(1)} req/s, p50/p99 ${m.p50.toFixed(1)} / ${m.p99.toFixed(1)} ms` +
+  (Number.isNaN(m.cpuPerRequest) ? '' : `, ${m.cpuPerRequest.toFixed(3)} ms CPU/req`)
+const bytes = (n: number) => `${n.toLocaleString('en-US')} B`
+
+function ratioRow(row: string, a: { label: string; measure: Measure }, b: { label: string; measure: Measure }, target?: number): Row {
+  const ratio = a.measure.requests / b.measure.requests
+  return {
+    row,
+    value: `${ratio.toFixed(3)}×`,
+    figures: `${a.label} ${reqs(a.measure)}; ${b.label} ${reqs(b.measure)}`,
+    target: target === undefined ? '(none)' : `≥ ${target}×`,
+    result: target === undefined ? 'info' : ratio >= target ? 'PASS' : 'FAIL',
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const header: Row = { row: 'row', value: 'value', figures: 'figures', target: 'target', result: 'result' as Row['result'] }
+  const columns = ['row', 'value', 'figures', 'target', 'result'] as const
+  const widths = columns.map((column) => Math.max(3, ...[header, ...rows].map((row) => row[column].length)))
+  const right = new Set<string>(['value'])
+  const line = (row: Row) => `| ${columns.map((column, i) => (right.has(column) ? row[column].padStart(widths[i]!) : row[column].padEnd(widths[i]!))).join(' | ')} |`
+  console.log(line(header))
+  console.log(`| ${columns.map((column, i) => (right.has(column) ? `${'-'.repeat(widths[i]! - 1)}:` : '-'.repeat(widths[i]!))).join(' | ')} |`)
+  for (const row of rows) console.log(line(row))
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -395,59 +590,64 @@ async function main(): Promise<void> {
     await settle(() => baseline.inFlight() === 0)
   })
 
-  const routes = [
-    { route: 'GET /gallery/events/:slug', path: `/gallery/events/${seeded.eventSlug}` },
-    { route: 'GET /gallery/:sessionId', path: `/gallery/${seeded.gallerySessionId}` },
-  ]
+  const eventPath = `/gallery/events/${seeded.eventSlug}`
+  const galleryPath = `/gallery/${seeded.gallerySessionId}`
+  const pagePath = `${GALLERY_PAGES_PATH}/${seeded.gallerySessionId}`
 
-  const eventPage = await assertSameAnswers('event page', oursBase + routes[0]!.path, baseline.url + routes[0]!.path)
+  const eventPage = await assertSameAnswers('event page', oursBase + eventPath, baseline.url + eventPath)
   assertEventPage(eventPage, seeded)
-  const gallery = await assertSameAnswers('gallery', oursBase + routes[1]!.path, baseline.url + routes[1]!.path)
-  if ((JSON.parse(gallery) as { photos: unknown[] }).photos.length !== GALLERY_PHOTOS) throw new Mismatch(`gallery: expected ${GALLERY_PHOTOS} photos`)
+  const gallery = await assertSameAnswers('gallery', oursBase + galleryPath, baseline.url + galleryPath)
+  const galleryPhotos = (JSON.parse(gallery) as { photos: { url: string }[] }).photos
+  if (galleryPhotos.length !== GALLERY_PHOTOS) throw new Mismatch(`gallery: expected ${GALLERY_PHOTOS} photos`)
   await assertSameAnswers('unknown event (404)', `${oursBase}/gallery/events/no-such-event`, `${baseline.url}/gallery/events/no-such-event`)
   await assertSameAnswers('unknown gallery (404)', `${oursBase}/gallery/${newId()}`, `${baseline.url}/gallery/${newId()}`)
   console.log(`identical answers: event page ${eventPage.length} bytes, gallery ${gallery.length} bytes, and both 404s`)
 
-  const rows: { route: string; ours: Measure; baseline: Measure; ratio: number }[] = []
-  for (const { route, path } of routes) {
-    console.log(`\n${route}`)
-    const measures = await measureRoute(route, [
+  const files = await checkAndWeighPage(oursBase + pagePath, `${oursBase}${GALLERY_PAGES_PATH}/${newId()}`, galleryPhotos.map((photo) => photo.url))
+  const transfer = files.reduce((sum, file) => sum + file.bytes, 0)
+  console.log(`gallery page (${GALLERY_PHOTOS} photos), bodies as sent for Accept-Encoding: ${BROWSER_ENCODINGS}:`)
+  for (const file of files) console.log(`  ${file.kind.padEnd(4)} ${file.path}  ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`)
+  console.log(`  total ${bytes(transfer)}`)
+
+  const rows: Row[] = []
+  for (const { route, path } of [
+    { route: 'GET /gallery/events/:slug', path: eventPath },
+    { route: 'GET /gallery/:sessionId', path: galleryPath },
+  ]) {
+    console.log(`\n${route}: ours and the baseline`)
+    const measures = await measureTargets([
       { name: 'baseline', url: baseline.url + path },
       { name: 'ours', url: oursBase + path },
     ])
-    const average = (list: Measure[]): Measure => ({
-      requests: mean(list.map((m) => m.requests)),
-      p50: mean(list.map((m) => m.p50)),
-      p99: mean(list.map((m) => m.p99)),
-      bytesPerSecond: mean(list.map((m) => m.bytesPerSecond)),
-    })
-    const ours = average(measures.ours)
-    const base = average(measures.baseline)
-    rows.push({ route, ours, baseline: base, ratio: ours.requests / base.requests })
+    rows.push(
+      ratioRow(`\`${route}\`: ours ÷ baseline`, { label: 'ours', measure: measures.get('ours')! }, { label: 'baseline', measure: measures.get('baseline')! }, TARGET_RATIO),
+    )
   }
 
-  const header = ['route', 'ours req/s', 'baseline req/s', 'ratio', 'ours p50/p99 ms', 'baseline p50/p99 ms', `target >= ${TARGET_RATIO}`]
-  const table = rows.map((row) => [
-    row.route,
-    row.ours.requests.toFixed(1),
-    row.baseline.requests.toFixed(1),
-    row.ratio.toFixed(3),
-    `${row.ours.p50.toFixed(1)} / ${row.ours.p99.toFixed(1)}`,
-    `${row.baseline.p50.toFixed(1)} / ${row.baseline.p99.toFixed(1)}`,
-    row.ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
+  console.log(`\nGET ${GALLERY_PAGES_PATH}/:sessionId (the page) and GET /gallery/:sessionId (the JSON route), both ours`)
+  const page = await measureTargets([
+    { name: 'json', url: oursBase + galleryPath },
+    { name: 'page', url: oursBase + pagePath, headers: { accept: PAGE_ACCEPT, 'accept-encoding': BROWSER_ENCODINGS } },
+    { name: 'page, not compressed', url: oursBase + pagePath, headers: { accept: PAGE_ACCEPT } },
   ])
-  const widths = header.map((title, column) => Math.max(title.length, ...table.map((cells) => cells[column]!.length)))
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
-  console.log(`\nresults (mean of ${ROUNDS} × ${DURATION}s per target, ${CONNECTIONS} connections):\n`)
-  console.log(line(header))
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '))
-  for (const cells of table) console.log(line(cells))
-  const failed = rows.filter((row) => row.ratio < TARGET_RATIO)
-  console.log(
-    failed.length === 0
-      ? `\nPASS: ours is at least ${TARGET_RATIO}× the baseline's req/s on every route.`
-      : `\nFAIL: ours is below ${TARGET_RATIO}× the baseline's req/s on ${failed.map((row) => row.route).join(' and ')}.`,
+  const json = { label: 'JSON', measure: page.get('json')! }
+  const html = files[0]!
+  rows.push(
+    ratioRow(`\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (${html.encoding}) ÷ \`GET /gallery/:sessionId\``, { label: 'page', measure: page.get('page')! }, json, PAGE_TARGET_RATIO),
+    ratioRow(`\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (no Accept-Encoding) ÷ \`GET /gallery/:sessionId\``, { label: 'page', measure: page.get('page, not compressed')! }, json),
+    {
+      row: `\`GET ${GALLERY_PAGES_PATH}/:sessionId\` transfer before images (${GALLERY_PHOTOS} photos)`,
+      value: bytes(transfer),
+      figures: files.map((file) => `${file.kind} ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`).join(' + '),
+      target: `< ${bytes(PAGE_TRANSFER_LIMIT)}`,
+      result: transfer < PAGE_TRANSFER_LIMIT ? 'PASS' : 'FAIL',
+    },
   )
+
+  console.log(`\nresults (mean of ${ROUNDS} × ${DURATION}s per target, ${CONNECTIONS} connections):\n`)
+  printTable(rows)
+  const failed = rows.filter((row) => row.result === 'FAIL')
+  console.log(failed.length === 0 ? '\nPASS: every target is met.' : `\nFAIL: ${failed.map((row) => row.row).join('; ')}.`)
 }
 
 try {
@@ -455,6 +655,7 @@ try {
 } catch (error) {
   process.exitCode = 1
   if (error instanceof Mismatch) console.error(`\nABORTED: the two servers do not answer the same.\n${error.message}`)
+  else if (error instanceof CheckFailed) console.error(`\nABORTED: a check of the answers failed.\n${error.message}`)
   else console.error('\nbenchmark failed:', error)
 } finally {
   await cleanUp()

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { OpenAPIHandler } from '@orpc/openapi/node'
 import type { ORPCError } from '@orpc/server'
+import { ResponseHeadersPlugin } from '@orpc/server/plugins'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 
 import type { AppContext, Services } from './context.js'
@@ -17,6 +18,7 @@ import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.m
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
+import { galleryRevalidation } from './modules/gallery/gallery-revalidation.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
@@ -52,6 +54,7 @@ export function createApp(services: Services): Express {
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(authRoutes(services))
   app.use(galleryFileRoutes(services))
+  app.use(galleryRevalidation(services))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
@@ -79,7 +82,7 @@ function serveApi(services: Services): RequestHandler {
     if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) services.logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
-  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer] })
+  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer], plugins: [new ResponseHeadersPlugin()] })
   return async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     // oRPC routes no HEAD: answered as the GET, whose body Node leaves out of a HEAD's answer.

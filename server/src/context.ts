@@ -45,4 +45,10 @@ export type Services = {
  * signed-in staff member, if any (the staff routes narrow it to present). Domain functions take
  * `fn(deps, input)`, their deps a `Pick` of this.
  */
-export type AppContext = Services & { em: EntityManager; caller?: Caller; staff?: StaffCaller }
+export type AppContext = Services & {
+  em: EntityManager
+  caller?: Caller
+  staff?: StaffCaller
+  /** Headers to add to the answer (oRPC's ResponseHeadersPlugin). */
+  resHeaders?: Headers
+}

@@ -222,7 +222,47 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     }
   }
   documentIdempotencyKeys(document)
+  documentGalleryValidators(document)
   return document
+}
+
+/**
+ * The two gallery reads' validators (modules/gallery/gallery-versions.ts): `ETag` and `Cache-Control`
+ * on the 200, `If-None-Match` answered 304 without a body.
+ */
+function documentGalleryValidators(document: OpenApiDocument): void {
+  const components = (document.components ??= {})
+  components.headers = {
+    ...components.headers,
+    ETag: {
+      description: 'A weak validator of this answer: send it back in `If-None-Match` to get a 304 while the gallery is unchanged.',
+      schema: { type: 'string', example: 'W/"3q2-7wEjrq4LMcgWj5jZQxl4Bdh1ufDJwxv"' },
+    },
+    CacheControl: {
+      description: 'Fresh for a minute, then usable stale for ten while revalidated: what a CDN in front may do.',
+      schema: { type: 'string', enum: ['public, max-age=60, stale-while-revalidate=600'] },
+    },
+  }
+  for (const path of ['/gallery/{sessionId}', '/gallery/events/{slug}']) {
+    const operation = document.paths?.[path]?.get
+    if (!operation?.responses) continue
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version).',
+        schema: { type: 'string' },
+      },
+    ]
+    const ok = operation.responses['200']
+    if (ok && !('$ref' in ok)) ok.headers = { ...ok.headers, ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } }
+    operation.responses['304'] = {
+      description: 'Not modified: the copy named in `If-None-Match` is current. No body.',
+      headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } },
+    }
+  }
 }
 
 /**

@@ -162,11 +162,11 @@ describe('a guest’s gallery page, in Chromium', () => {
 
     await page.click('[aria-label="Photo 1 of 3, full size"]')
     await viewer.waitFor({ state: 'visible' })
-    expect(await viewerShows(page)).toEqual({ count: '1 / 3', alt: await altOf(page, 1), naturalWidth: 60, naturalHeight: 40 })
+    expect(await viewerShows(page)).toEqual({ count: 'Photo 1 of 3', alt: await altOf(page, 1), naturalWidth: 60, naturalHeight: 40 })
 
     await page.keyboard.press('ArrowRight')
-    await page.locator('.viewer-count', { hasText: '2 / 3' }).waitFor()
-    expect(await viewerShows(page)).toEqual({ count: '2 / 3', alt: await altOf(page, 2), naturalWidth: 40, naturalHeight: 60 })
+    await page.locator('.viewer-count', { hasText: 'Photo 2 of 3' }).waitFor()
+    expect(await viewerShows(page)).toEqual({ count: 'Photo 2 of 3', alt: await altOf(page, 2), naturalWidth: 40, naturalHeight: 60 })
     expect(await viewer.locator('[data-viewer="download"]').getAttribute('href')).toBe(
       await page.locator('#photo-2 [download]').evaluate((link: { href: string }) => link.href),
     )
@@ -226,6 +226,8 @@ describe('the page of a gallery whose photos are on their way, in Chromium', () 
 
     expect(await page.evaluate('window.stillThisPage')).toBe(true)
     expect(navigations).toEqual([pageUrl])
+    // A screen reader is taken to the gallery's heading.
+    expect(await page.evaluate('document.activeElement.tagName + " " + document.activeElement.textContent')).toBe('H1 Ada & Grace')
     expect(await page.title()).toBe('Ada & Grace · Harbour Lights Gala')
     expect((await photosShown(page)).map(({ naturalWidth, naturalHeight }) => [naturalWidth, naturalHeight])).toEqual([
       [36, 24],
@@ -282,7 +284,7 @@ describe('an event’s page and the pages that lead nowhere, in Chromium', () =>
     for (const [path, heading] of [
       [`/g/events/${hidden.event.slug}`, 'We can’t find this event'],
       ['/g/AAAAAAAAAAAAAAAAAAAAAA', 'We can’t find these photos'],
-      [`/g/${cancelled.id}`, 'We can’t find these photos'],
+      [`/g/${cancelled.id}`, 'There are no photos here'],
     ] as const) {
       const response = await page.goto(path)
       expect(response?.status(), path).toBe(404)

@@ -100,20 +100,22 @@ describe('GET /g/:sessionId', () => {
     await booth.booth.cancel({ params: { sessionId: session.id } })
     const cancelled = await fetch(`${app.url}/g/${session.id}`)
     expect(cancelled.status).toBe(404)
-    expect(await cancelled.text()).toContain('data-page="missing"')
+    expect(await cancelled.text()).toContain('<h1>There are no photos here</h1>')
   })
 
   for (const [state, options] of [
     ['cancelled', { status: 'cancelled', photos: 0 }],
     ['completed without photos', { status: 'completed', photos: 0 }],
   ] as const) {
-    it(`when the session is ${state}, then the friendly not-found page answers 404`, async () => {
+    it(`when the session is ${state}, then a 404 page says there are no photos (the link itself was right)`, async () => {
       const { sets } = await seedEvent(app.orm)
       const session = await seedSession(app.orm, sets[0]!.id, options)
       const response = await fetch(`${app.url}/g/${session.id}`)
       expect(response.status).toBe(404)
       expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
-      expect(await response.text()).toContain('<h1>We can’t find these photos</h1>')
+      const html = await response.text()
+      expect(html).toContain('<h1>There are no photos here</h1>')
+      expect(html).toContain('data-page="missing"')
     })
   }
 
@@ -214,10 +216,10 @@ describe('GET /g/events/:slug', () => {
     expect(html).toContain('data-page="event"')
     expect(html).toContain(`data-event-id="${event.id}"`)
     expect(html).toContain('<h1>Test Event</h1>')
-    const cards = [...html.matchAll(/<li class="card"><a href="([^"]+)"><img src="([^"]+)"[\s\S]*?<span class="card-label">([^<]+)<\/span><span class="card-meta">([^<]+)</g)]
-    expect(cards.map(([, href, src, label, meta]) => ({ href, src, label, meta }))).toEqual([
-      { href: `${app.url}/g/${newer.id}`, src: `${app.url}/photos/${newer.photos[0]!.storageKey}`, label: 'Newer', meta: '1 photo' },
-      { href: `${app.url}/g/${older.id}`, src: `${app.url}/photos/${older.photos[0]!.storageKey}`, label: 'Older', meta: '2 photos' },
+    const cards = [...html.matchAll(/<li class="card"><a href="([^"]+)" aria-label="([^"]+)"><img src="([^"]+)"[\s\S]*?<span class="card-label">([^<]+)<\/span><span class="card-meta">([^<]+)</g)]
+    expect(cards.map(([, href, name, src, label, meta]) => ({ href, name, src, label, meta }))).toEqual([
+      { href: `${app.url}/g/${newer.id}`, name: 'Newer, 1 photo', src: `${app.url}/photos/${newer.photos[0]!.storageKey}`, label: 'Newer', meta: '1 photo' },
+      { href: `${app.url}/g/${older.id}`, name: 'Older, 2 photos', src: `${app.url}/photos/${older.photos[0]!.storageKey}`, label: 'Older', meta: '2 photos' },
     ])
     // A set with nothing live has no heading of its own.
     expect(html).not.toContain('Set 2')

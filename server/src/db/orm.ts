@@ -18,6 +18,7 @@ import { lockFor } from './lock.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
+import { GalleryVersionsSchema } from './migrations/20261125-gallery-versions.js'
 import { IdempotencySchema } from './migrations/20261125-idempotency.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
@@ -57,6 +58,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261123-photo-etag', class: PhotoEtagSchema },
         { name: '20261125-staff', class: StaffSchema },
         { name: '20261125-idempotency', class: IdempotencySchema },
+        { name: '20261125-gallery-versions', class: GalleryVersionsSchema },
       ],
       silent: true,
       transactional: true,

@@ -848,6 +848,10 @@ export type components = {
     headers: {
         /** @description Present (`true`) when this is the stored answer to an earlier request with the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
+        /** @description A weak validator of this answer: send it back in `If-None-Match` to get a 304 while the gallery is unchanged. */
+        ETag: string;
+        /** @description Fresh for a minute, then usable stale for ten while revalidated: what a CDN in front may do. */
+        CacheControl: "public, max-age=60, stale-while-revalidate=600";
     };
     pathItems: never;
 };
@@ -1009,7 +1013,10 @@ export interface operations {
     getEventPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
             path: {
                 slug: string;
             };
@@ -1020,6 +1027,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1041,6 +1050,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
@@ -1074,7 +1092,10 @@ export interface operations {
     getGallery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
             path: {
                 sessionId: string;
             };
@@ -1085,6 +1106,8 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1095,6 +1118,15 @@ export interface operations {
                         photos: components["schemas"]["Photo"][];
                     };
                 };
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {

@@ -11,6 +11,8 @@ export class Event {
   /** A private event hides its index page, not the links to its sessions. */
   isPrivate = false
   createdAt = new Date()
+  /** When staff last changed it or one of its sets (`touchEvent`): part of the galleries' ETags. */
+  updatedAt = new Date()
 }
 
 export const EventSchema = new EntitySchema<Event>({
@@ -28,5 +30,6 @@ export const EventSchema = new EntitySchema<Event>({
     startAt: { type: 'Date' },
     isPrivate: { type: 'boolean', default: false },
     createdAt: { type: 'Date', defaultRaw: 'now()' },
+    updatedAt: { type: 'Date', defaultRaw: 'now()', onUpdate: () => new Date() },
   },
 })

@@ -28,6 +28,7 @@ export async function createEvent(em: EntityManager, input: NewEvent, now = new 
       startAt: input.startAt,
       isPrivate: input.isPrivate ?? false,
       createdAt: now,
+      updatedAt: now,
     })
     const sets = input.sets.map((set) =>
       tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: now }),

@@ -104,9 +104,9 @@ export async function updateStaffEvent(deps: Deps, { eventId, changes }: { event
 
 export async function createStaffSet(deps: CreateDeps, { eventId, set: input }: { eventId: string; set: SetInput }) {
   return deps.em.transactional(async (tx) => {
-    // Shared-locked: an event being deleted meanwhile is either gone (404) or waits for this set.
-    const event = await tx.findOne(Event, eventId, { lockMode: LockMode.PESSIMISTIC_READ })
-    if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    // Locked by the touch: an event being deleted meanwhile is either gone (404) or waits for this set.
+    if (!(await touchEvent(tx, eventId))) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    const event = await tx.findOneOrFail(Event, eventId)
     const set = tx.create(EventSet, { id: newId(), event, slug: input.slug, name: input.name, createdAt: deps.now() })
     await refusingTakenSlug(tx.flush(), setSlugTaken(input.slug))
     return toStaffSet(deps, event, set)
@@ -118,7 +118,17 @@ export async function updateStaffSet(deps: Deps, { setId, changes }: { setId: st
   if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
   deps.em.assign(set, changes)
   await refusingTakenSlug(deps.em.flush(), setSlugTaken(set.slug))
+  await touchEvent(deps.em, set.event.id)
   return toStaffSet(deps, set.event, set)
+}
+
+/**
+ * Marks an event changed, so that its galleries' and its page's ETags move on (a set added, renamed
+ * or deleted changes what they show); answers whether it exists. It locks the event's row.
+ */
+async function touchEvent(em: EntityManager, eventId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>('update event set updated_at = clock_timestamp() where id = ? returning id', [eventId])
+  return rows.length > 0
 }
 
 /**
@@ -158,7 +168,10 @@ export async function deleteStaffEvent(deps: DeleteDeps, { eventId, force }: { e
 
 export async function deleteStaffSet(deps: DeleteDeps, { setId, force }: { setId: string; force: boolean }) {
   return deleteThenRemovePhotos(deps, async (tx) => {
-    const set = await tx.findOne(EventSet, setId, { lockMode: LockMode.PESSIMISTIC_WRITE })
+    const found = await tx.findOne(EventSet, setId, { fields: ['event'], disableIdentityMap: true })
+    // The event first, then the set: the order an event's deletion takes its locks in.
+    if (found) await touchEvent(tx, found.event.id)
+    const set = found && (await tx.findOne(EventSet, setId, { lockMode: LockMode.PESSIMISTIC_WRITE }))
     if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
     return deleteLockedSets(tx, [set], { force, owner: 'set' })
   })

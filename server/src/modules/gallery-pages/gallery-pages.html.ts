@@ -64,6 +64,7 @@ ${items}
 <button type="button" class="button" data-viewer="previous" aria-label="Previous photo">‹</button>
 <p class="viewer-count" aria-live="polite"></p>
 <button type="button" class="button" data-viewer="next" aria-label="Next photo">›</button>
+<button type="button" class="button" data-viewer="share" hidden>Share</button>
 <a class="button" data-viewer="download" href="#" download>Download</a>
 <button type="button" class="button" data-viewer="close" aria-label="Close">✕</button>
 </div>
@@ -90,17 +91,33 @@ export function waitingPage({ sessionId, eventName }: { sessionId: string; event
   })
 }
 
-export function notFoundPage(links: PageLinks, what: 'gallery' | 'event'): string {
-  const text =
-    what === 'gallery'
-      ? 'This link does not lead to any photos. Check that it is the whole link from your message, or ask the photo booth team at the event.'
-      : 'There is no public page for this event. The link to your own photos, from your message, still works.'
+const NOT_FOUND = {
+  gallery: {
+    title: 'Gallery not found',
+    heading: 'We can’t find these photos',
+    text: 'This link does not lead to any photos. Check that it is the whole link from your message, or ask the photo booth team at the event.',
+  },
+  // The link was right: the session was cancelled, or ended without photos.
+  ended: {
+    title: 'No photos',
+    heading: 'There are no photos here',
+    text: 'No photos were saved for this visit to the booth. If you expected some, ask the photo booth team at the event.',
+  },
+  event: {
+    title: 'Event not found',
+    heading: 'We can’t find this event',
+    text: 'There is no public page for this event. A link to your own photos still works.',
+  },
+}
+
+export function notFoundPage(links: PageLinks, what: keyof typeof NOT_FOUND): string {
+  const { title, heading, text } = NOT_FOUND[what]
   return layout({
-    title: what === 'gallery' ? 'Gallery not found' : 'Event not found',
+    title,
     links,
     body: { page: 'missing' },
     main: `<div class="notice">
-<h1>${what === 'gallery' ? 'We can’t find these photos' : 'We can’t find this event'}</h1>
+<h1>${heading}</h1>
 <p>${text}</p>
 </div>`,
   })
@@ -115,7 +132,7 @@ export function eventPage(page: EventPage, links: PageLinks): string {
       const cards = set.sessions
         .map((session) => {
           const first = session.photos[0]!
-          return `<li class="card"><a href="${e(links.sessionPage(session.id))}"><img src="${e(first.url)}" width="${first.width}" height="${first.height}" alt="" loading="lazy" decoding="async"><span class="card-label">${e(session.label)}</span><span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
+          return `<li class="card"><a href="${e(links.sessionPage(session.id))}" aria-label="${e(`${session.label}, ${photoCount(session.photos.length)}`)}"><img src="${e(first.url)}" width="${first.width}" height="${first.height}" alt="" loading="lazy" decoding="async"><span class="card-label">${e(session.label)}</span><span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
         })
         .join('\n')
       return `<section class="set" aria-labelledby="set-${e(set.id)}">
@@ -132,13 +149,12 @@ ${cards}
     url: links.eventPage(page.slug),
     image: cover,
     links,
-    indexable: true,
     body: { page: 'event', 'event-id': page.id },
     main: `<header class="top">
 <h1>${e(page.name)}</h1>
-<p class="meta">${sessions.length === 0 ? 'No photos yet' : `${sessions.length} ${sessions.length === 1 ? 'gallery' : 'galleries'}`}</p>
+<p class="meta">${sessions.length === 0 ? 'No photos yet' : `The latest ${sessions.length === 1 ? 'gallery' : 'galleries'}`}</p>
 </header>
-${sessions.length === 0 ? '<p class="notice">The first photos will appear here as soon as the booth sends them.</p>' : sets}`,
+${sessions.length === 0 ? '<p class="notice">No photos yet: check back soon.</p>' : sets}`,
   })
 }
 
@@ -149,18 +165,17 @@ type Layout = {
   url?: string
   image?: { url: string; width: number; height: number }
   links: PageLinks
-  /** A guest's gallery stays out of search engines; a public event's page may be found. */
-  indexable?: boolean
   refreshWithoutScript?: number
   /** `data-*` attributes of the body: what the script needs to know. */
   body: Record<string, string>
   main: string
 }
 
-function layout({ title, description, url, image, links, indexable = false, refreshWithoutScript, body, main }: Layout): string {
+function layout({ title, description, url, image, links, refreshWithoutScript, body, main }: Layout): string {
   const meta = [
     description && `<meta name="description" content="${e(description)}">`,
-    indexable ? '' : '<meta name="robots" content="noindex">',
+    // Guests' names and faces: out of search engines, an event's public page included.
+    '<meta name="robots" content="noindex">',
     `<meta property="og:title" content="${e(title)}">`,
     description && `<meta property="og:description" content="${e(description)}">`,
     url && `<meta property="og:url" content="${e(url)}">`,
@@ -188,6 +203,7 @@ function layout({ title, description, url, image, links, indexable = false, refr
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${e(title)}</title>
 ${meta}
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${links.stylesheet}">
 <script src="${links.script}" defer></script>
 </head>
@@ -206,5 +222,6 @@ const photoCount = (n: number) => `${n} ${n === 1 ? 'photo' : 'photos'}`
 export function megabytes(bytes: number): string {
   // Below 999.5 KB: from there on, rounding to whole kilobytes would show "1000 KB".
   if (bytes < 999_500) return `${Math.max(1, Math.round(bytes / 1000))} KB`
-  return `${(bytes / 1_000_000).toFixed(1)} MB`
+  if (bytes < 999_950_000) return `${(bytes / 1_000_000).toFixed(1)} MB`
+  return `${(bytes / 1_000_000_000).toFixed(1)} GB`
 }

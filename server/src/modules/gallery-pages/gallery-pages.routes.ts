@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 
 import compression from 'compression'
-import { Router, type Response } from 'express'
+import { Router, type Request, type Response } from 'express'
 
 import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
+import { GALLERY_CACHE_CONTROL, matchesAny, readEventPageVersion, readGalleryVersion, versionTag } from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
 import { eventPage, galleryPage, notFoundPage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { readGalleryPage } from './gallery-pages.service.js'
@@ -42,6 +43,21 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
   const policy = pageSecurityPolicy(config.publicUrl, { imageOrigins: [new URL(config.cdnUrl).origin] })
   const send = (res: Response, status: number, cache: string, html: string) =>
     void res.status(status).setHeader('Content-Security-Policy', policy).setHeader('Cache-Control', cache).type('html').send(html)
+  // A page also depends on its files and on the addresses it names.
+  const pageTag = (version: readonly (string | number)[]) => versionTag('page', stylesheet.path, script.path, config.publicUrl, config.cdnUrl, ...version)
+  const sendCacheable = (res: Response, version: readonly (string | number)[], html: string) => {
+    res.setHeader('ETag', pageTag(version))
+    send(res, 200, GALLERY_CACHE_CONTROL, html)
+  }
+  /** A conditional request answered from the version alone, before the page is read. */
+  const notModified = async (req: Request, res: Response, version: () => Promise<readonly (string | number)[] | undefined>) => {
+    const ifNoneMatch = req.headers['if-none-match']
+    if (!ifNoneMatch) return false
+    const current = await version()
+    if (!current || !matchesAny(ifNoneMatch, pageTag(current))) return false
+    res.status(304).setHeader('ETag', pageTag(current)).setHeader('Cache-Control', GALLERY_CACHE_CONTROL).end()
+    return true
+  }
   const context = () => ({ config, em: orm.em.fork() })
 
   const router = Router()
@@ -50,16 +66,20 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
     router.get(asset.path, (_req, res) => void res.type(asset.type).setHeader('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body))
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
-    const page = KEY.test(req.params.slug) ? await readPublicEventPage(context(), req.params.slug) : undefined
-    if (!page) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
-    send(res, 200, 'no-cache', eventPage(page, links))
+    const { slug } = req.params
+    if (KEY.test(slug) && (await notModified(req, res, () => readEventPageVersion(context(), slug)))) return
+    const read = KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
+    if (!read) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
+    sendCacheable(res, read.version, eventPage(read.page, links))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
-    const page = KEY.test(req.params.sessionId) ? await readGalleryPage(context(), req.params.sessionId) : { kind: 'missing' as const }
-    if (page.kind === 'live') return send(res, 200, 'no-cache', galleryPage(page, links))
+    const { sessionId } = req.params
+    if (KEY.test(sessionId) && (await notModified(req, res, () => readGalleryVersion(context(), sessionId)))) return
+    const page = KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
+    if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
-    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId: req.params.sessionId, eventName: page.eventName }, links))
-    send(res, 404, 'no-store', notFoundPage(links, 'gallery'))
+    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName }, links))
+    send(res, 404, 'no-store', notFoundPage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.
   router.get([GALLERY_PAGES_PATH, `${GALLERY_PAGES_PATH}/{*rest}`], (_req, res) => send(res, 404, 'no-store', notFoundPage(links, 'gallery')))

@@ -4,11 +4,13 @@ import { readLiveGallery } from '../gallery/gallery.service.js'
 
 /**
  * What a guest's link shows: the live gallery (the JSON route's own reader), a session still
- * waiting for its photos, or nothing (unknown, cancelled, completed without photos).
+ * waiting for its photos, one that ended without any (cancelled, or completed without photos), or
+ * nothing.
  */
 export async function readGalleryPage(context: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const live = await readLiveGallery(context, sessionId)
   if (live) return { kind: 'live', ...live } as const
-  const [pending] = await context.em.execute<{ event_name: string }[]>(GALLERY_QUERIES.pending, [sessionId])
-  return pending ? ({ kind: 'waiting', eventName: pending.event_name } as const) : ({ kind: 'missing' } as const)
+  const [session] = await context.em.execute<{ status: string; event_name: string }[]>(GALLERY_QUERIES.notLive, [sessionId])
+  if (!session) return { kind: 'missing' } as const
+  return session.status === 'active' ? ({ kind: 'waiting', eventName: session.event_name } as const) : ({ kind: 'ended' } as const)
 }

@@ -1,4 +1,4 @@
-import { epochMillis } from '../../db/sql.js'
+import { epochMillis, micros } from '../../db/sql.js'
 import { isLive } from '../sessions/session-state.js'
 
 /** Sessions per set on the event page: the spec's bound, with no paging. */
@@ -10,12 +10,30 @@ export const SESSIONS_PER_SET = 12
  * placeholders, run through `em.execute`; an array value is a list (`in (?)`). Exported so that the
  * benchmark's hand-written baseline runs exactly these.
  */
+/**
+ * What an event page's ETag is made of besides the event's own `updated_at`: how many of its
+ * sessions are live and when the last went live (a completion or a deletion changes one of them).
+ */
+const LIVE_VERSION = `cross join lateral (
+         select count(*)::int as live_count, coalesce(${micros('max(l.completed_at)')}, 0) as last_completed_us
+           from event_set x join session l on l.set_id = x.id
+          where x.event_id = e.id and ${isLive('l')}
+       ) v`
+
+/** A live gallery's ETag: when it went live, and when staff last changed its event. */
+const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us`
+
 export const GALLERY_QUERIES = {
-  /** An event with its sets (none: one row with null set columns). */
-  eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name
-       from event e left join event_set s on s.event_id = e.id
+  /** An event with its sets (none: one row with null set columns), and its version. */
+  eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name,
+            ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us
+       from event e ${LIVE_VERSION} left join event_set s on s.event_id = e.id
       where e.slug = ?
       order by s.created_at, s.slug`,
+  /** Just the event page's version: what a conditional request is answered from. */
+  eventVersion: `select e.is_private, ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us
+       from event e ${LIVE_VERSION}
+      where e.slug = ?`,
   /** The latest live sessions of every set of an event, in one lateral query. */
   liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
        from event_set s
@@ -27,23 +45,31 @@ export const GALLERY_QUERIES = {
        ) live
       where s.event_id = ?
       order by live.set_id, live.created_at desc, live.id desc`,
-  gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at
+  gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at, ${GALLERY_VERSION}
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
       where s.id = ? and ${isLive('s')}`,
-  /** An active session's event: the gallery link opened before the photos are in. */
-  pending: `select e.name as event_name
+  /** Just a live gallery's version. */
+  galleryVersion: `select ${GALLERY_VERSION}
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
-      where s.id = ? and s.status = 'active'`,
+      where s.id = ? and ${isLive('s')}`,
+  /** A session that is not live, with its event: the gallery link opened before (or without) photos. */
+  notLive: `select s.status, e.name as event_name
+       from session s
+       join event_set st on st.id = s.set_id
+       join event e on e.id = st.event_id
+      where s.id = ?`,
   photos: 'select id, session_id, storage_key, width, height, size_bytes from photo where session_id in (?) order by session_id, position',
 }
 
-export type EventWithSetsRow = { id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string }
+export type EventVersionRow = { is_private: boolean; updated_us: number; live_count: number; last_completed_us: number }
+export type EventWithSetsRow = EventVersionRow & { id: string; slug: string; name: string; start_at: number; set_id: string | null; set_slug: string; set_name: string }
+export type GalleryVersionRow = { completed_us: number; event_updated_us: number }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
-export type GalleryRow = { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
+export type GalleryRow = GalleryVersionRow & { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
 export type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number; size_bytes: number }
 
 /** A live gallery's photos as files: what sending them needs, and where they are counted. */

@@ -1,11 +1,16 @@
+import type { AppContext } from '../../context.js'
 import { pub } from '../../orpc.js'
+import { GALLERY_CACHE_CONTROL } from './gallery-versions.js'
 import { readEventPage, readGallery } from './gallery.service.js'
 
+/** The body, with the validator and caching a CDN revalidates it by (304s: gallery-revalidation.ts). */
+function cacheable<T>({ resHeaders }: AppContext, { body, etag }: { body: T; etag: string }): T {
+  resHeaders?.set('ETag', etag)
+  resHeaders?.set('Cache-Control', GALLERY_CACHE_CONTROL)
+  return body
+}
+
 export const galleryRouter = {
-  getEventPage: pub.gallery.getEventPage.handler(({ input, context }) =>
-    readEventPage(context, input),
-  ),
-  getGallery: pub.gallery.getGallery.handler(({ input, context }) =>
-    readGallery(context, input),
-  ),
+  getEventPage: pub.gallery.getEventPage.handler(async ({ input, context }) => cacheable(context, await readEventPage(context, input))),
+  getGallery: pub.gallery.getGallery.handler(async ({ input, context }) => cacheable(context, await readGallery(context, input))),
 }

@@ -3,21 +3,22 @@ import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { GALLERY_QUERIES, type EventWithSetsRow, type GalleryRow, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
+import { eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
 import { photoUrl } from './photo-url.js'
 
 type Photo = { id: string; url: string; width: number; height: number }
 
-/** The event page, or "no such event" (a private event included). */
+/** The event page with its ETag, or "no such event" (a private event included). */
 export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
-  const page = await readPublicEventPage(context, slug)
-  if (!page) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
-  return page
+  const read = await readPublicEventPage(context, slug)
+  if (!read) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  return { body: read.page, etag: jsonTag(context.config, read.version) }
 }
 
 /**
  * The one reader of an event page, for the JSON route and the guest's page, in three round trips
- * whatever its size: the event with its sets, the latest live sessions of every set (one lateral
- * query), then all their photos. Absent for an unknown or private event.
+ * whatever its size: the event with its sets (and its version), the latest live sessions of every
+ * set (one lateral query), then all their photos. Absent for an unknown or private event.
  */
 export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, slug: string) {
   const sets = await em.execute<EventWithSetsRow[]>(GALLERY_QUERIES.eventWithSets, [slug])
@@ -27,7 +28,7 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
   const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
   const { photos } = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
   const sessionsBySet = groupBy(sessions, (session) => session.set_id)
-  return {
+  const page = {
     id: event.id,
     slug: event.slug,
     name: event.name,
@@ -46,16 +47,20 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
         })),
       })),
   }
+  return { page, version: eventPageVersion(event) }
 }
 
 export const NO_SUCH_GALLERY = 'no such gallery'
 
-/** A live session's gallery: completed and holding at least one photo, else "no such gallery". */
+/** A live session's gallery with its ETag: completed and holding at least one photo, else "no such gallery". */
 export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { sessionId }: { sessionId: string }) {
   const live = await readLiveGallery(context, sessionId)
   if (!live) throw new AppError('NOT_FOUND', NO_SUCH_GALLERY)
-  return live.gallery
+  return { body: live.gallery, etag: jsonTag(context.config, live.version) }
 }
+
+/** The JSON answers' validator: their photo URLs depend on `CDN_URL`. */
+export const jsonTag = (config: AppContext['config'], version: readonly (string | number)[]) => versionTag('json', config.cdnUrl, ...version)
 
 /**
  * The one reader of a gallery, for the JSON route and the guest's page: the gallery as the spec
@@ -73,11 +78,12 @@ export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'c
       photos: photos.get(session.id) ?? [],
     },
     photoBytes: bytes.get(session.id) ?? 0,
+    version: galleryVersion(session),
   }
 }
 
 export type Gallery = NonNullable<Awaited<ReturnType<typeof readLiveGallery>>>['gallery']
-export type EventPage = NonNullable<Awaited<ReturnType<typeof readPublicEventPage>>>
+export type EventPage = NonNullable<Awaited<ReturnType<typeof readPublicEventPage>>>['page']
 
 /** Photos of the given sessions in gallery order, and their total size, grouped by session. */
 async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: string) {

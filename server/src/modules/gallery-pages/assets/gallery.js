@@ -30,42 +30,53 @@
     }
   }
 
-  const setUpSharing = (sessionId, url) => {
+  /**
+   * Shares through the Web Share API and counts it: the photo as a file where the browser can share
+   * files and the photo could be fetched (a CDN must allow it: CORS), else the link, counted as
+   * `native` since the guest then picks the app in the share sheet.
+   */
+  const shareCounted = async (sessionId, channel, url, file) => {
     const title = document.title
-    const buttons = document.querySelectorAll('[data-share]')
+    track({ kind: 'share', sessionId, channel: file ? channel : 'native' })
+    try {
+      await navigator.share(file ? { files: [file], title } : { title, url })
+    } catch {
+      // Closed by the guest (AbortError), or refused: nothing more to do.
+    }
+  }
+
+  const setUpSharing = (sessionId, url) => {
     const filesShareable = canShareFiles()
     // The first photo's file, fetched ahead: Safari lets a share follow a tap only promptly, not
-    // after a download of several megabytes. A photo opened in the viewer is fetched on the tap.
+    // after a download of several megabytes.
     const first = document.querySelector('.photo-open')
-    let firstFile
-    if (filesShareable && first) firstFile = photoFile(first, title).catch(() => undefined)
-    for (const button of buttons) {
+    const firstFile = filesShareable && first ? photoFile(first, document.title).catch(() => undefined) : Promise.resolve(undefined)
+    for (const button of document.querySelectorAll('[data-share]')) {
       const channel = button.dataset.share
       if (channel === 'native') button.hidden = !navigator.share
       if (channel === 'copy') button.hidden = !(navigator.clipboard && navigator.clipboard.writeText)
       if (channel === 'instagram' || channel === 'tiktok') button.hidden = !filesShareable
       button.addEventListener('click', async () => {
+        if (channel === 'native') return shareCounted(sessionId, channel, url)
+        if (channel === 'instagram' || channel === 'tiktok') return shareCounted(sessionId, channel, url, await firstFile)
         track({ kind: 'share', sessionId, channel })
+        if (channel !== 'copy') return
         try {
-          if (channel === 'native') await navigator.share({ title, url })
-          if (channel === 'copy') {
-            await navigator.clipboard.writeText(url)
-            say('Link copied')
-          }
-          if (channel === 'instagram' || channel === 'tiktok') {
-            const opened = viewer.current()
-            const file = opened && opened !== first ? await photoFile(opened, title) : await firstFile
-            if (!file) throw new Error('the photo could not be fetched')
-            await navigator.share({ files: [file], title })
-          }
-        } catch (error) {
-          // The guest closing the share sheet is not a failure.
-          if (error && error.name === 'AbortError') return
-          if (channel === 'copy') say(`Copy this link: ${url}`)
-          else if (navigator.share) navigator.share({ title, url }).catch(() => {})
+          await navigator.clipboard.writeText(url)
+          say('Link copied')
+        } catch {
+          say(`Copy this link: ${url}`)
         }
       })
     }
+    const viewerShare = document.querySelector('[data-viewer="share"]')
+    if (!viewerShare) return
+    viewerShare.hidden = !navigator.share
+    viewerShare.addEventListener('click', async () => {
+      const opened = viewer.current()
+      const file = filesShareable && opened ? await photoFile(opened, document.title).catch(() => undefined) : undefined
+      shareCounted(sessionId, 'native', url, file)
+    })
   }
 
   /** The full-size view in a <dialog>: Escape closes it, the arrow keys move through the photos. */
@@ -79,8 +90,10 @@
       const image = dialog().querySelector('.viewer-image')
       image.src = link.href
       image.alt = link.querySelector('img').alt
-      dialog().querySelector('.viewer-count').textContent = `${index + 1} / ${photos.length}`
-      dialog().querySelector('[data-viewer="download"]').href = link.closest('.photo').querySelector('[download]').href
+      dialog().querySelector('.viewer-count').textContent = `Photo ${index + 1} of ${photos.length}`
+      const download = dialog().querySelector('[data-viewer="download"]')
+      download.href = link.closest('.photo').querySelector('[download]').href
+      download.setAttribute('aria-label', `Download photo ${index + 1} of ${photos.length}`)
     }
     return {
       setUp() {
@@ -121,9 +134,15 @@
       try {
         const response = await fetch(location.href, { headers: { accept: 'text/html' }, cache: 'no-store' })
         const next = new DOMParser().parseFromString(await response.text(), 'text/html')
-        if (next.body && next.body.dataset.page && next.body.dataset.page !== 'waiting') {
+        const main = next.querySelector('main')
+        if (next.body && main && next.body.dataset.page && next.body.dataset.page !== 'waiting') {
           document.title = next.title
-          document.body.replaceWith(document.adoptNode(next.body))
+          Object.assign(document.body.dataset, next.body.dataset)
+          document.querySelector('main').replaceWith(document.adoptNode(main))
+          // Where a screen reader goes next: the new page's heading, read out.
+          const heading = document.querySelector('h1')
+          heading.tabIndex = -1
+          heading.focus()
           return start()
         }
       } catch {
