@@ -13,6 +13,7 @@ import { edgePolicies } from './http/edge.js'
 import { healthRoutes } from './http/health.js'
 import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
+import { requestLog, routeLabels } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
 import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
@@ -39,7 +40,9 @@ export function createApp(services: Services): Express {
   app.use(canonicalPath)
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
   app.use(securityHeaders)
-  app.use(requestId)
+  app.use(requestId(services.config.requestIdHeader))
+  app.use(requestLog(services.logger))
+  app.use(routeLabels())
   // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
   app.use(crossOrigin(services.config.corsOrigins))
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer

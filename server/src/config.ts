@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 
 import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
+import { LOG_LEVELS, type LogLevel } from './logger.js'
 import type { ContactFormSource } from './modules/contact/contact-labels.js'
 import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
@@ -54,6 +55,8 @@ const Environment = z
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
+    REQUEST_ID_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').default('X-Request-Id'),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     REDIS_URL: z.url().optional(),
     CONTACT_TO: z.email().optional(),
     CONTACT_FORM_URL: z.url().optional(),
@@ -119,6 +122,9 @@ export type Config = {
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
   contact: ContactSettings
+  /** The edge's request-id header, whose sane value becomes this request's id (`X-Request-Id`). */
+  requestIdHeader: string
+  logLevel: LogLevel
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
   shutdownGraceMs: number
   /** On SIGTERM, how long to go on serving, with `/readyz` answering 503, before the drain begins. */
@@ -229,6 +235,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       mail: postmark && e.CONTACT_TO ? { kind: 'postmark', to: e.CONTACT_TO, ...postmark } : development ? { kind: 'console' } : undefined,
     },
     redisUrl: e.REDIS_URL,
+    requestIdHeader: e.REQUEST_ID_HEADER,
+    logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     delivery: {

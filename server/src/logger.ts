@@ -1,17 +1,42 @@
-/** One JSON line per record on stdout/stderr: readable by people and by log shippers. */
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+import { pino, type Level } from 'pino'
+
+/** Structured JSON lines (pino), one record per line: for people and for log shippers. */
 export type Logger = {
   info: (message: string, fields?: Record<string, unknown>) => void
+  warn: (message: string, fields?: Record<string, unknown>) => void
   error: (message: string, error?: unknown) => void
 }
 
-export function createLogger(options: { silent?: boolean; write?: (stream: 'stdout' | 'stderr', line: string) => void } = {}): Logger {
-  if (options.silent) return { info: () => {}, error: () => {} }
-  const out = options.write ?? ((stream, line) => void process[stream].write(line))
-  const write = (stream: 'stdout' | 'stderr', record: Record<string, unknown>) =>
-    out(stream, `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`)
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/**
+ * What every line logged while a request is handled carries (its `requestId`), without passing a
+ * logger down: set by the request-id middleware for the rest of the request's work.
+ */
+export const requestContext = new AsyncLocalStorage<{ requestId: string }>()
+
+export function createLogger(options: { silent?: boolean; level?: LogLevel; write?: (line: string) => void } = {}): Logger {
+  const level = options.silent ? 'silent' : (options.level ?? 'info')
+  const destination = options.write ? { write: options.write } : pino.destination(1)
+  const log = pino(
+    {
+      level,
+      base: undefined,
+      messageKey: 'message',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => requestContext.getStore() ?? {},
+    },
+    destination,
+  )
+  const at = (levelName: Level) => (message: string, fields?: Record<string, unknown>) => log[levelName](fields ?? {}, message)
   return {
-    info: (message, fields) => write('stdout', { level: 'info', message, ...fields }),
-    error: (message, error) => write('stderr', { level: 'error', message, error: describeError(error) }),
+    info: at('info'),
+    warn: at('warn'),
+    error: (message, error) => log.error(error === undefined ? {} : { error: describeError(error) }, message),
   }
 }
 

@@ -5,13 +5,15 @@ import { DEMO } from './db/seed.js'
 import { createLogger } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
 
-const logger = createLogger()
+/** Replaced by one at the configured level once the settings are read. */
+let logger = createLogger()
 
 /** What closing the database and stopping the embedded cluster may take after the grace. */
 const STOP_MARGIN_MS = 15_000
 
 async function main() {
   const settings = loadSettings()
+  logger = createLogger({ level: settings.logLevel })
   /** Set once started: a signal before that has nothing to drain. */
   const service: { running?: RunningServer } = {}
   let stopping = false

@@ -11,7 +11,7 @@ import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from 
 /** A logger whose lines are kept, as a log shipper would receive them. */
 function capturingLogger() {
   const lines: string[] = []
-  return { lines, logger: createLogger({ write: (_stream, line) => void lines.push(line) }) }
+  return { lines, logger: createLogger({ write: (line) => void lines.push(line) }) }
 }
 
 let app: TestServer

@@ -192,7 +192,7 @@ describe('GET /api/auth/get-session', () => {
 describe("Better Auth's log", () => {
   it("when a client is refused, then the service's log has one info line of it, and Better Auth writes nothing of its own", async () => {
     const lines: string[] = []
-    const logged = await startTestServer({}, { logger: createLogger({ write: (_stream, line) => void lines.push(line) }) })
+    const logged = await startTestServer({}, { logger: createLogger({ write: (line) => void lines.push(line) }) })
     const written: string[] = []
     // Whatever writes to the terminal, by the console or the streams.
     const keep = (...parts: unknown[]) => void written.push(parts.map(String).join(' '))

@@ -1,0 +1,67 @@
+import type { Request, RequestHandler, Response } from 'express'
+import { Router } from 'express'
+
+import { contract } from '@photobooth/sdk/contract'
+
+import { requestContext, type Logger } from '../logger.js'
+import { passEventPageNamedZip, routesOf } from './edge.js'
+
+/**
+ * The route pattern that answered (`/gallery/:sessionId`), never the path itself: a path holds ids
+ * and a query string may hold an upload's signature. The contract's routes are labelled here, so
+ * that oRPC's answers have one; Express's own routes (pages, bytes, health) label themselves.
+ */
+export function routeLabels(): Router {
+  const router = Router()
+  passEventPageNamedZip(router)
+  for (const { method, path } of routesOf(contract)) router.route(path)[method]((_req, _res, next) => next())
+  return router
+}
+
+export const routeOf = (req: Request): string => (req.route as { path?: unknown } | undefined)?.path?.toString() ?? 'unmatched'
+
+/**
+ * One line per request, once its answer is done (or its connection closed first): method, route
+ * pattern, status, duration, body bytes sent, and the request id (as every line logged while it was
+ * handled). Nothing about the client: no IP, no query string, no header.
+ */
+export function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint()
+    const context = requestContext.getStore()
+    const bytes = countBodyBytes(res)
+    res.once('close', () => {
+      const fields = {
+        method: req.method,
+        route: routeOf(req),
+        status: res.statusCode,
+        durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        bytes: bytes(),
+        ...(res.writableFinished ? {} : { aborted: true }),
+      }
+      if (context) requestContext.run(context, () => logger.info('request', fields))
+      else logger.info('request', fields)
+    })
+    next()
+  }
+}
+
+/** The body's bytes as written to the connection (after compression, when a page is compressed). */
+function countBodyBytes(res: Response): () => number {
+  let sent = 0
+  const count = (chunk: unknown, encoding?: unknown) => {
+    if (typeof chunk === 'string') sent += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+    else if (chunk instanceof Uint8Array) sent += chunk.byteLength
+  }
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean
+  const end = res.end.bind(res) as (...args: unknown[]) => Response
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    count(chunk, rest[0])
+    return write(chunk, ...rest)
+  }) as Response['write']
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (typeof chunk !== 'function') count(chunk, rest[0])
+    return end(chunk, ...rest)
+  }) as Response['end']
+  return () => sent
+}

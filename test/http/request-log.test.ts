@@ -1,0 +1,79 @@
+import { createLogger } from '@photobooth/server/logger'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { startTestServer, type TestServer } from '../support/harness.js'
+
+/** The lines a log shipper would receive, parsed. */
+const lines: string[] = []
+const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+
+let app: TestServer
+beforeAll(async () => {
+  app = await startTestServer({ requestIdHeader: 'X-Edge-Request-Id' }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
+})
+afterAll(() => app?.stop())
+
+/** The request line of the answer with this id, once its connection has closed. */
+async function requestLine(id: string) {
+  await expect.poll(() => records().find((record) => record.message === 'request' && record.requestId === id), { timeout: 5_000 }).toBeDefined()
+  return records().find((record) => record.message === 'request' && record.requestId === id)!
+}
+
+describe('one structured line per request', () => {
+  it('when a gallery is read, then its line holds method, route pattern, status, duration, bytes and request id, and nothing about the client', async () => {
+    const gallery = await makeLiveGallery(app, { names: ['Ada Lovelace'] })
+    lines.length = 0
+    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}?utm_source=sms`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+    const body = await response.arrayBuffer()
+    const line = await requestLine(response.headers.get('x-request-id')!)
+    expect(line).toEqual({
+      level: 'info',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      message: 'request',
+      requestId: response.headers.get('x-request-id'),
+      method: 'GET',
+      route: '/gallery/:sessionId',
+      status: 200,
+      durationMs: expect.any(Number),
+      bytes: body.byteLength,
+    })
+    const text = lines.join('')
+    for (const secret of [gallery.sessionId, 'utm_source', '203.0.113.9', '127.0.0.1', 'Ada']) expect(text).not.toContain(secret)
+  })
+
+  it('when a presigned upload is sent, then its line has the route pattern, not the key or the signature', async () => {
+    lines.length = 0
+    const response = await fetch(`${app.url}/photos/sessions/abc/def.jpg?expires=1&signature=SECRET-SIGNATURE`, { method: 'PUT', body: 'x', headers: { 'content-type': 'image/jpeg' } })
+    await response.arrayBuffer()
+    const line = await requestLine(response.headers.get('x-request-id')!)
+    expect(line).toMatchObject({ method: 'PUT', status: response.status })
+    expect(line.route).not.toContain('def.jpg')
+    expect(lines.join('')).not.toMatch(/SECRET-SIGNATURE|def\.jpg/)
+  })
+
+  it('when nothing answers the path, then the route is "unmatched" and the page route names its pattern', async () => {
+    lines.length = 0
+    const missing = await fetch(`${app.url}/no/such/path`)
+    await missing.arrayBuffer()
+    expect(await requestLine(missing.headers.get('x-request-id')!)).toMatchObject({ route: 'unmatched', status: 404 })
+    const page = await fetch(`${app.url}/g/AAAAAAAAAAAAAAAAAAAAAA`, { headers: { 'accept-encoding': 'gzip' } })
+    await page.arrayBuffer()
+    expect(await requestLine(page.headers.get('x-request-id')!)).toMatchObject({ route: '/g/:sessionId', status: 404 })
+  })
+
+  it('when the edge sends its own request id, then that id is the answer’s and every line of the request carries it', async () => {
+    lines.length = 0
+    const response = await fetch(`${app.url}/contact`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-edge-request-id': 'edge-1234' },
+      body: JSON.stringify({ fields: { Name: 'Ada', Email: 'ada@example.org', Message: 'Hello' } }),
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('x-request-id')).toBe('edge-1234')
+    await requestLine('edge-1234')
+    const ofRequest = records().filter((record) => record.requestId === 'edge-1234')
+    // The console mailer's line, logged in the middle of the request, and the request's own.
+    expect(ofRequest.map((record) => record.message)).toEqual(['contact form', 'request'])
+  })
+})
