@@ -11,6 +11,7 @@ import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies } from './http/edge.js'
 import { healthRoutes } from './http/health.js'
+import { metricsRoute } from './http/metrics-route.js'
 import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog, routeLabels } from './http/request-log.js'
@@ -33,7 +34,7 @@ const MAX_BODY_BYTES = 64 * 1024
 
 /** The HTTP app: the edge (http/), then who answers what, in order. */
 export function createApp(services: Services): Express {
-  const limit = createRateLimiter(services.config.rateLimits, services.redis)
+  const limit = createRateLimiter(services.config.rateLimits, services.redis, services.metrics)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -41,7 +42,7 @@ export function createApp(services: Services): Express {
   // First, so that every answer carries the security headers, Express's own 404s and 500s included.
   app.use(securityHeaders)
   app.use(requestId(services.config.requestIdHeader))
-  app.use(requestLog(services.logger))
+  app.use(requestLog(services.logger, services.metrics))
   app.use(routeLabels())
   // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
   app.use(crossOrigin(services.config.corsOrigins))
@@ -49,6 +50,7 @@ export function createApp(services: Services): Express {
   // on the routers that have one.
   app.options('/{*path}', notFound)
   app.use(healthRoutes(services))
+  app.use(metricsRoute(services))
   app.get('/openapi.json', openApiDocument(services))
   app.use(docsRoutes(services))
   app.use(galleryPageRoutes(services))

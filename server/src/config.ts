@@ -57,6 +57,7 @@ const Environment = z
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
     REQUEST_ID_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').default('X-Request-Id'),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
     REDIS_URL: z.url().optional(),
     CONTACT_TO: z.email().optional(),
     CONTACT_FORM_URL: z.url().optional(),
@@ -125,6 +126,8 @@ export type Config = {
   /** The edge's request-id header, whose sane value becomes this request's id (`X-Request-Id`). */
   requestIdHeader: string
   logLevel: LogLevel
+  /** Turns `GET /metrics` on, for a scraper that sends it as a bearer token. */
+  metricsToken?: string
   /** On SIGTERM, how long requests in flight may take before their connections are closed. */
   shutdownGraceMs: number
   /** On SIGTERM, how long to go on serving, with `/readyz` answering 503, before the drain begins. */
@@ -237,6 +240,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: e.REDIS_URL,
     requestIdHeader: e.REQUEST_ID_HEADER,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     delivery: {

@@ -3,6 +3,7 @@ import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
+import type { Metrics } from './metrics.js'
 import type { Caller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
@@ -37,6 +38,8 @@ export type Services = {
   auth: StaffAuth
   /** Whether this instance is draining after a SIGTERM (`/readyz` then answers 503). */
   draining: () => boolean
+  /** This instance's Prometheus metrics. */
+  metrics: Metrics
 }
 
 /**

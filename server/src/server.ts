@@ -27,6 +27,7 @@ import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
 import { createLocalStorage, type LocalStorage } from './modules/storage/local-storage.js'
 import { createS3Storage } from './modules/storage/s3-storage.js'
 import { UPLOAD_URL_TTL_SECONDS, type PhotoStorage } from './modules/storage/storage.js'
+import { createMetrics } from './metrics.js'
 import { buildOpenApiDocument } from './openapi.js'
 
 function createStorage(settings: StorageSettings, publicUrl: string, now: () => Date): PhotoStorage | undefined {
@@ -90,6 +91,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     logger.info('embedded PostgreSQL started', { dataDir: settings.dataDir, port: settings.embeddedPostgresPort })
   }
   const orm = await openOrm(databaseUrl, { onQuery })
+  const metrics = createMetrics({ orm })
   const clock = now ?? (() => new Date())
   let redis: RedisClientType | undefined
   let server: Server | undefined
@@ -163,6 +165,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       contactMailer: createContactMailer(settings.contact, logger),
       auth: auth.auth,
       draining: () => stopRequested,
+      metrics,
     })
     server.on('request', connections.handle(refusals.handle(app)))
 

@@ -16,7 +16,7 @@ import { downloadPhoto, downloadZip, type BytesAnswer, type BytesBody, type File
  * gigabyte zip through oRPC's web stream conversion cost a third of its throughput
  * (bench/README.md). Their rate limits are mounted before them from the contract (http/edge.ts).
  */
-export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger'>): Router {
+export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger' | 'metrics'>): Router {
   // A segment that cannot be a key names nothing: the plain 404, as for any unknown id.
   const idOf = (value: unknown) => (PathKey.safeParse(value).success ? (value as string) : '')
   const router = Router()
@@ -27,13 +27,18 @@ export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | '
   )
   router.get(
     expressPath(contract.gallery.downloadZip),
-    bytesRoute((req, deps) => downloadZip(deps, { sessionId: idOf(req.params.sessionId) }), services),
+    bytesRoute((req, deps) => downloadZip(deps, { sessionId: idOf(req.params.sessionId) }), services, (chunk) => services.metrics.zipBytes.inc(chunk.length)),
   )
   return router
 }
 
 /** Not found is the spec's bare plain-text `Not Found`; a fault after the answer started is logged. */
-function bytesRoute(answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>, services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger'>): RequestHandler {
+function bytesRoute(
+  answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>,
+  services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger'>,
+  /** Told of each chunk the socket has taken (the zip's bytes metric). */
+  streamed: (chunk: Buffer) => void = () => {},
+): RequestHandler {
   const onError = (error: unknown) => services.logger.error('response failed after it started', error)
   return async (req, res, next) => {
     const abort = new AbortController()
@@ -54,7 +59,8 @@ function bytesRoute(answer: (req: Request, deps: FileDeps) => Promise<BytesAnswe
     }
     res.writeHead(200, headers)
     // A client that goes away ends the sending; the sources are closed by the abort signal.
-    await sendChunks(bytes.body, res, bytes.sent ?? (() => {}), abort.signal).catch(() => {})
+    const sent = bytes.sent
+    await sendChunks(bytes.body, res, (chunk) => (sent?.(chunk), streamed(chunk)), abort.signal).catch(() => {})
   }
 }
 

@@ -6,6 +6,7 @@ import { RedisStore } from 'rate-limit-redis'
 import type { RedisClientType } from 'redis'
 
 import { sendError } from '../../http/answers.js'
+import type { Metrics } from '../../metrics.js'
 
 export const TOO_MANY_REQUESTS = { error: 'Too many requests. Try again in a minute.' } as const
 
@@ -32,7 +33,7 @@ export function clientKey(req: Request, clientIpHeader: string | undefined): str
  * location"), or in Redis when one count across instances is wanted. The 429 carries the spec's
  * body and no Retry-After or RateLimit headers.
  */
-export function createRateLimiter(settings: RateLimitSettings, redis?: RedisClientType) {
+export function createRateLimiter(settings: RateLimitSettings, redis: RedisClientType | undefined, metrics: Pick<Metrics, 'rateLimited'>) {
   return (name: string, limit: number): RequestHandler => {
     const store: Store | undefined = redis
       ? new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand: (...args: string[]) => redis.sendCommand(args) })
@@ -43,7 +44,10 @@ export function createRateLimiter(settings: RateLimitSettings, redis?: RedisClie
       standardHeaders: false,
       legacyHeaders: false,
       keyGenerator: (req) => clientKey(req, settings.clientIpHeader),
-      handler: (_req, res) => sendError(res, 429, TOO_MANY_REQUESTS),
+      handler: (_req, res) => {
+        metrics.rateLimited.inc({ limit: name })
+        sendError(res, 429, TOO_MANY_REQUESTS)
+      },
       ...(store ? { store } : {}),
       // The key generator masks IPv6 itself; the library's start-up checks only warn about it.
       validate: { keyGeneratorIpFallback: false },
