@@ -5,10 +5,10 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
-import { openOrm, type Orm } from '@photobooth/server/db/orm'
 import { createClient, uploadPhotos } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { scratchDatabases } from '../support/databases.js'
 import { startFakePostmark, startFakeTwilio, type FakeProvider } from '../support/fake-providers.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { freePort } from '../support/processes.js'
@@ -19,11 +19,10 @@ import { unzip } from '../support/unzip.js'
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-let admin: Orm
+const databases = scratchDatabases('built')
 let s3: FakeS3
 let postmark: FakeProvider
 let twilio: FakeProvider
-let database: string
 let env: NodeJS.ProcessEnv
 let service: ChildProcess | undefined
 let output = ''
@@ -35,11 +34,7 @@ let output = ''
  */
 beforeAll(async () => {
   await run(process.execPath, ['--import', 'tsx', 'server/build.ts'], { cwd: ROOT })
-  admin = await openOrm(inject('databaseUrl'))
-  database = `built_${randomBytes(6).toString('hex')}`
-  await admin.em.getConnection().execute(`create database ${database}`)
-  const databaseUrl = new URL(inject('databaseUrl'))
-  databaseUrl.pathname = `/${database}`
+  const databaseUrl = await databases.create()
   ;[s3, postmark, twilio] = await Promise.all([startFakeS3(), startFakePostmark(), startFakeTwilio()])
   const port = await freePort()
   const publicUrl = `http://127.0.0.1:${port}`
@@ -48,7 +43,7 @@ beforeAll(async () => {
     MODE: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: databaseUrl,
     PUBLIC_URL: publicUrl,
     CDN_URL: `${s3.endpoint}/photos`,
     GALLERY_URL: `${publicUrl}/g`,
@@ -74,8 +69,7 @@ afterAll(async () => {
     await once(service, 'exit')
   }
   await Promise.all([s3?.close(), postmark?.close(), twilio?.close()])
-  await admin?.em.getConnection().execute(`drop database if exists ${database} with (force)`)
-  await admin?.close()
+  await databases.dropAll()
 })
 
 const builtAdmin = async (...args: string[]) => (await run(process.execPath, ['server/dist/admin.js', ...args], { cwd: ROOT, env })).stdout

@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
-
 import { openOrm, type Orm } from '@photobooth/server/db/orm'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
+import { scratchDatabases } from '../support/databases.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 
 // Empty databases of their own: the first start of a deployment, which several instances may make at once.
-const databases: string[] = []
+const databases = scratchDatabases('first_start')
 const started: TestServer[] = []
 let admin: Orm
 
@@ -16,18 +15,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(started.splice(0).map((server) => server.stop()))
-  for (const name of databases) await admin?.em.getConnection().execute(`drop database if exists ${name} with (force)`)
+  await databases.dropAll()
   await admin?.close()
 })
 
-async function emptyDatabase(): Promise<string> {
-  const name = `first_start_${randomBytes(6).toString('hex')}`
-  await admin.em.getConnection().execute(`create database ${name}`)
-  databases.push(name)
-  const url = new URL(inject('databaseUrl'))
-  url.pathname = `/${name}`
-  return url.toString()
-}
+const emptyDatabase = () => databases.create()
 
 /** Starts `count` instances on the database at once, seeding the demo as `pnpm start` does; says how each start went. */
 async function startAtOnce(databaseUrl: string, count: number): Promise<{ outcomes: string[]; servers: TestServer[] }> {

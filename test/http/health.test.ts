@@ -1,28 +1,11 @@
-import { randomBytes } from 'node:crypto'
+import { migrate, openOrm } from '@photobooth/server/db/orm'
+import { afterAll, describe, expect, it } from 'vitest'
 
-import { migrate, openOrm, type Orm } from '@photobooth/server/db/orm'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-
+import { scratchDatabases } from '../support/databases.js'
 import { startTestServer } from '../support/harness.js'
 
-let admin: Orm
-const databases: string[] = []
-beforeAll(async () => {
-  admin = await openOrm(inject('databaseUrl'))
-})
-afterAll(async () => {
-  for (const name of databases) await admin?.em.getConnection().execute(`drop database if exists ${name} with (force)`)
-  await admin?.close()
-})
-
-async function emptyDatabase(): Promise<string> {
-  const name = `health_${randomBytes(6).toString('hex')}`
-  await admin.em.getConnection().execute(`create database ${name}`)
-  databases.push(name)
-  const url = new URL(inject('databaseUrl'))
-  url.pathname = `/${name}`
-  return url.toString()
-}
+const databases = scratchDatabases('health')
+afterAll(() => databases.dropAll())
 
 describe('GET /healthz and GET /readyz', () => {
   it('when the instance runs on a migrated database, then both answer 200, never cached, with the security headers and nothing else in them', async () => {
@@ -54,7 +37,7 @@ describe('GET /healthz and GET /readyz', () => {
   })
 
   it('when started with MIGRATE_ON_START=false ahead of its migrations, then it is alive but not ready until they are applied', async () => {
-    const databaseUrl = await emptyDatabase()
+    const databaseUrl = await databases.create()
     const app = await startTestServer({ databaseUrl, migrateOnStart: false })
     const orm = await openOrm(databaseUrl)
     try {
