@@ -14,6 +14,8 @@ import { passEventPageNamedZip, routesOf } from './edge.js'
  */
 export function routeLabels(): Router {
   const router = Router()
+  // A router answers OPTIONS itself for the paths it has routes on; only labels are wanted here.
+  router.use((req, _res, next) => next(req.method === 'OPTIONS' ? 'router' : undefined))
   passEventPageNamedZip(router)
   for (const { method, path } of routesOf(contract)) router.route(path)[method]((_req, _res, next) => next())
   return router
