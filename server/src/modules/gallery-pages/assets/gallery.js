@@ -124,8 +124,9 @@
   })()
 
   /**
-   * Asks for this page again every few seconds (less often after a while, never while hidden) and,
-   * once the photos are in or the session is gone, shows the new page in place: no reload.
+   * Asks for this page again every few seconds (less often after five minutes, never while hidden,
+   * not at all after two hours) and, once the photos are in or the session is gone, shows the new
+   * page in place: no reload.
    */
   const waitForPhotos = () => {
     const started = Date.now()
@@ -148,7 +149,9 @@
       } catch {
         // Offline for a moment (a venue's network): the next check will do.
       }
-      setTimeout(check, Date.now() - started < 5 * 60_000 ? 3_000 : 15_000)
+      const waited = Date.now() - started
+      // A session left open at the booth: after two hours, a reload is the guest's to make.
+      if (waited < 2 * 60 * 60_000) setTimeout(check, waited < 5 * 60_000 ? 3_000 : 15_000)
     }
     setTimeout(check, 3_000)
   }
