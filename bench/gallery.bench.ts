@@ -1,17 +1,17 @@
 /**
  * Gallery read benchmark: our service (oRPC OpenAPIHandler in Express 5, MikroORM) against a
  * hand-written Express 5 + `pg` baseline answering the same two routes with the same SQL, the
- * same round trips and byte-for-byte the same JSON, from the same database. Then the guest's
+ * same round trips and byte-for-byte the same JSON, from the same database, and our answer to a
+ * current `If-None-Match` (a 304) against the baseline's full 200. Then the guest's
  * server-rendered page `GET /g/<sessionId>` against our own JSON route for the same gallery, and
  * the page's weight before images (HTML + CSS + JS, as sent compressed to a browser).
  *
- *   pnpm bench                       # embedded PostgreSQL in a temp folder
- *   DATABASE_URL=postgres://… pnpm bench
- *   BENCH_DURATION=20 BENCH_ROUNDS=3 pnpm bench
+ *   pnpm bench:gallery               # embedded PostgreSQL in a temp folder (or: pnpm bench gallery)
+ *   DATABASE_URL=postgres://… pnpm bench:gallery
+ *   BENCH_DURATION=20 BENCH_ROUNDS=3 pnpm bench:gallery
  *
  * See bench/README.md for what is measured and the figures.
  */
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer as createHttpServer, get as httpGet, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -26,16 +26,19 @@ import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { GALLERY_QUERIES, SESSIONS_PER_SET } from '@photobooth/server/modules/gallery/gallery.queries'
 import { startServer, type RunningServer } from '@photobooth/server/server'
-import autocannon, { type Result } from 'autocannon'
 import express, { type Request, type Response } from 'express'
 import pg from 'pg'
 
-import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
+import { DURATION, CONNECTIONS, ROUNDS, loadSettingsLine, measureTargets, ratioRow, sleep } from './load.js'
+import { reportRows, verdict, type Row } from './rows.js'
+import { cleanUp, inTransaction, obtainDatabase, onCleanup } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-const TARGET_RATIO = 0.75 // ours ÷ the baseline, on both JSON routes
+const GALLERY_TARGET_RATIO = 0.8 // ours ÷ the baseline, GET /gallery/:sessionId
+const EVENT_TARGET_RATIO = 0.85 // ours ÷ the baseline, GET /gallery/events/:slug
+const REVALIDATION_TARGET_RATIO = 2 // our 304 to a current If-None-Match ÷ the baseline's full 200
 const PAGE_TARGET_RATIO = 0.7 // the gallery page ÷ our JSON route for the same gallery
 const PAGE_TRANSFER_LIMIT = 30 * 1024 // bytes: the page's HTML + CSS + JS as sent compressed
 const SETS = 20
@@ -44,13 +47,6 @@ const OLDER_LIVE_PER_SET = 5 // live too, but older than the 12 shown: the limit
 const PHOTOS_PER_SESSION = 10
 const GALLERY_PHOTOS = 20
 
-const DURATION = envNumber('BENCH_DURATION', 10, 1) // seconds per measured run
-const WARMUP = envNumber('BENCH_WARMUP', 3, 0) // seconds per target before measuring
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1)) // measured runs per target, alternating order
-const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1))
-// The load generator runs in worker threads so that it does not share the servers' event loop.
-const WORKERS = Math.round(envNumber('BENCH_WORKERS', 1, 0))
-const SETTLE_MS = 1_000 // pause after each load run
 
 // ---------------------------------------------------------------------------------------------
 // Clean-up (bench/support.ts), also on Ctrl-C
@@ -425,137 +421,34 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, photoUrls:
   return files
 }
 
+/** Our 200's ETag, sent back as `If-None-Match`, must get a 304 with the same ETag and no body. */
+async function checkRevalidation(url: string): Promise<string> {
+  const first = await fetch(url)
+  await first.arrayBuffer()
+  const etag = first.headers.get('etag')
+  if (first.status !== 200 || !etag) throw new CheckFailed(`${url}: ${first.status} without an ETag`)
+  const again = await fetch(url, { headers: { 'if-none-match': etag } })
+  const body = await again.text()
+  if (again.status !== 304 || again.headers.get('etag') !== etag || body !== '') {
+    throw new CheckFailed(`${url} with If-None-Match ${etag}: ${again.status}, ETag ${again.headers.get('etag')}, ${body.length} body characters; expected 304, the same ETag, no body`)
+  }
+  return etag
+}
+
 // ---------------------------------------------------------------------------------------------
-// Load
-
-type Target = { name: string; url: string; headers?: Record<string, string> }
-type Measure = {
-  requests: number
-  p50: number
-  p99: number
-  bytesPerSecond: number
-  /** CPU time of the process's main thread (the servers' event loop) per answer, in ms; NaN where /proc is not. */
-  cpuPerRequest: number
-}
-
-/**
- * CPU time (user + system) of the main thread so far, in ms, from Linux's /proc: req/s move with
- * whatever else the machine runs, the CPU a request costs the event loop much less. Excludes the
- * load generator's worker thread, the libuv pool (where compression runs) and PostgreSQL.
- */
-function mainThreadCpuMs(): number {
-  try {
-    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-  } catch {
-    return Number.NaN
-  }
-}
-const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node runs on
-
-async function fire(target: Target, seconds: number): Promise<{ result: Result; cpuPerRequest: number }> {
-  const cpuBefore = mainThreadCpuMs()
-  const result = await autocannon({
-    url: target.url,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    duration: seconds,
-    ...(target.headers ? { headers: target.headers } : {}),
-    ...(WORKERS > 0 ? { workers: WORKERS } : {}),
-  })
-  // Requests cut off at the end are still being answered: let them finish before the next run.
-  await sleep(SETTLE_MS)
-  const cpuPerRequest = (mainThreadCpuMs() - cpuBefore) / result.requests.total
-  const problems = [
-    result.errors ? `${result.errors} errors` : '',
-    result.timeouts ? `${result.timeouts} timeouts` : '',
-    result.non2xx ? `${result.non2xx} non-2xx answers` : '',
-  ].filter(Boolean)
-  if (problems.length > 0) throw new Error(`load on ${target.url} (${target.name}) failed: ${problems.join(', ')}`)
-  return { result, cpuPerRequest }
-}
-
-/** Warm-up, then ROUNDS measured runs of each target, the order reversed every round (ABBA, ABCCBA). */
-async function measureTargets(targets: Target[]): Promise<Map<string, Measure>> {
-  const measures = new Map<string, Measure[]>(targets.map((target) => [target.name, []]))
-  const width = Math.max(...targets.map((target) => target.name.length))
-  if (WARMUP > 0) {
-    for (const target of targets) {
-      process.stdout.write(`  warm-up ${target.name.padEnd(width)} ${WARMUP}s\n`)
-      await fire(target, WARMUP)
-    }
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    // Neither side always goes first.
-    const order = round % 2 === 0 ? targets : [...targets].reverse()
-    for (const target of order) {
-      const { result, cpuPerRequest } = await fire(target, DURATION)
-      const measure = { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSecond: result.throughput.average, cpuPerRequest }
-      measures.get(target.name)!.push(measure)
-      console.log(
-        `  round ${round + 1} ${target.name.padEnd(width)} ${measure.requests.toFixed(1).padStart(9)} req/s  ` +
-          `p50 ${measure.p50} ms  p99 ${measure.p99} ms  ${(measure.bytesPerSecond / 1e6).toFixed(1)} MB/s  ` +
-          `main thread ${measure.cpuPerRequest.toFixed(3)} ms CPU/request`,
-      )
-    }
-  }
-  const average = (list: Measure[]): Measure => ({
-    requests: mean(list.map((m) => m.requests)),
-    p50: mean(list.map((m) => m.p50)),
-    p99: mean(list.map((m) => m.p99)),
-    bytesPerSecond: mean(list.map((m) => m.bytesPerSecond)),
-    cpuPerRequest: mean(list.map((m) => m.cpuPerRequest)),
-  })
-  return new Map([...measures].map(([name, list]) => [name, average(list)]))
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// Load (bench/load.ts) and the table (bench/rows.ts)
 
 /** Waits (up to 5 s) until the condition holds. */
 async function settle(done: () => boolean): Promise<void> {
   for (let waited = 0; !done() && waited < 5_000; waited += 20) await sleep(20)
 }
 
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
-
-// ---------------------------------------------------------------------------------------------
-// The table: one row per figure judged, in the one format every benchmark row can take
-
-type Row = { row: string; value: string; figures: string; target: string; result: 'PASS' | 'FAIL' | 'info' }
-
-const reqs = (m: Measure) =>
-  `${m.requests.toFixed(1)} req/s, p50/p99 ${m.p50.toFixed(1)} / ${m.p99.toFixed(1)} ms` +
-  (Number.isNaN(m.cpuPerRequest) ? '' : `, ${m.cpuPerRequest.toFixed(3)} ms CPU/req`)
 const bytes = (n: number) => `${n.toLocaleString('en-US')} B`
-
-function ratioRow(row: string, a: { label: string; measure: Measure }, b: { label: string; measure: Measure }, target?: number): Row {
-  const ratio = a.measure.requests / b.measure.requests
-  return {
-    row,
-    value: `${ratio.toFixed(3)}×`,
-    figures: `${a.label} ${reqs(a.measure)}; ${b.label} ${reqs(b.measure)}`,
-    target: target === undefined ? '(none)' : `≥ ${target}×`,
-    result: target === undefined ? 'info' : ratio >= target ? 'PASS' : 'FAIL',
-  }
-}
-
-function printTable(rows: Row[]): void {
-  const header: Row = { row: 'row', value: 'value', figures: 'figures', target: 'target', result: 'result' as Row['result'] }
-  const columns = ['row', 'value', 'figures', 'target', 'result'] as const
-  const widths = columns.map((column) => Math.max(3, ...[header, ...rows].map((row) => row[column].length)))
-  const right = new Set<string>(['value'])
-  const line = (row: Row) => `| ${columns.map((column, i) => (right.has(column) ? row[column].padStart(widths[i]!) : row[column].padEnd(widths[i]!))).join(' | ')} |`
-  console.log(line(header))
-  console.log(`| ${columns.map((column, i) => (right.has(column) ? `${'-'.repeat(widths[i]! - 1)}:` : '-'.repeat(widths[i]!))).join(' | ')} |`)
-  for (const row of rows) console.log(line(row))
-}
 
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  console.log(`gallery benchmark: node ${process.version}, ${CONNECTIONS} connections, pipelining 1, ` +
-    `warm-up ${WARMUP}s, ${ROUNDS} × ${DURATION}s per target, load generator in ${WORKERS > 0 ? `${WORKERS} worker thread(s)` : 'the main thread'}`)
+  console.log(`gallery benchmark: node ${process.version}, ${loadSettingsLine()}`)
 
   // Everything the run writes on disk (the embedded cluster, any local bucket) stays in here.
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-bench-'))
@@ -609,18 +502,26 @@ async function main(): Promise<void> {
   for (const file of files) console.log(`  ${file.kind.padEnd(4)} ${file.path}  ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`)
   console.log(`  total ${bytes(transfer)}`)
 
+  // The revalidation: a current ETag must be answered 304, without a body, on both routes.
+  const etags = new Map<string, string>()
+  for (const path of [galleryPath, eventPath]) etags.set(path, await checkRevalidation(oursBase + path))
+  console.log(`304 to a current If-None-Match on both routes, without a body`)
+
   const rows: Row[] = []
-  for (const { route, path } of [
-    { route: 'GET /gallery/events/:slug', path: eventPath },
-    { route: 'GET /gallery/:sessionId', path: galleryPath },
+  for (const { route, path, target } of [
+    { route: 'GET /gallery/:sessionId', path: galleryPath, target: GALLERY_TARGET_RATIO },
+    { route: 'GET /gallery/events/:slug', path: eventPath, target: EVENT_TARGET_RATIO },
   ]) {
-    console.log(`\n${route}: ours and the baseline`)
+    console.log(`\n${route}: ours, ours answering If-None-Match (304), and the baseline (200)`)
     const measures = await measureTargets([
       { name: 'baseline', url: baseline.url + path },
       { name: 'ours', url: oursBase + path },
+      { name: 'ours 304', url: oursBase + path, headers: { 'if-none-match': etags.get(path)! }, status: 304 },
     ])
+    const base = { label: 'baseline 200', measure: measures.get('baseline')! }
     rows.push(
-      ratioRow(`\`${route}\`: ours ÷ baseline`, { label: 'ours', measure: measures.get('ours')! }, { label: 'baseline', measure: measures.get('baseline')! }, TARGET_RATIO),
+      ratioRow(`\`${route}\`: ours ÷ baseline`, { label: 'ours', measure: measures.get('ours')! }, { label: 'baseline', measure: base.measure }, target),
+      ratioRow(`\`${route}\` with \`If-None-Match\`: ours 304 ÷ baseline 200`, { label: 'ours 304', measure: measures.get('ours 304')! }, base, REVALIDATION_TARGET_RATIO),
     )
   }
 
@@ -640,14 +541,12 @@ async function main(): Promise<void> {
       value: bytes(transfer),
       figures: files.map((file) => `${file.kind} ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`).join(' + '),
       target: `< ${bytes(PAGE_TRANSFER_LIMIT)}`,
-      result: transfer < PAGE_TRANSFER_LIMIT ? 'PASS' : 'FAIL',
+      result: verdict(transfer < PAGE_TRANSFER_LIMIT),
     },
   )
 
-  console.log(`\nresults (mean of ${ROUNDS} × ${DURATION}s per target, ${CONNECTIONS} connections):\n`)
-  printTable(rows)
-  const failed = rows.filter((row) => row.result === 'FAIL')
-  console.log(failed.length === 0 ? '\nPASS: every target is met.' : `\nFAIL: ${failed.map((row) => row.row).join('; ')}.`)
+  console.log(`\nresults (mean of ${ROUNDS} × ${DURATION}s per target, ${CONNECTIONS} connections):`)
+  reportRows(rows)
 }
 
 try {

@@ -5,10 +5,10 @@
  * context it also measures the zip's own reader alone, and the same files sent back to back over
  * HTTP without zipping.
  *
- *   pnpm exec tsx bench/zip.bench.ts            # from the repository root; embedded PostgreSQL
- *   DATABASE_URL=postgres://… pnpm exec tsx bench/zip.bench.ts
- *   BENCH_ROUNDS=5 pnpm exec tsx bench/zip.bench.ts
- *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' pnpm exec tsx bench/zip.bench.ts   # node flags for the server process
+ *   pnpm bench:zip                     # or: pnpm bench zip; embedded PostgreSQL
+ *   DATABASE_URL=postgres://… pnpm bench:zip
+ *   BENCH_ROUNDS=5 pnpm bench:zip
+ *   BENCH_SERVER_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' pnpm bench:zip   # node flags for the server process
  *
  * The server runs in a child process (zip/server-process.ts), so that its RSS is its own: the
  * HTTP client that downloads the zip (zip/download.ts) and the seeding stay in this process.
@@ -28,6 +28,7 @@ import { photoFileName } from '@photobooth/server/modules/gallery/gallery-files.
 import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
 import pg from 'pg'
 
+import { reportRows, verdict } from './rows.js'
 import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
 import { cutDownload, download, type Download } from './zip/download.js'
 import { Broken, cpuMs, MiB, type BaselineReport, type Command, type CommandMessage, type Commands, type ReplyMessage, type RssReport } from './zip/protocol.js'
@@ -437,7 +438,6 @@ async function main(): Promise<void> {
   )
 
   const worstGrowth = Math.max(...zips.map(growthOf))
-  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
   console.log('\ntargets (memory on the worst run, the others on the medians):')
   console.log(
     `  ${verdict(worstGrowth <= TARGET_RSS_GROWTH)}  peak RSS growth ${mib(worstGrowth)} MiB <= ${mib(TARGET_RSS_GROWTH)} MiB` +
@@ -462,6 +462,34 @@ async function main(): Promise<void> {
     `  send        ${sendRate.toFixed(0)} MB/s: the same files back to back over HTTP with that reader, not zipped; the zip is ${(medians.zipRate / sendRate).toFixed(3)}× of it`,
   )
   console.log(`\nload average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
+
+  const size = `${(dataset.fileBytes / 1e9).toFixed(2)} GB (${PHOTOS} × ${Number((PHOTO_BYTES / MiB).toFixed(2))} MiB)`
+  const worstRatio = Math.min(...zipRate.map((rate, index) => rate / readRate[index]!))
+  reportRows([
+    {
+      row: `zip of ${size}: throughput ÷ reading the files`,
+      value: `${ratio.toFixed(3)}×`,
+      figures:
+        `medians of ${ROUNDS} rounds: zip ${medians.zipRate.toFixed(0)} MB/s, read ${medians.readRate.toFixed(0)} MB/s; worst round ${worstRatio.toFixed(3)}×; ` +
+        `by server CPU time ${(medians.readCpu / medians.zipCpu).toFixed(3)}×; send (not zipped) ${sendRate.toFixed(0)} MB/s`,
+      target: `≥ ${TARGET_RATIO}×`,
+      result: verdict(ratio >= TARGET_RATIO),
+    },
+    {
+      row: `zip of ${size}: server RSS growth (worst run)`,
+      value: `${mib(worstGrowth)} MiB`,
+      figures: `median ${mib(medians.counted)} MiB; idle server ${mib(idleRss)} MiB, peak ${mib(medians.peak)} MiB (median)`,
+      target: `≤ ${mib(TARGET_RSS_GROWTH)} MiB`,
+      result: verdict(worstGrowth <= TARGET_RSS_GROWTH),
+    },
+    {
+      row: `zip of ${size}: first byte (median)`,
+      value: `${medians.firstByteMs.toFixed(1)} ms`,
+      figures: `worst ${Math.max(...zips.map((run) => run.firstByteMs)).toFixed(1)} ms; whole zip ${seconds(medians.zipMs)} s (median)`,
+      target: `≤ ${TARGET_FIRST_BYTE_MS} ms`,
+      result: verdict(medians.firstByteMs <= TARGET_FIRST_BYTE_MS),
+    },
+  ])
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,153 @@
+/**
+ * `pnpm bench`: every benchmark, one after the other, each in its own process, then one table.
+ *
+ *   pnpm bench                  # all of them; the table goes into bench/README.md
+ *   pnpm bench gallery zip      # only those, in the order of BENCHES (README untouched)
+ *   pnpm bench --list           # the names
+ *
+ * Each benchmark is `node --import tsx bench/<name>.bench.ts` with `BENCH_ROWS_FILE` set: it prints
+ * its own output and table, and appends its rows to that file as JSON lines (bench/rows.ts). The
+ * runner then prints one markdown table of every row, and on a full run writes it into
+ * bench/README.md between the `bench:table` markers. It exits 1 only when a benchmark broke (exited
+ * non-zero: a crash, or a check of the answers that failed), never for a FAIL row.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { formatTable, ROWS_FILE_VARIABLE, type Row } from './rows.js'
+
+/**
+ * The benchmarks, in the order they run. Adding one is one line here: its name (for
+ * `pnpm bench <name>`), its script, and what it measures. The script follows bench/rows.ts.
+ */
+const BENCHES: { name: string; script: string; what: string }[] = [
+  { name: 'gallery', script: 'gallery.bench.ts', what: 'gallery JSON routes and their 304s vs a pg + Express baseline; the guest page' },
+  { name: 'fullstack', script: 'fullstack.bench.ts', what: 'the full stack on one indexed query vs a raw Express route' },
+  { name: 'zip', script: 'zip.bench.ts', what: 'a 1 GB zip vs reading the files' },
+  { name: 'kiosks', script: 'kiosks.bench.ts', what: '200 kiosks registering 12 guests at once' },
+  { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
+  { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
+]
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+const readmePath = fileURLToPath(new URL('./README.md', import.meta.url))
+const START = '<!-- bench:table:start -->'
+const END = '<!-- bench:table:end -->'
+
+type Outcome = { name: string; seconds: number; exit: string | undefined; rows: Row[] }
+type TableRow = { bench: string } & Omit<Row, 'result'> & { result: Row['result'] | 'BROKEN' }
+
+function parseArguments(): typeof BENCHES {
+  const names = process.argv.slice(2)
+  if (names.includes('--list') || names.includes('-l')) {
+    for (const bench of BENCHES) console.log(`${bench.name.padEnd(10)} bench/${bench.script}: ${bench.what}`)
+    process.exit(0)
+  }
+  const unknown = names.filter((name) => !BENCHES.some((bench) => bench.name === name))
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark: ${unknown.join(', ')}; known: ${BENCHES.map((bench) => bench.name).join(', ')}`)
+    process.exit(2)
+  }
+  return names.length === 0 ? BENCHES : BENCHES.filter((bench) => names.includes(bench.name))
+}
+
+let interrupted = false
+
+/** One benchmark in its own process; its rows come back through the rows file. */
+async function runOne(bench: (typeof BENCHES)[number], folder: string): Promise<Outcome> {
+  const rowsFile = join(folder, `${bench.name}.jsonl`)
+  writeFileSync(rowsFile, '')
+  const started = performance.now()
+  console.log(`\n${'='.repeat(100)}\n== ${bench.name}: ${bench.what}\n== node --import tsx bench/${bench.script}\n${'='.repeat(100)}\n`)
+  const exit = await new Promise<string | undefined>((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join('bench', bench.script)], {
+      cwd: root,
+      env: { ...process.env, [ROWS_FILE_VARIABLE]: rowsFile },
+      stdio: 'inherit',
+    })
+    child.once('error', (error) => resolve(`did not start: ${error.message}`))
+    child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : code === 0 ? undefined : `exited with code ${code}`))
+  })
+  const seconds = (performance.now() - started) / 1000
+  const rows: Row[] = []
+  for (const line of readFileSync(rowsFile, 'utf8').split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      rows.push(JSON.parse(line) as Row)
+    } catch {
+      console.error(`${bench.name}: a row that is not JSON: ${line.slice(0, 200)}`)
+    }
+  }
+  return { name: bench.name, seconds, exit, rows }
+}
+
+const duration = (seconds: number) => (seconds < 60 ? `${seconds.toFixed(0)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`)
+
+function machine(): string {
+  const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim()
+  return `${availableParallelism()} CPUs${model ? ` (${model})` : ''}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`
+}
+
+function writeReadme(block: string): void {
+  const readme = readFileSync(readmePath, 'utf8')
+  const start = readme.indexOf(START)
+  const end = readme.indexOf(END)
+  if (start === -1 || end < start) {
+    console.error(`\n${relative(root, readmePath)} has no ${START} … ${END} markers: the table was not written there`)
+    return
+  }
+  writeFileSync(readmePath, `${readme.slice(0, start + START.length)}\n${block}\n${readme.slice(end)}`)
+  console.log(`\nwritten into ${relative(root, readmePath)}`)
+}
+
+async function main(): Promise<number> {
+  const selected = parseArguments()
+  const full = selected.length === BENCHES.length
+  // Ctrl-C reaches the benchmark in hand too (same process group): it cleans up, then nothing else runs.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      interrupted = true
+    })
+  }
+  const startedAt = new Date()
+  const loadBefore = loadavg()[0]!
+  const started = performance.now()
+  const folder = mkdtempSync(join(tmpdir(), 'photobooth-bench-rows-'))
+  const outcomes: Outcome[] = []
+  try {
+    for (const bench of selected) {
+      if (interrupted) break
+      outcomes.push(await runOne(bench, folder))
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true })
+  }
+  const total = (performance.now() - started) / 1000
+
+  const rows: TableRow[] = outcomes.flatMap((outcome) => [
+    ...outcome.rows.map((row) => ({ bench: outcome.name, ...row })),
+    ...(outcome.exit
+      ? [{ bench: outcome.name, row: `${outcome.name} broke`, value: '—', figures: `bench/${outcome.name}.bench.ts ${outcome.exit}: see its output`, target: '—', result: 'BROKEN' as const }]
+      : []),
+  ])
+  const table = formatTable(rows, ['bench', 'row', 'value', 'figures', 'target', 'result'])
+  const broken = outcomes.filter((outcome) => outcome.exit)
+  const counts = (['PASS', 'FAIL', 'info'] as const).map((result) => `${rows.filter((row) => row.result === result).length} ${result}`).join(', ')
+  const timings = outcomes.map((outcome) => `${outcome.name} ${duration(outcome.seconds)}`).join(', ')
+  const summary =
+    `${full ? 'Full run of `pnpm bench`' : `\`pnpm bench ${selected.map((bench) => bench.name).join(' ')}\``} on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+    `${machine()}; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end. It took ${duration(total)} (${timings}). ${counts}` +
+    (broken.length > 0 ? `; broken: ${broken.map((outcome) => outcome.name).join(', ')}` : '') +
+    (interrupted ? '; interrupted' : '') +
+    '.'
+
+  console.log(`\n${'='.repeat(100)}\n\n${summary}\n\n${table}`)
+  if (full && !interrupted && process.env.BENCH_README !== 'off') writeReadme(`${summary}\n\n${table}`)
+  if (interrupted) return 130
+  return broken.length > 0 ? 1 : 0
+}
+
+process.exitCode = await main()

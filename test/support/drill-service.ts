@@ -1,0 +1,30 @@
+/**
+ * The real service in a process of its own for the drills (test/drills): configured from the
+ * environment as `main.ts` is, with the dispatcher's pace from TEST_DISPATCHER (JSON, merged over
+ * the defaults, so that a dead instance's lease runs out within a test), like server-process.ts;
+ * but it says where it listens: `{ ready: true, url }` over IPC. Killed outright by the drills
+ * (SIGKILL), or stopped gracefully on SIGTERM as `main.ts` stops (exit 0 once drained).
+ */
+import { loadSettings } from '@photobooth/server/config'
+import { createLogger } from '@photobooth/server/logger'
+import { startServer } from '@photobooth/server/server'
+
+const settings = loadSettings(process.env)
+const running = await startServer({
+  settings: {
+    ...settings,
+    port: 0,
+    host: '127.0.0.1',
+    seedDemo: false,
+    delivery: { ...settings.delivery, dispatcher: { ...settings.delivery.dispatcher, ...JSON.parse(process.env.TEST_DISPATCHER ?? '{}') } },
+  },
+  // Faults only, on standard error (the drills show it when something fails).
+  logger: createLogger({ level: 'error', write: (line) => process.stderr.write(line) }),
+})
+process.on('SIGTERM', () => {
+  running.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  )
+})
+process.send?.({ ready: true, url: running.url.replace('localhost', '127.0.0.1') })
