@@ -28,6 +28,7 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   { name: 'fullstack', script: 'fullstack.bench.ts', what: 'the full stack on one indexed query vs a raw Express route' },
   { name: 'zip', script: 'zip.bench.ts', what: 'a 1 GB zip vs reading the files' },
   { name: 'kiosks', script: 'kiosks.bench.ts', what: '200 kiosks registering 12 guests at once' },
+  { name: 'delivery', script: 'delivery.bench.ts', what: 'delivery drain of 10,000 messages, one and two instances' },
   { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
   { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
 ]

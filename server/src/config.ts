@@ -51,6 +51,10 @@ const Environment = z
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
     LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
     DELIVERY: z.enum(['on', 'off']).default('on'),
+    DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_DISPATCHER_SETTINGS.concurrency),
+    DELIVERY_EMAIL_PER_SECOND: z.coerce.number().positive().optional(),
+    DELIVERY_SMS_PER_SECOND: z.coerce.number().positive().optional(),
+    DELIVERY_EMAIL_BATCH: z.coerce.number().int().min(1).max(500).default(DEFAULT_DISPATCHER_SETTINGS.providerBatch),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
@@ -259,7 +263,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         : e.MODE === 'development'
           ? { kind: 'console' }
           : undefined,
-      dispatcher: DEFAULT_DISPATCHER_SETTINGS,
+      dispatcher: {
+        ...DEFAULT_DISPATCHER_SETTINGS,
+        concurrency: e.DELIVERY_CONCURRENCY,
+        perSecond: { email: e.DELIVERY_EMAIL_PER_SECOND, sms: e.DELIVERY_SMS_PER_SECOND },
+        providerBatch: e.DELIVERY_EMAIL_BATCH,
+      },
     },
   }
 }

@@ -149,7 +149,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
     void removeDeletedPhotos({ orm, storage, logger })
     const dispatcher = settings.delivery.dispatch
-      ? startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher })
+      ? startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
       : undefined
     const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
     const app = createApp({

@@ -17,6 +17,7 @@ import {
   startFakePostmark,
   startFakeTwilio,
   TWILIO_INVALID_NUMBER,
+  type FakePostmark,
   type FakeProvider,
 } from '../support/fake-providers.js'
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
@@ -28,7 +29,7 @@ const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, maxAttempts: 6
 const TOKEN = 'postmark-server-token'
 const SID = 'AC0123456789abcdef0123456789abcdef'
 
-let postmark: FakeProvider
+let postmark: FakePostmark
 let twilio: FakeProvider
 const servers: TestServer[] = []
 
@@ -50,8 +51,8 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.stop()))
-  postmark.requests.length = postmark.accepted.length = 0
-  twilio.requests.length = twilio.accepted.length = 0
+  postmark.reset()
+  twilio.reset()
 })
 afterAll(async () => {
   await postmark?.close()
@@ -313,7 +314,8 @@ describe('gallery links by Postmark and Twilio', () => {
     })
     postmark.queue({ status: 200, body: { MessageID: 'in-hand', ErrorCode: 0, Message: 'OK' }, delayMs: 800 })
     // The service as `pnpm start` runs it (server/src/main.ts), with its own signal handling.
-    const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), {})
+    // One request at a time, one email each: "the message in hand" is then one message.
+    const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), { DELIVERY_CONCURRENCY: '1', DELIVERY_EMAIL_BATCH: '1' })
     try {
       await postmark.received(1)
       service.child.kill('SIGTERM')
@@ -337,7 +339,8 @@ describe('gallery links by Postmark and Twilio', () => {
       orm: app.orm,
       transports: { email: createPostmarkTransport(providers().email) },
       logger: createLogger({ silent: true }),
-      settings: FAST,
+      // One request at a time, one email each: "the message in hand" is then one message.
+      settings: { ...FAST, concurrency: 1, providerBatch: 1 },
     })
     await postmark.received(1)
     await dispatcher.stop()

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { scratchDatabases } from '../support/databases.js'
+import { SERVER_ERROR, startFakePostmark } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
+import { until } from '../support/until.js'
 
 const TOKEN = 'metrics-token-0123456789'
 
@@ -64,5 +67,36 @@ describe('GET /metrics', () => {
     // No id, path or address of anyone.
     expect(text).not.toContain(gallery.sessionId)
     expect(text).not.toContain('127.0.0.1')
+  })
+
+  it('when a gallery link fails once and is then accepted, then the failure and the latency from completion are counted by channel', async () => {
+    // A database of its own: the dispatcher sends only this test's messages.
+    const databases = scratchDatabases('metrics')
+    const postmark = await startFakePostmark()
+    const sending = await startTestServer({
+      databaseUrl: await databases.create(),
+      metricsToken: TOKEN,
+      delivery: {
+        dispatch: true,
+        email: { kind: 'postmark', serverToken: 'token', from: 'Photos <photos@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 },
+        dispatcher: { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
+      },
+    })
+    try {
+      postmark.queue(SERVER_ERROR)
+      await makeLiveGallery(sending, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+      await until(
+        () => sending.orm.em.fork().execute<{ status: string }[]>('select status from outbox_message'),
+        (rows) => rows.length === 1 && rows[0]!.status === 'sent',
+      )
+      const text = await (await scrape(sending)).text()
+      expect(sample(text, 'photobooth_delivery_failures_total', 'channel="email",kind="transient"')).toBe(1)
+      expect(sample(text, 'photobooth_delivery_latency_seconds_count', 'channel="email"')).toBe(1)
+      expect(sample(text, 'photobooth_outbox_messages', 'channel="email",status="sent"')).toBe(1)
+    } finally {
+      await sending.stop()
+      await postmark.close()
+      await databases.dropAll()
+    }
   })
 })

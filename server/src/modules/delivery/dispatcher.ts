@@ -1,15 +1,16 @@
 import { randomInt } from 'node:crypto'
 
-import { raw } from '@mikro-orm/postgresql'
-
 import type { Services } from '../../context.js'
-import { CHANNELS, OutboxMessage } from './outbox-message.entity.js'
-import { OUTBOX_QUERIES } from './outbox.queries.js'
-import { PermanentFailure, type OutgoingMessage, type Transports } from './transport.js'
+import type { Metrics } from '../../metrics.js'
+import { CHANNELS, OutboxMessage, type Channel } from './outbox-message.entity.js'
+import { OUTBOX_QUERIES, type Settlement } from './outbox.queries.js'
+import { createPacer, SYSTEM_CLOCK, type Clock } from './pacer.js'
+import { PermanentFailure, Throttled, type OutgoingMessage, type Outcome, type Transports } from './transport.js'
 
 export type DispatcherSettings = {
   /** How often to look for due messages when nothing wakes the dispatcher. */
   intervalMs: number
+  /** Most messages one claim takes, per channel. */
   batchSize: number
   /** Attempts before a message that keeps failing is marked failed. */
   maxAttempts: number
@@ -18,106 +19,269 @@ export type DispatcherSettings = {
   maxDelayMs: number
   /** A claimed message that is not settled within this time (its instance died) is taken again. */
   leaseMs: number
+  // The pace of each channel; absent, the defaults.
+  /** Provider requests in flight at once, per channel, in this instance (a Postmark batch is one). */
+  concurrency?: number
+  /** Messages per second, per channel, in this instance; absent (or 0): no limit. */
+  perSecond?: Partial<Record<Channel, number | undefined>>
+  /** Most messages in one request to a provider that takes batches (Postmark: up to 500); 1: none. */
+  providerBatch?: number
+  /** The channel's pause after a 429 without Retry-After; doubled while the 429s go on, up to `maxDelayMs`. */
+  throttleMs?: number
 }
 
-export const DEFAULT_DISPATCHER_SETTINGS: DispatcherSettings = {
+export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
   intervalMs: 2_000,
-  batchSize: 20,
+  batchSize: 500,
   maxAttempts: 8,
   baseDelayMs: 5_000,
   maxDelayMs: 15 * 60_000,
   leaseMs: 2 * 60_000,
+  concurrency: 16,
+  perSecond: {},
+  providerBatch: 500,
+  throttleMs: 1_000,
 }
 
 export type Dispatcher = {
   /** Look for due messages now (after a completion queued some). */
   wake: () => void
-  /** Finishes the message in hand, hands back the rest of its batch, and stops. */
+  /** Finishes the requests in flight, hands back the messages claimed but not yet sent, and stops. */
   stop(): Promise<void>
 }
 
-type Claimed = OutgoingMessage & { attempts: number }
+/** `queuedAt`: when the message was queued (the completion), in epoch milliseconds, for the latency metric. */
+type Claimed = OutgoingMessage & { attempts: number; queuedAt: number }
 
 export const NOT_CONFIGURED = 'not configured'
 
 /**
- * Sends the outbox: safe with several instances on one database, since a batch is claimed with
+ * Sends the outbox: safe with several instances on one database, since messages are claimed with
  * row locks that skip locked rows and a lease that another instance honours.
+ *
+ * Each configured channel is a lane of its own: it claims due messages ahead of its free request
+ * slots (`concurrency`), sends them as they may go (`perSecond`, and a pause after a provider's
+ * 429), a Postmark batch when more emails are due than there are free slots, and settles each
+ * message by its own result.
  */
-export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { transports: Transports; settings: DispatcherSettings }): Dispatcher {
-  const { orm, transports, logger, settings } = deps
+export function startDispatcher(
+  deps: Pick<Services, 'orm' | 'logger'> & { transports: Transports; settings: DispatcherSettings; clock?: Clock; metrics?: Pick<Metrics, 'deliveryLatency' | 'dispatchFailures'> },
+): Dispatcher {
+  const { orm, transports, logger, metrics } = deps
+  const settings = { ...DEFAULT_DISPATCHER_SETTINGS, ...deps.settings }
+  const clock = deps.clock ?? SYSTEM_CLOCK
   // The dispatcher's own entity manager: a job, not a request. Nothing it reads is kept.
   const em = () => orm.em.fork()
-  /** `now() + ms`, on the database's clock, which also decides what is due. */
-  const inMs = (ms: number) => raw(`now() + ? * interval '1 millisecond'`, [ms]) as Date
   const configured = CHANNELS.filter((channel) => transports[channel])
   const unconfigured = CHANNELS.filter((channel) => !transports[channel])
+  const stopped = new AbortController()
   let stopping = false
-  let pass: Promise<unknown> | undefined
-  let again = false
+  let marking: Promise<unknown> | undefined
 
   const retryDelayMs = (attempts: number) =>
     randomInt(0, Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempts - 1)) + 1)
 
-  async function claim(): Promise<Claimed[]> {
-    if (configured.length === 0) return []
-    return em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [configured, settings.batchSize, settings.leaseMs])
-  }
-
-  async function settle(message: Claimed): Promise<void> {
-    const transport = transports[message.channel]!
-    try {
-      const { providerMessageId } = await transport.send(message)
-      await em().nativeUpdate(OutboxMessage, message.id, { status: 'sent', providerMessageId, sentAt: raw('now()') as Date, lastError: null })
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      const permanent = error instanceof PermanentFailure
-      if (permanent || message.attempts >= settings.maxAttempts) {
-        await em().nativeUpdate(OutboxMessage, message.id, { status: 'failed', lastError: reason })
-        // The recipient is a guest's address: the log names the message, the outbox row holds the rest.
-        logger.error(`${message.channel} message ${message.id} failed for good`, { name: (error as Error)?.name, permanent })
-      } else {
-        await em().nativeUpdate(OutboxMessage, message.id, { lastError: reason, nextAttemptAt: inMs(retryDelayMs(message.attempts)) })
-      }
-    }
-  }
-
-  /** One pass: sends what is due, batch after batch while batches come full. */
-  async function runOnce(): Promise<void> {
-    if (unconfigured.length > 0) {
-      await em().nativeUpdate(
+  /** Messages on a channel without a transport wait, and say why. */
+  function markUnconfigured(): void {
+    if (unconfigured.length === 0 || marking) return
+    marking = em()
+      .nativeUpdate(
         OutboxMessage,
         { status: 'pending', channel: { $in: unconfigured }, $or: [{ lastError: null }, { lastError: { $ne: NOT_CONFIGURED } }] },
         { lastError: NOT_CONFIGURED },
       )
-    }
-    const batch = await claim()
-    for (const message of batch) {
-      if (stopping) {
-        // Not started: hand it back at once rather than leave it to the lease.
-        await em().nativeUpdate(OutboxMessage, message.id, { attempts: raw('attempts - 1') as number, nextAttemptAt: raw('now()') as Date })
-        continue
-      }
-      await settle(message)
-    }
-    if (batch.length === settings.batchSize && !stopping) await runOnce()
+      .catch((error: unknown) => logger.error('delivery pass failed', error))
+      .finally(() => (marking = undefined))
   }
+
+  function startLane(channel: Channel) {
+    const transport = transports[channel]!
+    const rate = settings.perSecond?.[channel] || undefined
+    const pacer = createPacer(rate, clock)
+    const concurrency = Math.max(1, settings.concurrency)
+    // Messages per request: a batch where the provider takes them, never more than a second's worth at a set rate.
+    const unit = transport.sendBatch
+      ? Math.max(1, Math.min(settings.providerBatch, transport.maxBatch ?? 1, rate ? Math.floor(rate) : Infinity))
+      : 1
+    // Claimed messages wait for a free slot here: enough to keep every slot busy through the next
+    // claim, and at a set rate no more than half a lease's worth, so that none waits out its lease.
+    let target = Math.min(settings.batchSize, 2 * concurrency * unit)
+    if (rate) target = Math.min(target, Math.floor((rate * settings.leaseMs) / 2000))
+    target = Math.max(1, target)
+    const refillAt = Math.floor(target / 2)
+
+    const ready: Claimed[] = []
+    /** When each waiting message was claimed (the clock's ms): none may wait out its lease here. */
+    const claimedAt = new WeakMap<Claimed, number>()
+    const sending = new Set<Promise<void>>()
+    let inFlight = 0
+    /** A wake came (or the last claim came full): there may be due messages to claim. */
+    let wanted = true
+    let nudged = false
+    let waiter: (() => void) | undefined
+    /** Consecutive pauses for 429s; back to 0 at the first message sent. */
+    let throttleLevel = 0
+
+    function nudge(): void {
+      if (!waiter) return void (nudged = true)
+      const resolve = waiter
+      waiter = undefined
+      resolve()
+    }
+    /** Until something changes: a wake, a request done, stop. No timer, no polling. */
+    function changed(): Promise<void> {
+      if (nudged || stopping) {
+        nudged = false
+        return Promise.resolve()
+      }
+      return new Promise((resolve) => (waiter = resolve))
+    }
+
+    /** A 429: the channel pauses (Retry-After, or a backoff that grows while 429s go on); answers the pause left. */
+    function throttled(error: Throttled): number {
+      const now = clock.now()
+      // Requests already in flight when the pause began share it rather than lengthen it.
+      if (now >= pacer.pausedUntil) {
+        throttleLevel++
+        logger.warn(`${channel} provider is over its rate: pausing the channel`, { retryAfterMs: error.retryAfterMs, level: throttleLevel })
+      }
+      const backoff = Math.min(settings.maxDelayMs, settings.throttleMs * 2 ** (throttleLevel - 1))
+      pacer.pause(Math.min(settings.maxDelayMs, error.retryAfterMs ?? backoff))
+      const pauseMs = Math.max(0, pacer.pausedUntil - now)
+      // What waits for a slot would wait out the pause, maybe past its lease, and then go twice (from
+      // here and from whoever took it meanwhile): it goes back, due when the pause ends.
+      void handBack(ready.splice(0), pauseMs)
+      return pauseMs
+    }
+
+    /** Given up: refused for good, or out of attempts (a throttled message never is). */
+    const permanentlyFailed = (message: Claimed, error: unknown) =>
+      !(error instanceof Throttled) && (error instanceof PermanentFailure || message.attempts >= settings.maxAttempts)
+
+    function settlement(message: Claimed, outcome: Outcome): Settlement {
+      const base = { id: message.id, refund: 0 as const, provider_message_id: null, keep_error: false, delay_ms: null }
+      if ('sent' in outcome) {
+        throttleLevel = 0
+        metrics?.deliveryLatency.observe({ channel }, Math.max(0, Date.now() - message.queuedAt) / 1000)
+        return { ...base, status: 'sent', provider_message_id: outcome.sent.providerMessageId, last_error: null }
+      }
+      const { error } = outcome
+      const reason = error instanceof Error ? error.message : String(error)
+      const failed = permanentlyFailed(message, error)
+      metrics?.dispatchFailures.inc({ channel, kind: failed ? 'permanent' : 'transient' })
+      if (error instanceof Throttled) {
+        // Not the message's fault: the attempt is given back, and it is due again after the pause, spread out.
+        const pauseMs = throttled(error)
+        return { ...base, status: 'pending', refund: 1, last_error: reason, delay_ms: pauseMs + randomInt(0, pauseMs + 1) }
+      }
+      const permanent = error instanceof PermanentFailure
+      if (failed) {
+        // The recipient is a guest's address: the log names the message, the outbox row holds the rest.
+        logger.error(`${message.channel} message ${message.id} failed for good`, { name: (error as Error)?.name, permanent })
+        return { ...base, status: 'failed', last_error: reason }
+      }
+      return { ...base, status: 'pending', last_error: reason, delay_ms: retryDelayMs(message.attempts) }
+    }
+
+    /** One request: a message, or a batch; then every message of it settled, in one statement. */
+    async function send(job: Claimed[]): Promise<void> {
+      let outcomes: Outcome[]
+      try {
+        outcomes = job.length === 1 ? [{ sent: await transport.send(job[0]!) }] : await transport.sendBatch!(job)
+      } catch (error) {
+        outcomes = job.map(() => ({ error }))
+      }
+      const rows = job.map((message, index) => settlement(message, outcomes[index] ?? { error: new Error('the provider gave no result for this message') }))
+      try {
+        await em().execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
+      } catch (error) {
+        // The lease runs out and the messages go again: at least once, as after a crash.
+        logger.error(`${channel} results could not be recorded`, error)
+      }
+    }
+
+    /** Claimed but not started: back at once, its attempt given back, rather than left to the lease. */
+    async function handBack(messages: Claimed[], delayMs = 0): Promise<void> {
+      if (messages.length === 0) return
+      const rows: Settlement[] = messages.map((message) => ({
+        id: message.id,
+        status: 'pending',
+        refund: 1,
+        provider_message_id: null,
+        last_error: null,
+        keep_error: true,
+        delay_ms: delayMs,
+      }))
+      await em()
+        .execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
+        .catch((error: unknown) => logger.error(`${channel} messages could not be handed back; their lease runs out`, error))
+    }
+
+    async function run(): Promise<void> {
+      while (!stopping) {
+        if (wanted && ready.length <= refillAt) {
+          wanted = false
+          const want = target - ready.length
+          try {
+            const rows = await em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs])
+            const at = clock.now()
+            for (const row of rows) claimedAt.set(row, at)
+            ready.push(...rows)
+            // A full claim: more may be due.
+            if (rows.length === want) wanted = true
+          } catch (error) {
+            logger.error('delivery pass failed', error)
+            await changed()
+          }
+          continue
+        }
+        if (ready.length === 0 || inFlight >= concurrency) {
+          await changed()
+          continue
+        }
+        // A batch only when more are due than there are free slots: otherwise one request each goes as fast.
+        const size = Math.min(unit, Math.ceil(ready.length / (concurrency - inFlight)))
+        const job = ready.splice(0, size)
+        if (!(await pacer.take(job.length, stopped.signal)) || stopping) {
+          ready.unshift(...job)
+          break
+        }
+        // Held through a pause that began while it waited its turn: half its lease is gone, so it
+        // goes back rather than risk going after the lease (and so twice).
+        if (job.some((message) => clock.now() - (claimedAt.get(message) ?? 0) > settings.leaseMs / 2)) {
+          await handBack(job)
+          wanted = true
+          continue
+        }
+        inFlight++
+        const request: Promise<void> = send(job).finally(() => {
+          inFlight--
+          sending.delete(request)
+          nudge()
+        })
+        sending.add(request)
+      }
+      await handBack(ready.splice(0))
+      await Promise.all(sending)
+    }
+
+    const done = run().catch((error: unknown) => logger.error(`${channel} delivery stopped on an error`, error))
+    return {
+      wake() {
+        wanted = true
+        nudge()
+      },
+      nudge,
+      done,
+    }
+  }
+
+  const lanes = configured.map(startLane)
 
   function wake(): void {
     if (stopping) return
-    if (pass) {
-      again = true
-      return
-    }
-    pass = runOnce()
-      .catch((error: unknown) => logger.error('delivery pass failed', error))
-      .finally(() => {
-        pass = undefined
-        if (again) {
-          again = false
-          wake()
-        }
-      })
+    markUnconfigured()
+    for (const lane of lanes) lane.wake()
   }
 
   const timer = setInterval(wake, settings.intervalMs)
@@ -129,7 +293,9 @@ export function startDispatcher(deps: Pick<Services, 'orm' | 'logger'> & { trans
     async stop() {
       stopping = true
       clearInterval(timer)
-      await pass
+      stopped.abort()
+      for (const lane of lanes) lane.nudge()
+      await Promise.all([...lanes.map((lane) => lane.done), marking])
     },
   }
 }

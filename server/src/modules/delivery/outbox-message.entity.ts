@@ -29,8 +29,11 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
   class: OutboxMessage,
   tableName: 'outbox_message',
   indexes: [
-    // What the dispatcher polls: the pending messages by due time.
-    { name: 'outbox_message_due_idx', expression: `create index outbox_message_due_idx on outbox_message (next_attempt_at) where status = 'pending'` },
+    // What the dispatcher claims, one channel at a time: the pending messages by channel and due time.
+    {
+      name: 'outbox_message_channel_due_idx',
+      expression: `create index outbox_message_channel_due_idx on outbox_message (channel, next_attempt_at) where status = 'pending'`,
+    },
     // A guest has at most one message waiting per channel: a resend clicked twice queues one.
     {
       name: 'outbox_message_guest_channel_pending_unique',

@@ -35,13 +35,14 @@ export const OUTBOX_QUERIES = {
      on conflict do nothing
      returning id`,
   /**
-   * Claims a batch of due messages on the configured channels, skipping rows another instance
-   * holds, and leases them: each counts an attempt and is due again when the lease runs out.
-   * Params: channels, batch size, lease in milliseconds.
+   * Claims due messages of one channel, skipping rows another instance holds, and leases them: each
+   * counts an attempt and is due again when the lease runs out. Read through the partial index on
+   * waiting messages by channel and due time (`outbox_message_channel_due_idx`): a channel's claim
+   * never walks another channel's backlog. Params: channel, most rows, lease in milliseconds.
    */
   claim: `with due as (
          select id from outbox_message
-          where status = 'pending' and next_attempt_at <= now() and channel in (?)
+          where status = 'pending' and channel = ? and next_attempt_at <= now()
           order by next_attempt_at
           limit ?
           for update skip locked
@@ -50,5 +51,32 @@ export const OUTBOX_QUERIES = {
           set attempts = m.attempts + 1, next_attempt_at = now() + ? * interval '1 millisecond'
          from due, session_guest g, session s, event_set st, event e
         where m.id = due.id and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
-       returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName"`,
+       returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName",
+                 (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt"`,
+  /**
+   * What became of claimed messages, all in one statement (a Postmark batch settles up to 500): per
+   * message its status, attempts given back (a throttled or handed-back message was not judged by the
+   * provider), provider id, last error, and when it is due again (`delay_ms` from now; null: unchanged).
+   * Param: a JSON array of `Settlement`.
+   */
+  settle: `update outbox_message m
+          set status = v.status,
+              attempts = m.attempts - v.refund,
+              provider_message_id = coalesce(v.provider_message_id, m.provider_message_id),
+              sent_at = case when v.status = 'sent' then now() else m.sent_at end,
+              last_error = case when v.keep_error then m.last_error else v.last_error end,
+              next_attempt_at = case when v.delay_ms is null then m.next_attempt_at else now() + v.delay_ms * interval '1 millisecond' end
+         from json_to_recordset(?::json) as v (id text, status text, refund integer, provider_message_id text, last_error text, keep_error boolean, delay_ms double precision)
+        where m.id = v.id`,
+}
+
+/** One row of `OUTBOX_QUERIES.settle`. */
+export type Settlement = {
+  id: string
+  status: 'pending' | 'sent' | 'failed'
+  refund: 0 | 1
+  provider_message_id: string | null
+  last_error: string | null
+  keep_error: boolean
+  delay_ms: number | null
 }

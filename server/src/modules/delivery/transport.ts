@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+
 import { escapeHtml } from '../../html.js'
 
 /** A gallery link as the providers need it. */
@@ -12,8 +14,17 @@ export type OutgoingMessage = {
 
 export type Sent = { providerMessageId: string }
 
-/** One channel's provider: resolves with the provider's id, or throws. */
-export type Transport = { send(message: OutgoingMessage): Promise<Sent> }
+/**
+ * One channel's provider: `send` resolves with the provider's id, or throws. A provider that takes
+ * several messages in one request (Postmark's `/email/batch`) also has `sendBatch`, for up to
+ * `maxBatch` messages: one outcome per message, in order, or a throw when the request as a whole
+ * failed (every message then shares the error).
+ */
+export type Transport = {
+  send(message: OutgoingMessage): Promise<Sent>
+  maxBatch?: number
+  sendBatch?(messages: OutgoingMessage[]): Promise<Outcome[]>
+}
 
 /** A channel without a transport is "not configured": its messages wait, nothing crashes. */
 export type Transports = Partial<Record<OutgoingMessage['channel'], Transport>>
@@ -25,6 +36,37 @@ export class PermanentFailure extends Error {
     this.name = 'PermanentFailure'
   }
 }
+
+/**
+ * The provider is over its rate (HTTP 429: Twilio's 20429, Postmark's rate limit): transient, and
+ * a sign to slow the channel down. `retryAfterMs` is the provider's Retry-After, when it gave one.
+ */
+export class Throttled extends Error {
+  readonly retryAfterMs: number | undefined
+  constructor(message: string, retryAfterMs?: number, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'Throttled'
+    this.retryAfterMs = retryAfterMs
+  }
+}
+
+/** What became of one message of a batch: sent, or the error a single send would have thrown. */
+export type Outcome = { sent: Sent } | { error: unknown }
+
+/** The Retry-After of a response (seconds or an HTTP date) in milliseconds, when it holds one. */
+export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/**
+ * Where an SDK's HTTP layer leaves what its errors do not carry (the Retry-After of a 429), for the
+ * send that made the request: each send runs in a store of its own.
+ */
+export const responseHints = new AsyncLocalStorage<{ retryAfterMs?: number }>()
 
 /** The words of the gallery link, for email and SMS alike. */
 export function composeGalleryLink(message: OutgoingMessage) {
