@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { loadSettings, type Settings } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
+import { KIOSK_CONTEXT, type KioskContextRow } from '@photobooth/server/modules/events/events.queries'
 import { startServer } from '@photobooth/server/server'
 import express, { type Request, type Response } from 'express'
 import pg from 'pg'
@@ -32,14 +33,11 @@ const EVENTS = 1_000 // events in the table, so that the lookup needs its indexe
 const SETS_PER_EVENT = 5
 
 /**
- * What MikroORM sends for `em.findOne(EventSet, { slug, event: { slug } }, { populate: ['event'] })`
- * (kiosk.service.ts), parameters numbered as pg takes them. The run checks it against the statement
- * the service really sent, so that a change of the ORM or of the service shows here.
+ * The service's own statement (events.queries.ts), parameters numbered as pg takes them. The run
+ * checks it against the statement the service really sent, so that a change of the service shows here.
  */
-const KIOSK_CONTEXT_SQL =
-  'select "e0".*, "e1"."id" as "e1__id", "e1"."slug" as "e1__slug", "e1"."name" as "e1__name", "e1"."start_at" as "e1__start_at", ' +
-  '"e1"."is_private" as "e1__is_private", "e1"."created_at" as "e1__created_at", "e1"."updated_at" as "e1__updated_at" ' +
-  'from "event_set" as "e0" inner join "event" as "e1" on "e0"."event_id" = "e1"."id" where "e0"."slug" = $1 and "e1"."slug" = $2 limit $3'
+let parameter = 0
+const KIOSK_CONTEXT_SQL = KIOSK_CONTEXT.replace(/\?/g, () => `$${++parameter}`)
 
 class Broken extends Error {}
 
@@ -97,14 +95,10 @@ function startBaseline(pool: pg.Pool): Promise<Baseline> {
   app.get('/events/:eventSlug/sets/:setSlug', async (req: Request<{ eventSlug: string; setSlug: string }>, res) => {
     inFlight++
     try {
-      const { rows } = await pool.query<{ id: string; slug: string; name: string; e1__id: string; e1__slug: string; e1__name: string }>(KIOSK_CONTEXT_SQL, [
-        req.params.setSlug,
-        req.params.eventSlug,
-        1,
-      ])
+      const { rows } = await pool.query<KioskContextRow>(KIOSK_CONTEXT_SQL, [req.params.setSlug, req.params.eventSlug])
       const row = rows[0]
       if (!row) return sendJson(res, 404, { error: 'no such set' })
-      sendJson(res, 200, { set: { id: row.id, slug: row.slug, name: row.name }, event: { id: row.e1__id, slug: row.e1__slug, name: row.e1__name } })
+      sendJson(res, 200, { set: { id: row.id, slug: row.slug, name: row.name }, event: { id: row.event_id, slug: row.event_slug, name: row.event_name } })
     } finally {
       inFlight--
     }
@@ -162,7 +156,7 @@ async function main(): Promise<void> {
   if (sent.length !== 1 || sent[0] !== expected) {
     throw new Broken(`the service sent ${captured.length} statement(s), not the baseline's:\n  service:  ${captured.join('\n            ')}\n  baseline: ${KIOSK_CONTEXT_SQL}`)
   }
-  const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${path.split('/')[2]}'`).replace('$3', '1')}`)
+  const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${path.split('/')[2]}'`)}`)
   const usesIndexes = plan.some((line) => /Index/.test(line['QUERY PLAN'])) && !plan.some((line) => /Seq Scan/.test(line['QUERY PLAN']))
   console.log(`one statement, the baseline's; plan:\n${plan.map((line) => `  ${line['QUERY PLAN']}`).join('\n')}`)
   if (!usesIndexes) throw new Broken('the statement does not use the indexes only')

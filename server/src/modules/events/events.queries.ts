@@ -16,3 +16,14 @@ export const EVENT_COUNTS = `select st.event_id,
    group by st.event_id`
 
 export type EventCountsRow = { event_id: string; active: number; completed: number; cancelled: number; guests: number; photos: number }
+
+/**
+ * A kiosk's context from its two slugs, as SQL: read at every kiosk's start and reload, one indexed
+ * statement, no entity to hydrate. Exported so that the full-stack benchmark's raw route runs it.
+ */
+export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.slug as event_slug, e.name as event_name
+    from event_set s
+    join event e on e.id = s.event_id
+   where s.slug = ? and e.slug = ?`
+
+export type KioskContextRow = { id: string; slug: string; name: string; event_id: string; event_slug: string; event_name: string }

@@ -7,6 +7,7 @@ import { newId } from '../../ids.js'
 import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
 import { Customer } from '../customers/customer.entity.js'
 import { EventSet } from '../events/event-set.entity.js'
+import { KIOSK_CONTEXT, type KioskContextRow } from '../events/events.queries.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 import { Session } from '../sessions/session.entity.js'
@@ -14,11 +15,11 @@ import { deriveLabel, splitName } from './guest-names.js'
 import { toE164 } from './phone.js'
 
 export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
-  const set = await em.findOne(EventSet, { slug: setSlug, event: { slug: eventSlug } }, { populate: ['event'] })
-  if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  const [row] = await em.execute<KioskContextRow[]>(KIOSK_CONTEXT, [setSlug, eventSlug])
+  if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SET)
   return {
-    set: { id: set.id, slug: set.slug, name: set.name },
-    event: { id: set.event.id, slug: set.event.slug, name: set.event.name },
+    set: { id: row.id, slug: row.slug, name: row.name },
+    event: { id: row.event_id, slug: row.event_slug, name: row.event_name },
   }
 }
 
