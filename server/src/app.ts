@@ -34,7 +34,7 @@ const MAX_BODY_BYTES = 64 * 1024
 
 /** The HTTP app: the edge (http/), then who answers what, in order. */
 export function createApp(services: Services): Express {
-  const limit = createRateLimiter(services.config.rateLimits, services.redis, services.metrics)
+  const limit = createRateLimiter(services.config.rateLimits, services.rateLimitStore, services.metrics)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)

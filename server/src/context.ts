@@ -1,5 +1,4 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
-import type { RedisClientType } from 'redis'
 
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
@@ -9,6 +8,7 @@ import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import type { StaffAuth } from './modules/staff/auth.js'
 import type { StaffCaller } from './modules/staff/staff-auth.middleware.js'
+import type { SharedStore } from './modules/rate-limits/rate-limits.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 import type { OpenApiDocument } from './openapi.js'
 
@@ -29,7 +29,7 @@ export type Services = {
   /** Tells the delivery dispatcher that messages were queued. */
   wakeDelivery: () => void
   /** Shared rate-limit counts; absent: each instance counts its own. */
-  redis?: RedisClientType
+  rateLimitStore?: SharedStore
   /** The labels of the published contact page. */
   contactLabels: ContactLabels
   /** Absent when mail is not configured: the contact form answers 503. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-import { createClient, type RedisClientType } from 'redis'
+import type { RedisClientType } from 'redis'
 
 import { createApp } from './app.js'
 import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
@@ -20,6 +20,7 @@ import { listenForOutbox } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
+import { redisStores } from './modules/rate-limits/rate-limits.js'
 import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
 import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
@@ -46,7 +47,9 @@ function createContactMailer(settings: ContactSettings, logger: Logger): Contact
   return settings.mail.kind === 'postmark' ? createPostmarkContactMailer(settings.mail) : createConsoleContactMailer(logger)
 }
 
+/** Loaded only when `REDIS_URL` is set: a start without it does not pay for the client. */
 async function connectRedis(url: string): Promise<RedisClientType> {
+  const { createClient } = await import('redis')
   const client: RedisClientType = createClient({ url })
   await client.connect()
   return client
@@ -110,6 +113,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
     redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
+    const rateLimitStore = redis && (await redisStores(redis))
 
     server = createServer({
       // Checked by answerNodeRefusals, which answers in the service's error shape.
@@ -160,7 +164,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       openApiDocument,
       storage,
       wakeDelivery: dispatcher?.wake ?? (() => {}),
-      redis,
+      rateLimitStore,
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
       auth: auth.auth,

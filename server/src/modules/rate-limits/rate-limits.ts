@@ -2,7 +2,6 @@ import { isIP } from 'node:net'
 
 import type { Request, RequestHandler } from 'express'
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit'
-import { RedisStore } from 'rate-limit-redis'
 import type { RedisClientType } from 'redis'
 
 import { sendError } from '../../http/answers.js'
@@ -33,11 +32,9 @@ export function clientKey(req: Request, clientIpHeader: string | undefined): str
  * location"), or in Redis when one count across instances is wanted. The 429 carries the spec's
  * body and no Retry-After or RateLimit headers.
  */
-export function createRateLimiter(settings: RateLimitSettings, redis: RedisClientType | undefined, metrics: Pick<Metrics, 'rateLimited'>) {
+export function createRateLimiter(settings: RateLimitSettings, sharedStore: SharedStore | undefined, metrics: Pick<Metrics, 'rateLimited'>) {
   return (name: string, limit: number): RequestHandler => {
-    const store: Store | undefined = redis
-      ? new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand: (...args: string[]) => redis.sendCommand(args) })
-      : undefined
+    const store = sharedStore?.(name)
     return rateLimit({
       windowMs: settings.windowMs,
       limit,
@@ -53,4 +50,13 @@ export function createRateLimiter(settings: RateLimitSettings, redis: RedisClien
       validate: { keyGeneratorIpFallback: false },
     })
   }
+}
+
+/** A limit's count shared across instances, by limit name. */
+export type SharedStore = (name: string) => Store
+
+/** Counts in Redis. Its store is loaded only when `REDIS_URL` is set: most instances count in memory. */
+export async function redisStores(redis: RedisClientType): Promise<SharedStore> {
+  const { RedisStore } = await import('rate-limit-redis')
+  return (name) => new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand: (...args: string[]) => redis.sendCommand(args) })
 }
