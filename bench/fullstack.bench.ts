@@ -26,7 +26,7 @@ import pg from 'pg'
 
 import { CONNECTIONS, DURATION, loadSettingsLine, measureTargets, ratioRow, ROUNDS, sleep } from './load.js'
 import { reportRows } from './rows.js'
-import { cleanUp, inTransaction, obtainDatabase, onCleanup } from './support.js'
+import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
 const TARGET_RATIO = 0.85
 const EVENTS = 1_000 // events in the table, so that the lookup needs its indexes
@@ -38,8 +38,6 @@ const SETS_PER_EVENT = 5
  */
 let parameter = 0
 const KIOSK_CONTEXT_SQL = KIOSK_CONTEXT.replace(/\?/g, () => `$${++parameter}`)
-
-class Broken extends Error {}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -185,12 +183,4 @@ async function main(): Promise<void> {
   ])
 }
 
-try {
-  await main()
-} catch (error) {
-  process.exitCode = 1
-  if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
-  else console.error('\nbenchmark failed:', error)
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main)

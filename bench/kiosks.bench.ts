@@ -26,7 +26,7 @@ import { startServer } from '@photobooth/server/server'
 import pg from 'pg'
 
 import { reportRows, verdict, type Row } from './rows.js'
-import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+import { Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
 const KIOSKS = Math.round(envNumber('BENCH_KIOSKS', 200, 1))
 const GUESTS = 12 // per registration: the most a session takes
@@ -35,8 +35,6 @@ const ROUNDS = Math.round(envNumber('BENCH_KIOSK_ROUNDS', 5, 1)) // bursts, one 
 const PEOPLE = Math.max(GUESTS, Math.round((KIOSKS * GUESTS) / 2))
 const CLIENT_IP_HEADER = 'X-Bench-Client-Ip'
 const PAUSE_MS = 500 // between rounds
-
-class Broken extends Error {}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -215,12 +213,4 @@ async function main(): Promise<void> {
   reportRows(rows)
 }
 
-try {
-  await main()
-} catch (error) {
-  process.exitCode = 1
-  if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
-  else console.error('\nbenchmark failed:', error)
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main)

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
 import { reportRows, verdict } from './rows.js'
-import { cleanUp, envNumber, freePort, obtainDatabase, onCleanup } from './support.js'
+import { Broken, cleanUp, envNumber, freePort, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
 const WARM_TARGET_S = 3
 const WARM_STARTS = Math.round(envNumber('BENCH_WARM_STARTS', 3, 1))
@@ -34,8 +34,6 @@ const SERVER_ARGS = process.env.BENCH_SERVER_ARGS?.split(' ').filter(Boolean) ??
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const mainJs = join(root, 'server/dist/main.js')
-
-class Broken extends Error {}
 
 const children = new Set<ChildProcess>()
 onCleanup('server processes', async () => {
@@ -174,12 +172,4 @@ async function main(): Promise<void> {
   ])
 }
 
-try {
-  await main()
-} catch (error) {
-  process.exitCode = 1
-  if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
-  else console.error('\nbenchmark failed:', error)
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main)

@@ -67,3 +67,19 @@ export async function inTransaction(pool: pg.Pool, work: (client: pg.PoolClient)
     client.release()
   }
 }
+
+/** A check of a benchmark failed: its figures would mean nothing (the runner shows it as BROKEN). */
+export class Broken extends Error {}
+
+/** Runs a benchmark: a failed check or a fault is said and exits 1; the clean-up always runs. */
+export async function runBenchmark(main: () => Promise<void>): Promise<void> {
+  try {
+    await main()
+  } catch (error) {
+    process.exitCode = 1
+    if (error instanceof Broken) console.error(`\nABORTED: ${error.message}`)
+    else console.error('\nbenchmark failed:', error)
+  } finally {
+    await cleanUp()
+  }
+}

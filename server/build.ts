@@ -4,13 +4,17 @@
  * (a workspace package of TypeScript sources) are bundled; every other dependency stays an import
  * of server/node_modules. The gallery pages' files are copied beside the bundle, where
  * `new URL('./assets/…', import.meta.url)` finds them from the bundle as from the sources.
+ * `tsx server/build.ts <folder>` builds into another folder (a test's), which then needs a
+ * `node_modules` beside it.
  */
 import { cp, readFile, rm } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
 import { build } from 'esbuild'
 
 const root = new URL('./', import.meta.url)
-const out = new URL('dist/', root)
+const out = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('dist/', root)
 const manifest = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as {
   dependencies: Record<string, string>
   optionalDependencies?: Record<string, string>

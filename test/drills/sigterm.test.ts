@@ -7,20 +7,20 @@
  * was answered.
  *
  * The bundle is built into a folder of the drill's own (server/dist is `pnpm build`'s, and
- * test/build/built-server.test.ts's), with the options of server/build.ts, and a `node_modules`
+ * test/build/built-server.test.ts's) by server/build.ts itself, and a `node_modules`
  * link to the server's dependencies so that the bundle's imports resolve as from server/dist.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 
 import { migrate, openOrm, type Orm } from '@photobooth/server/db/orm'
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
@@ -29,6 +29,7 @@ import { freePort } from '../support/processes.js'
 
 const SERVER = fileURLToPath(new URL('../../server/', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const run = promisify(execFile)
 const CONNECTIONS = 64
 const GRACE_MS = 8_000
 const IP_HEADER = 'x-drill-client-ip'
@@ -41,27 +42,8 @@ let child: ChildProcess | undefined
 
 beforeAll(async () => {
   bundle = await mkdtemp(join(tmpdir(), 'photobooth-drill-bundle-'))
-  const manifest = JSON.parse(await readFile(join(SERVER, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>
-    optionalDependencies?: Record<string, string>
-  }
-  // As server/build.ts builds it.
-  const external = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })
-    .filter((name) => name !== '@photobooth/sdk')
-    .flatMap((name) => [name, `${name}/*`])
-  await build({
-    entryPoints: [join(SERVER, 'src/main.ts')],
-    outdir: bundle,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external,
-    sourcemap: true,
-    keepNames: true,
-    logLevel: 'warning',
-  })
-  await cp(join(SERVER, 'src/modules/gallery-pages/assets'), join(bundle, 'assets'), { recursive: true })
+  // Built as `pnpm build` builds it, into a folder of the test's own.
+  await run(process.execPath, ['--import', 'tsx', 'server/build.ts', bundle], { cwd: ROOT })
   await symlink(join(SERVER, 'node_modules'), join(bundle, 'node_modules'), 'dir')
   databaseUrl = await databases.create()
   orm = await openOrm(databaseUrl)
