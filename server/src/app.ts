@@ -14,7 +14,7 @@ import { healthRoutes } from './http/health.js'
 import { metricsRoute } from './http/metrics-route.js'
 import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
-import { requestLog, routeLabels } from './http/request-log.js'
+import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
 import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
@@ -43,7 +43,6 @@ export function createApp(services: Services): Express {
   app.use(securityHeaders)
   app.use(requestId(services.config.requestIdHeader))
   app.use(requestLog(services.logger, services.metrics))
-  app.use(routeLabels())
   // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
   app.use(crossOrigin(services.config.corsOrigins))
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer

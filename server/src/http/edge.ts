@@ -33,6 +33,8 @@ export function passEventPageNamedZip(router: Router): void {
   router.get('/gallery/events/zip', (_req, _res, next) => next('router'))
 }
 
+const passOn: RequestHandler = (_req, _res, next) => next()
+
 export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler): Router {
   const router = Router()
   passEventPageNamedZip(router)
@@ -48,7 +50,9 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
         }),
       )
     }
-    if (handlers.length > 0) router.route(path)[method](...handlers)
+    // Every route is registered, with a policy or without: its match names the request's route
+    // pattern for the request log and the metrics (`req.route`, request-log.ts).
+    router.route(path)[method](...(handlers.length > 0 ? handlers : [passOn]))
   }
   return router
 }

@@ -1,26 +1,14 @@
 import type { Request, RequestHandler, Response } from 'express'
-import { Router } from 'express'
-
-import { contract } from '@photobooth/sdk/contract'
 
 import { requestContext, type Logger } from '../logger.js'
 import type { Metrics } from '../metrics.js'
-import { passEventPageNamedZip, routesOf } from './edge.js'
 
 /**
  * The route pattern that answered (`/gallery/:sessionId`), never the path itself: a path holds ids
- * and a query string may hold an upload's signature. The contract's routes are labelled here, so
- * that oRPC's answers have one; Express's own routes (pages, bytes, health) label themselves.
+ * and a query string may hold an upload's signature. The contract's routes are matched by the edge
+ * policies' router (edge.ts), so that oRPC's answers have one; Express's own routes (pages, bytes,
+ * health) name theirs.
  */
-export function routeLabels(): Router {
-  const router = Router()
-  // A router answers OPTIONS itself for the paths it has routes on; only labels are wanted here.
-  router.use((req, _res, next) => next(req.method === 'OPTIONS' ? 'router' : undefined))
-  passEventPageNamedZip(router)
-  for (const { method, path } of routesOf(contract)) router.route(path)[method]((_req, _res, next) => next())
-  return router
-}
-
 export const routeOf = (req: Request): string => (req.route as { path?: unknown } | undefined)?.path?.toString() ?? 'unmatched'
 
 /**
