@@ -21,12 +21,12 @@ import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { KIOSK_CONTEXT, type KioskContextRow } from '@photobooth/server/modules/events/events.queries'
 import { startServer } from '@photobooth/server/server'
-import express, { type Request, type Response } from 'express'
+import express, { type Request } from 'express'
 import pg from 'pg'
 
 import { CONNECTIONS, DURATION, loadSettingsLine, measureTargets, ratioRow, ROUNDS, sleep } from './load.js'
 import { reportRows } from './rows.js'
-import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark, sendJson } from './support.js'
 
 const TARGET_RATIO = 0.85
 const EVENTS = 1_000 // events in the table, so that the lookup needs its indexes
@@ -81,11 +81,6 @@ type Baseline = { url: string; server: Server; inFlight: () => number }
 
 /** A raw Express 5 route: the same statement on its own pg pool, JSON.stringify, writeHead + end. */
 function startBaseline(pool: pg.Pool): Promise<Baseline> {
-  const sendJson = (res: Response, status: number, body: unknown) => {
-    const text = JSON.stringify(body)
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    res.end(text)
-  }
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)

@@ -31,7 +31,7 @@ import pg from 'pg'
 
 import { DURATION, CONNECTIONS, ROUNDS, loadSettingsLine, measureTargets, ratioRow, sleep } from './load.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { cleanUp, inTransaction, obtainDatabase, onCleanup } from './support.js'
+import { cleanUp, inTransaction, obtainDatabase, onCleanup, sendJson } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -183,12 +183,6 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
       list.push({ id: row.id, url: photoUrl(row.storage_key), width: row.width, height: row.height })
     }
     return bySession
-  }
-
-  const sendJson = (res: Response, status: number, body: unknown) => {
-    const text = JSON.stringify(body)
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    res.end(text)
   }
 
   const app = express()

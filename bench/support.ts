@@ -1,4 +1,5 @@
 /** What the benchmarks share: parameters from the environment, clean-up, and a database. */
+import type { ServerResponse } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
 import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
@@ -82,4 +83,11 @@ export async function runBenchmark(main: () => Promise<void>): Promise<void> {
   } finally {
     await cleanUp()
   }
+}
+
+/** A baseline's JSON answer, as a hand-written server sends it: stringify, writeHead with the length, end. */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
 }

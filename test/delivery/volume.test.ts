@@ -3,13 +3,12 @@
  * providers' 429s, Postmark batches, several instances, and stop() with requests in flight. Real
  * PostgreSQL, the real SDKs against the fakes; waits on the fakes and the rows, never on a fixed sleep.
  */
-import { openOrm } from '@photobooth/server/db/orm'
 import { createLogger } from '@photobooth/server/logger'
 import { DEFAULT_DISPATCHER_SETTINGS, startDispatcher, type Dispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
 import { createTwilioTransport } from '@photobooth/server/modules/delivery/twilio-transport'
 import type { Transports } from '@photobooth/server/modules/delivery/transport'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import {
   POSTMARK_RATE_LIMITED,
@@ -19,6 +18,7 @@ import {
   type FakePostmark,
   type FakeProvider,
 } from '../support/fake-providers.js'
+import { scratchDatabases } from '../support/databases.js'
 import { makeLiveGallery, type FixtureGuest } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { until } from '../support/until.js'
@@ -37,22 +37,19 @@ const SID = 'AC0123456789abcdef0123456789abcdef'
 let postmark: FakePostmark
 let twilio: FakeProvider
 let app: TestServer
+const databases = scratchDatabases('volume')
 const dispatchers: Dispatcher[] = []
 
 beforeAll(async () => {
   postmark = await startFakePostmark()
   twilio = await startFakeTwilio()
-  // Completions only: the dispatchers of each test are started by the test.
-  app = await startTestServer({ delivery: { dispatch: false, dispatcher: FAST } })
+  // Completions only: the dispatchers of each test are started by the test. A database of the
+  // file's own: no other file's messages are sent here, and none of these are taken from them.
+  app = await startTestServer({ databaseUrl: await databases.create(), delivery: { dispatch: false, dispatcher: FAST } })
 })
-/** Messages other tests left waiting would be sent too: each test starts with nothing pending but its own. */
+/** Messages an earlier test of this file left waiting would be sent too: each test starts with nothing pending but its own. */
 beforeEach(async () => {
-  const orm = await openOrm(inject('databaseUrl'))
-  try {
-    await orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
-  } finally {
-    await orm.close()
-  }
+  await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by an earlier test' where status = 'pending'`)
 })
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()))
@@ -64,6 +61,7 @@ afterAll(async () => {
   await app?.stop()
   await postmark?.close()
   await twilio?.close()
+  await databases.dropAll()
 })
 
 function transports(channels: ('email' | 'sms')[] = ['email', 'sms']): Transports {
