@@ -7,7 +7,7 @@ import { Router, type Request, type Response } from 'express'
 import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
-import { GALLERY_CACHE_CONTROL, matchesAny, readEventPageVersion, readGalleryVersion, versionTag } from '../gallery/gallery-versions.js'
+import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, versionTag } from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
 import { eventPage, galleryPage, notFoundPage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { readGalleryPage } from './gallery-pages.service.js'
@@ -19,9 +19,6 @@ function loadAsset(file: string, type: string) {
   const hash = createHash('sha256').update(body).digest('hex').slice(0, 12)
   return { path: `${GALLERY_PAGES_PATH}/assets/${name}.${hash}.${extension}`, type, body }
 }
-
-/** Ids and slugs as the JSON routes accept them: anything else is no page, without a query. */
-const KEY = /^[A-Za-z0-9_-]{1,64}$/
 
 /**
  * The guest's side, served by the service itself: a session's gallery at `/g/<session id>` (where
@@ -49,15 +46,8 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
     res.setHeader('ETag', pageTag(version))
     send(res, 200, GALLERY_CACHE_CONTROL, html)
   }
-  /** A conditional request answered from the version alone, before the page is read. */
-  const notModified = async (req: Request, res: Response, version: () => Promise<readonly (string | number)[] | undefined>) => {
-    const ifNoneMatch = req.headers['if-none-match']
-    if (!ifNoneMatch) return false
-    const current = await version()
-    if (!current || !matchesAny(ifNoneMatch, pageTag(current))) return false
-    res.status(304).setHeader('ETag', pageTag(current)).setHeader('Cache-Control', GALLERY_CACHE_CONTROL).end()
-    return true
-  }
+  const notModified = (req: Request, res: Response, version: () => Promise<readonly (string | number)[] | undefined>) =>
+    answeredNotModified(req, res, { version, tag: pageTag })
   const context = () => ({ config, em: orm.em.fork() })
 
   const router = Router()
@@ -67,15 +57,15 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
     const { slug } = req.params
-    if (KEY.test(slug) && (await notModified(req, res, () => readEventPageVersion(context(), slug)))) return
-    const read = KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
+    if (GALLERY_KEY.test(slug) && (await notModified(req, res, () => readEventPageVersion(context(), slug)))) return
+    const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
     if (!read) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
     sendCacheable(res, read.version, eventPage(read.page, links))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
     const { sessionId } = req.params
-    if (KEY.test(sessionId) && (await notModified(req, res, () => readGalleryVersion(context(), sessionId)))) return
-    const page = KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
+    if (GALLERY_KEY.test(sessionId) && (await notModified(req, res, () => readGalleryVersion(context(), sessionId)))) return
+    const page = GALLERY_KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
     if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName }, links))

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 
+import type { Request, Response } from 'express'
+
 import type { AppContext } from '../../context.js'
 import { GALLERY_QUERIES, type EventVersionRow, type GalleryVersionRow } from './gallery.queries.js'
 
@@ -8,6 +10,9 @@ import { GALLERY_QUERIES, type EventVersionRow, type GalleryVersionRow } from '.
  * ten while it revalidates (cheaply: a 304 is one small query). A deleted gallery is gone from
  * caches within the minute; nothing has to be purged by hand.
  */
+/** A session id or an event slug as a gallery route can name one (the contract's `Id` shape): anything else names nothing, without a query. */
+export const GALLERY_KEY = /^[A-Za-z0-9_-]{1,64}$/
+
 export const GALLERY_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600'
 
 /**
@@ -40,4 +45,25 @@ export function matchesAny(ifNoneMatch: string | undefined, etag: string): boole
   if (ifNoneMatch.trim() === '*') return true
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
   return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag))
+}
+
+type Version = readonly (string | number)[]
+
+/**
+ * A conditional read answered from the version alone, before the answer is built: 304 with its
+ * validator when `If-None-Match` names the current version (tagged by `tag`); says whether it did.
+ */
+export async function answeredNotModified(
+  req: Request,
+  res: Response,
+  { version, tag }: { version: () => Promise<Version | undefined>; tag: (version: Version) => string },
+): Promise<boolean> {
+  const ifNoneMatch = req.headers['if-none-match']
+  if (!ifNoneMatch) return false
+  const current = await version()
+  if (!current) return false
+  const etag = tag(current)
+  if (!matchesAny(ifNoneMatch, etag)) return false
+  res.status(304).setHeader('ETag', etag).setHeader('Cache-Control', GALLERY_CACHE_CONTROL).end()
+  return true
 }
