@@ -1,15 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { OpenAPIHandler } from '@orpc/openapi/node'
+import { StandardOpenAPIHandler } from '@orpc/openapi/standard'
 import type { ORPCError } from '@orpc/server'
 import { ResponseHeadersPlugin } from '@orpc/server/plugins'
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
+import { sendStandardResponse, toNodeHttpBody, toNodeHttpHeaders, toStandardLazyRequest } from '@orpc/standard-server-node'
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express'
 
+import { GALLERY_PAGES_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
 import { AppError, encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
-import { edgePolicies } from './http/edge.js'
+import { edgePolicies, under } from './http/edge.js'
 import { healthRoutes } from './http/health.js'
 import { metricsRoute } from './http/metrics-route.js'
 import { crossOrigin } from './http/cross-origin.js'
@@ -51,21 +53,21 @@ export function createApp(services: Services): Express {
   app.use(healthRoutes(services))
   app.use(metricsRoute(services))
   app.get('/openapi.json', openApiDocument(services))
-  app.use(docsRoutes(services))
-  app.use(galleryPageRoutes(services))
+  app.use(under('/docs', docsRoutes(services)))
+  app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services)))
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
-  app.use(authRoutes(services))
-  app.use(galleryFileRoutes(services))
-  app.use(galleryRevalidation(services))
+  app.use(under('/api/auth', authRoutes(services)))
+  app.use(under('/gallery', galleryFileRoutes(services)))
+  app.use(under('/gallery', galleryRevalidation(services)))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
   // Idempotency-Key on the kiosk's, booth's and staff's changes: after authentication (a key is its
   // caller's), before oRPC, which stores the answer through storeIdempotentAnswer.
   app.use(idempotencyKeys(services, { maxBodyBytes: MAX_BODY_BYTES }))
-  app.use(guestsCsvRoutes(services))
+  app.use(under('/staff', guestsCsvRoutes(services)))
   app.use(serveApi(services))
   app.use(notFound)
   app.use(lastResort(services))
@@ -86,7 +88,7 @@ function serveApi(services: Services): RequestHandler {
     if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) services.logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
-  const handler = new OpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer], plugins: [new ResponseHeadersPlugin()] })
+  const handler = new StandardOpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer], plugins: [new ResponseHeadersPlugin()] })
   return async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     // oRPC routes no HEAD: answered as the GET, whose body Node leaves out of a HEAD's answer.
@@ -102,13 +104,34 @@ function serveApi(services: Services): RequestHandler {
       },
     }
     try {
-      const { matched } = await handler.handle(req, res, { context })
-      if (!matched) next()
+      const result = await handler.handle(toStandardLazyRequest(req, res), { context })
+      if (!result.matched) return next()
+      await send(res, result.response)
     } catch (error) {
       next(error)
     }
   }
 }
+
+/**
+ * oRPC's answer, with a Content-Length when its body is JSON: oRPC's node adapter sends it chunked
+ * after a separate writeHead, which costs the connection five writes where one will do (headers and
+ * body together, as Node sends them when it knows the length). Any other body goes oRPC's way.
+ */
+async function send(res: Response, response: StandardResponse): Promise<void> {
+  if (!isJsonValue(response.body)) return sendStandardResponse(res, response)
+  if (res.writableEnded || res.destroyed) return
+  const headers = { ...response.headers }
+  const body = toNodeHttpBody(response.body, headers) as string | undefined
+  if (body !== undefined || !BODYLESS_STATUSES.has(response.status)) headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body))
+  res.writeHead(response.status, toNodeHttpHeaders(headers))
+  res.end(body)
+}
+
+type StandardResponse = Parameters<typeof sendStandardResponse>[1]
+
+const isJsonValue = (body: unknown) => typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype
+const BODYLESS_STATUSES = new Set([204, 304])
 
 const notFound: RequestHandler = (_req, res) => sendError(res, 404, NOT_FOUND_BODY)
 

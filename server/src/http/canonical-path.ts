@@ -8,6 +8,7 @@ import type { RequestHandler } from 'express'
  */
 export const canonicalPath: RequestHandler = (req, _res, next) => {
   const raw = req.url
+  if (PLAIN.test(raw)) return next()
   let canonical: string | undefined
   try {
     // Built as oRPC builds it (standard-server-node), so that `//x` stays a path, not a host.
@@ -21,6 +22,9 @@ export const canonicalPath: RequestHandler = (req, _res, next) => {
   if (canonical !== undefined && canonical !== raw) req.url = req.originalUrl = canonical
   next()
 }
+
+/** Letters, digits, `-`, `_`, `~` between single slashes, and such a query: nothing a URL would rewrite. */
+const PLAIN = /^(?:\/[\w~-]+)+(?:\?[\w~.=&-]*)?$/
 
 /**
  * A segment with a malformed %-escape (`%ff`, `%e0%a4%a`) names nothing, like any unknown id. Its `%`

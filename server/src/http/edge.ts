@@ -33,7 +33,21 @@ export function passEventPageNamedZip(router: Router): void {
   router.get('/gallery/events/zip', (_req, _res, next) => next('router'))
 }
 
-const passOn: RequestHandler = (_req, _res, next) => next()
+/**
+ * A route's last handler: at most one contract route fits a request (the one overlap is passed
+ * above), so the routes after it are not walked.
+ */
+const matched: RequestHandler = (_req, _res, next) => next('router')
+
+/**
+ * `handler` (a router) for the paths under `prefix` (a literal path, `/docs`) only, matched as Express
+ * matches (in any case): every other request passes it without walking its routes.
+ */
+export function under(prefix: string, handler: RequestHandler): RequestHandler {
+  if (!/^(\/[\w-]+)+$/.test(prefix)) throw new Error(`not a literal path: ${prefix}`)
+  const pattern = new RegExp(`^${prefix}(?:/|$)`, 'i')
+  return (req, res, next) => (pattern.test(req.path) ? handler(req, res, next) : next())
+}
 
 export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler): Router {
   const router = Router()
@@ -52,7 +66,7 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
     }
     // Every route is registered, with a policy or without: its match names the request's route
     // pattern for the request log and the metrics (`req.route`, request-log.ts).
-    router.route(path)[method](...(handlers.length > 0 ? handlers : [passOn]))
+    router.route(path)[method](...handlers, matched)
   }
   return router
 }

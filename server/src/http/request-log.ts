@@ -43,19 +43,22 @@ export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDurati
 /** The body's bytes as written to the connection (after compression, when a page is compressed). */
 function countBodyBytes(res: Response): () => number {
   let sent = 0
-  const count = (chunk: unknown, encoding?: unknown) => {
-    if (typeof chunk === 'string') sent += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-    else if (chunk instanceof Uint8Array) sent += chunk.byteLength
-  }
-  const write = res.write.bind(res) as (...args: unknown[]) => boolean
-  const end = res.end.bind(res) as (...args: unknown[]) => Response
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    count(chunk, rest[0])
-    return write(chunk, ...rest)
-  }) as Response['write']
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (typeof chunk !== 'function') count(chunk, rest[0])
-    return end(chunk, ...rest)
-  }) as Response['end']
+  const write = res.write as Loose
+  const end = res.end as Loose
+  res.write = function (this: Response, chunk: unknown, encoding?: unknown, callback?: unknown) {
+    sent += byteLength(chunk, encoding)
+    return write.call(this, chunk, encoding, callback)
+  } as Response['write']
+  res.end = function (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+    sent += byteLength(chunk, encoding)
+    return end.call(this, chunk, encoding, callback)
+  } as Response['end']
   return () => sent
+}
+
+type Loose = (this: Response, chunk: unknown, encoding: unknown, callback: unknown) => unknown
+
+const byteLength = (chunk: unknown, encoding: unknown): number => {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+  return chunk instanceof Uint8Array ? chunk.byteLength : 0
 }

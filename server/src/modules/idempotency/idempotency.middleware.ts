@@ -102,7 +102,7 @@ export async function storeIdempotentAnswer<R extends HandleResult>(options: { r
  * staff authentication (the scope is the caller) and before oRPC. `maxBodyBytes` is oRPC's body limit
  * (app.ts): the body is read here through the same lazy, limited `req.body`.
  */
-export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger' | 'config'>, options: { maxBodyBytes: number }): Router {
+export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger' | 'config'>, options: { maxBodyBytes: number }): RequestHandler {
   const { orm, now, logger } = services
   const clientIpHeader = services.config.rateLimits.clientIpHeader
   const waiters = new Map<string, Set<() => void>>()
@@ -238,7 +238,8 @@ export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger
     const area = path.split('/')[1] as keyof typeof scopes
     router.route(path)[method](guard(scopes[area]))
   }
-  return router
+  // Only changes take a key: a read passes without walking the keyed routes.
+  return (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? next() : router(req, res, next))
 }
 
 /** Deletes the keys expired at `at`: at start (server.ts), and hourly from the middleware. */
