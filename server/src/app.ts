@@ -23,6 +23,7 @@ import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
 import { galleryRevalidation } from './modules/gallery/gallery-revalidation.js'
+import { VersionCache } from './modules/gallery/gallery-versions.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
@@ -37,6 +38,7 @@ const MAX_BODY_BYTES = 64 * 1024
 /** The HTTP app: the edge (http/), then who answers what, in order. */
 export function createApp(services: Services): Express {
   const limit = createRateLimiter(services.config.rateLimits, services.rateLimitStore, services.metrics)
+  const versions = new VersionCache(services.now)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -46,24 +48,27 @@ export function createApp(services: Services): Express {
   app.use(requestId(services.config.requestIdHeader))
   app.use(requestLog(services.logger, services.metrics))
   // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
-  app.use(crossOrigin(services.config.corsOrigins))
+  if (services.config.corsOrigins.length > 0) app.use(crossOrigin(services.config.corsOrigins))
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
   // on the routers that have one.
   app.options('/{*path}', notFound)
   app.use(healthRoutes(services))
-  app.use(metricsRoute(services))
+  if (services.config.metricsToken) app.use(metricsRoute(services.config.metricsToken, services.metrics))
   app.get('/openapi.json', openApiDocument(services))
   app.use(under('/docs', docsRoutes(services)))
-  app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services)))
+  app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
   // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(under('/api/auth', authRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))
-  app.use(under('/gallery', galleryRevalidation(services)))
+  app.use(under('/gallery', galleryRevalidation(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
+  // The booth's and staff's changes are what move a gallery's version (gallery-versions.ts); once
+  // authenticated, so that no stranger's request empties the cache.
+  app.use(['/booth', '/staff'], versions.dropOnChange)
   // Idempotency-Key on the kiosk's, booth's and staff's changes: after authentication (a key is its
   // caller's), before oRPC, which stores the answer through storeIdempotentAnswer.
   app.use(idempotencyKeys(services, { maxBodyBytes: MAX_BODY_BYTES }))

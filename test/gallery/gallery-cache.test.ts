@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
@@ -139,5 +139,62 @@ describe('a live gallery as a CDN may cache it', () => {
     const response = await fetch(`${app.url}/gallery/${session.id}`, { headers: { 'if-none-match': '*' } })
     expect(response.status).toBe(404)
     expect(response.headers.get('etag')).toBeNull()
+  })
+})
+
+describe('revalidations of a busy gallery, answered from the versions read in the last second', () => {
+  // This instance's clock, stopped during each test (a slow machine cannot let the second pass) and
+  // moved by the tests; the versions it keeps last a second of it.
+  let stoppedAt: number | undefined
+  let clocked: TestServer
+  let clockedStaff: StaffSession
+  beforeAll(async () => {
+    ;({ app: clocked, staff: clockedStaff } = await startStaffTestServer({}, { now: () => new Date(stoppedAt ?? Date.now()) }))
+  })
+  afterAll(() => clocked?.stop())
+  beforeEach(() => void (stoppedAt = Date.now()))
+  afterEach(() => void (stoppedAt = undefined))
+
+  for (const kind of ['JSON', 'page'] as const) {
+    it(`when the ${kind} is revalidated again within the second, then no statement; after a staff change on this instance, the new body at once`, async () => {
+      const { event, sets } = await seedEvent(clocked.orm)
+      const session = await seedSession(clocked.orm, sets[0]!.id, { photos: 2 })
+      const path = kind === 'JSON' ? `/gallery/${session.id}` : `/g/${session.id}`
+      const etag = await etagOf(path, clocked)
+      expect((await revalidate(path, etag, clocked)).statements).toBe(1)
+      const again = await revalidate(path, etag, clocked)
+      expect(again.response.status).toBe(304)
+      expect(again.statements).toBe(0)
+
+      expect((await staffFetch(clocked, clockedStaff, `/staff/events/${event.id}`, { method: 'PATCH', body: { name: 'Renamed at once' } })).status).toBe(200)
+      const changed = await revalidate(path, etag, clocked)
+      expect(changed.response.status).toBe(200)
+      expect(changed.body).toContain('Renamed at once')
+
+      // A deletion too: the old tag gets the 404 at once, not a 304 from before it.
+      const current = changed.response.headers.get('etag')!
+      expect((await revalidate(path, current, clocked)).response.status).toBe(304)
+      expect((await staffFetch(clocked, clockedStaff, `/staff/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200)
+      expect((await revalidate(path, current, clocked)).response.status).toBe(404)
+    })
+  }
+
+  it('when another instance changes the event (here: the database, written directly), then this instance answers 304 for at most a second, then the new body', async () => {
+    const { event, sets } = await seedEvent(clocked.orm)
+    const session = await seedSession(clocked.orm, sets[0]!.id, { photos: 1 })
+    const path = `/gallery/events/${event.slug}`
+    const etag = await etagOf(path, clocked)
+    expect((await revalidate(path, etag, clocked)).response.status).toBe(304)
+
+    await clocked.orm.em.fork().execute(`update event set name = 'Renamed elsewhere', updated_at = now() where id = ?`, [event.id])
+    const within = await revalidate(path, etag, clocked)
+    expect(within.response.status).toBe(304)
+    expect(within.statements).toBe(0)
+
+    stoppedAt = stoppedAt! + 1_000
+    const after = await revalidate(path, etag, clocked)
+    expect(after.response.status).toBe(200)
+    expect(JSON.parse(after.body).name).toBe('Renamed elsewhere')
+    expect(JSON.parse(after.body).sets[0].sessions[0].id).toBe(session.id)
   })
 })

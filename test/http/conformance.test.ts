@@ -29,6 +29,20 @@ async function expectJsonError(response: Response, status: number) {
 }
 
 describe('every response', () => {
+  it('when the API answers JSON (200, 201, 400, 404), then with its Content-Length, not chunked', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    for (const response of [
+      await fetch(`${app.url}/events/${event.slug}/sets/${sets[0]!.slug}`),
+      await postJson(`${app.url}/sets/${sets[0]!.id}/sessions`, { guests: [{ name: 'Zoë', phone: '+1 415 555 2671' }] }),
+      await postJson(`${app.url}/sets/${sets[0]!.id}/sessions`, { guests: [] }),
+      await fetch(`${app.url}/gallery/events/no-such-event`),
+    ]) {
+      const body = new Uint8Array(await response.arrayBuffer())
+      expect(response.headers.get('transfer-encoding'), response.url).toBeNull()
+      expect(response.headers.get('content-length'), response.url).toBe(String(body.byteLength))
+    }
+  })
+
   it('when routes answer 200, 201, 400 and 404, then each carries the security headers', async () => {
     const { event, sets } = await seedEvent(app.orm)
     const responses = [

@@ -25,7 +25,6 @@ const PUBLIC_ROUTES = [
  */
 export function crossOrigin(origins: readonly string[]): Router {
   const router = Router()
-  if (origins.length === 0) return router
   const allowed = new Set(origins)
   const policy = cors({
     origin: [...allowed],

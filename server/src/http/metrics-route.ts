@@ -10,10 +10,8 @@ import { sendError } from './answers.js'
  * scraper that sends it (`Authorization: Bearer <token>`): route names, counts and pool sizes are
  * not for the public. Unset, the path is like any other unknown one (404).
  */
-export function metricsRoute({ config, metrics }: Pick<Services, 'config' | 'metrics'>): Router {
+export function metricsRoute(token: string, metrics: Services['metrics']): Router {
   const router = Router()
-  const token = config.metricsToken
-  if (!token) return router
   const expected = Buffer.from(`Bearer ${token}`)
   router.get('/metrics', async (req, res) => {
     const given = Buffer.from(req.headers.authorization ?? '')

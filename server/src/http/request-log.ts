@@ -43,20 +43,20 @@ export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDurati
 /** The body's bytes as written to the connection (after compression, when a page is compressed). */
 function countBodyBytes(res: Response): () => number {
   let sent = 0
-  const write = res.write as Loose
-  const end = res.end as Loose
-  res.write = function (this: Response, chunk: unknown, encoding?: unknown, callback?: unknown) {
+  const write = res.write.bind(res) as Loose
+  const end = res.end.bind(res) as Loose
+  res.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
     sent += byteLength(chunk, encoding)
-    return write.call(this, chunk, encoding, callback)
-  } as Response['write']
-  res.end = function (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+    return write(chunk, encoding, callback)
+  }) as Response['write']
+  res.end = ((chunk?: unknown, encoding?: unknown, callback?: unknown) => {
     sent += byteLength(chunk, encoding)
-    return end.call(this, chunk, encoding, callback)
-  } as Response['end']
+    return end(chunk, encoding, callback)
+  }) as Response['end']
   return () => sent
 }
 
-type Loose = (this: Response, chunk: unknown, encoding: unknown, callback: unknown) => unknown
+type Loose = (chunk: unknown, encoding: unknown, callback: unknown) => unknown
 
 const byteLength = (chunk: unknown, encoding: unknown): number => {
   if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')

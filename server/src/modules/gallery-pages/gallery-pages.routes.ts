@@ -7,7 +7,7 @@ import { Router, type Request, type Response } from 'express'
 import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
-import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, versionTag } from '../gallery/gallery-versions.js'
+import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, versionTag, type VersionCache } from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
 import { eventPage, galleryPage, notFoundPage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { readGalleryPage } from './gallery-pages.service.js'
@@ -27,7 +27,7 @@ function loadAsset(file: string, type: string) {
  * only adds beacons, sharing, the viewer and the wait. An operator with a front end of their own
  * points `GALLERY_URL` at it instead.
  */
-export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'orm'>): Router {
+export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'orm'>, versions: VersionCache): Router {
   const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
   const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
   const base = `${config.publicUrl}${GALLERY_PAGES_PATH}`
@@ -57,14 +57,14 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
     const { slug } = req.params
-    if (GALLERY_KEY.test(slug) && (await notModified(req, res, () => readEventPageVersion(context(), slug)))) return
+    if (GALLERY_KEY.test(slug) && (await notModified(req, res, () => versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))))) return
     const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
     if (!read) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
     sendCacheable(res, read.version, eventPage(read.page, links))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
     const { sessionId } = req.params
-    if (GALLERY_KEY.test(sessionId) && (await notModified(req, res, () => readGalleryVersion(context(), sessionId)))) return
+    if (GALLERY_KEY.test(sessionId) && (await notModified(req, res, () => versions.read(`sessionId:${sessionId}`, () => readGalleryVersion(context(), sessionId))))) return
     const page = GALLERY_KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
