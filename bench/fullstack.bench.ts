@@ -1,9 +1,9 @@
 /**
  * Full-stack overhead: our service on a route that is one indexed query, the kiosk context
  * `GET /events/:eventSlug/sets/:setSlug` (Express 5, helmet's headers, request id and log, the edge
- * policies' router, oRPC's OpenAPIHandler, zod input validation, MikroORM's `findOne` with the
- * event joined), against a raw Express 5 route on its own `pg` pool sending the very statement
- * MikroORM sends (captured from the service at start) and answering the same JSON bytes.
+ * policies' router, oRPC's OpenAPIHandler, zod input validation, one statement through MikroORM's
+ * `em.execute`, the event joined), against a raw Express 5 route on its own `pg` pool sending the
+ * very statement the service sends (checked against it at start) and answering the same JSON bytes.
  *
  *   pnpm bench:fullstack            # or: pnpm bench fullstack
  *   DATABASE_URL=postgres://… BENCH_DURATION=20 pnpm bench:fullstack

@@ -153,6 +153,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       { name: 'Tracking', description: 'View and share counts from public pages; no credential, rate limited.' },
       { name: 'Contact', description: 'The website contact form; no credential, rate limited.' },
       { name: 'Staff sign-in', description: 'Staff sign in with email and password (Better Auth); the answer sets the session cookie. Sign-up is closed.' },
+      { name: 'Operations', description: 'Health probes for a load balancer or an orchestrator; no credential, never rate limited, never cached.' },
       { name: 'Staff', description: "The operator's API: events, sets, booth keys, sessions and delivery, statistics, exports and staff members. A staff session cookie; changes need a trusted `Origin`." },
     ],
     components: {

@@ -1,3 +1,4 @@
+import { createClient } from '@photobooth/sdk'
 import { migrate, openOrm } from '@photobooth/server/db/orm'
 import { afterAll, describe, expect, it } from 'vitest'
 
@@ -45,6 +46,10 @@ describe('GET /healthz and GET /readyz', () => {
       const before = await fetch(`${app.url}/readyz`)
       expect(before.status).toBe(503)
       expect(await before.json()).toEqual({ error: 'migrations pending' })
+      // The SDK's probe (contract: operations) tells the same: an ApiError with the 503 and its reason.
+      const client = createClient({ baseUrl: app.url })
+      expect(await client.operations.live()).toEqual({ status: 'ok' })
+      await expect(client.operations.ready()).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', defined: true, message: 'migrations pending' })
       const [tables] = await orm.em.getConnection().execute<{ count: string }[]>(`select count(*) from information_schema.tables where table_name = 'session'`)
       expect(tables!.count).toBe('0')
 
@@ -52,6 +57,7 @@ describe('GET /healthz and GET /readyz', () => {
       const after = await fetch(`${app.url}/readyz`)
       expect(after.status).toBe(200)
       expect(await after.json()).toEqual({ status: 'ready' })
+      expect(await client.operations.ready()).toEqual({ status: 'ready' })
     } finally {
       await app.stop()
       await orm.close()

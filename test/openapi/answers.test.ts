@@ -240,6 +240,14 @@ describe('every answer, against the document', () => {
     expect([...seen.get('downloadZip')!].sort()).toEqual(['200', '404', '429', '503'])
   })
 
+  it('operations: the health probes (200, never cached)', async () => {
+    for (const [operationId, path, body] of [['live', '/healthz', { status: 'ok' }], ['ready', '/readyz', { status: 'ready' }]] as const) {
+      const response = await fetch(`${app.url}${path}`)
+      expect(response.headers.get('cache-control')).toBe('no-store')
+      expect(await documented(operationId, response)).toEqual(body)
+    }
+  })
+
   it('tracking and the contact form (204, 200, 400, 413, 429, 503)', async () => {
     await documented('track', await call({ method: 'POST', path: '/track', body: { kind: 'view', sessionId: gallery.sessionId } }))
     await documented('track', await call({ method: 'POST', path: '/track', raw: JSON.stringify({ kind: 'share', sessionId: gallery.sessionId, channel: 'copy' }), headers: { 'content-type': 'text/plain' } }))

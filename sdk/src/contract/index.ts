@@ -3,6 +3,7 @@ import { contact } from './contact.js'
 import { gallery } from './gallery.js'
 import { galleryFiles } from './gallery-files.js'
 import { kiosk } from './kiosk.js'
+import { operations } from './operations.js'
 import { staffBoothKeys, staffEvents, staffSets } from './staff-events.js'
 import { staffAuth, staffMembers } from './staff-members.js'
 import { staffExports, staffMessages, staffSessions } from './staff-sessions.js'
@@ -21,13 +22,14 @@ const staff = {
 export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact, staff }
 
 /**
- * The whole API, the files Express streams and Better Auth's sign-in routes included: the one source
- * of the OpenAPI document and the SDK.
+ * The whole API, the files Express streams, Better Auth's sign-in routes and the health probes
+ * included: the one source of the OpenAPI document and the SDK.
  */
 export const contract = {
   ...servedContract,
   gallery: { ...gallery, ...galleryFiles },
   staff: { ...staff, events: { ...staffEvents, ...staffExports }, auth: staffAuth },
+  operations,
 }
 
 export type { EdgePolicy } from './base.js'

@@ -1,13 +1,15 @@
+import { contract } from '@photobooth/sdk/contract'
 import { Router, type Response } from 'express'
 
 import type { Services } from '../context.js'
 import { pendingMigrations } from '../db/orm.js'
+import { expressPath } from './edge.js'
 
 /** How long `/readyz` waits for the database before calling it unreachable. */
 const DATABASE_CHECK_MS = 2_000
 
 /**
- * For the load balancer and the orchestrator, beside the API: `GET /healthz`, the process answers;
+ * For the load balancer and the orchestrator, beside the API (contract: `operations`): `GET /healthz`, the process answers;
  * `GET /readyz`, this instance should be sent requests (the database answers, every migration is
  * applied, and it is not draining after a SIGTERM). Never rate limited, never cached, nothing
  * about anyone in them.
@@ -17,8 +19,8 @@ export function healthRoutes({ orm, logger, draining }: Pick<Services, 'orm' | '
   let migrated = false
   const answer = (res: Response, status: number, body: object) => void res.status(status).setHeader('Cache-Control', 'no-store').json(body)
   const router = Router()
-  router.get('/healthz', (_req, res) => answer(res, 200, { status: 'ok' }))
-  router.get('/readyz', async (_req, res) => {
+  router.get(expressPath(contract.operations.live), (_req, res) => answer(res, 200, { status: 'ok' }))
+  router.get(expressPath(contract.operations.ready), async (_req, res) => {
     if (draining()) return answer(res, 503, { error: 'draining' })
     try {
       await withTimeout(orm.em.getConnection().execute('select 1'), DATABASE_CHECK_MS)
