@@ -51,7 +51,7 @@ export function createApp(services: Services): Express {
   if (services.config.corsOrigins.length > 0) app.use(crossOrigin(services.config.corsOrigins))
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
   // on the routers that have one.
-  app.options('/{*path}', notFound)
+  app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()))
   app.use(healthRoutes(services))
   if (services.config.metricsToken) app.use(metricsRoute(services.config.metricsToken, services.metrics))
   app.get('/openapi.json', openApiDocument(services))

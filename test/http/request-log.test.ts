@@ -1,8 +1,11 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
+
 import { createLogger } from '@photobooth/server/logger'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 
 /** The lines a log shipper would receive, parsed. */
 const lines: string[] = []
@@ -47,8 +50,7 @@ describe('one structured line per request', () => {
     const response = await fetch(`${app.url}/photos/sessions/abc/def.jpg?expires=1&signature=SECRET-SIGNATURE`, { method: 'PUT', body: 'x', headers: { 'content-type': 'image/jpeg' } })
     await response.arrayBuffer()
     const line = await requestLine(response.headers.get('x-request-id')!)
-    expect(line).toMatchObject({ method: 'PUT', status: response.status })
-    expect(line.route).not.toContain('def.jpg')
+    expect(line).toMatchObject({ method: 'PUT', status: response.status, route: '/photos/*key' })
     expect(lines.join('')).not.toMatch(/SECRET-SIGNATURE|def\.jpg/)
   })
 
@@ -60,6 +62,26 @@ describe('one structured line per request', () => {
     const page = await fetch(`${app.url}/g/AAAAAAAAAAAAAAAAAAAAAA`, { headers: { 'accept-encoding': 'gzip' } })
     await page.arrayBuffer()
     expect(await requestLine(page.headers.get('x-request-id')!)).toMatchObject({ route: '/g/:sessionId', status: 404 })
+    // A page under /g that is none, and a preflight nothing answers: a pattern each, never a list or a catch-all.
+    const asset = await fetch(`${app.url}/g/assets/nope.css`)
+    await asset.arrayBuffer()
+    expect(await requestLine(asset.headers.get('x-request-id')!)).toMatchObject({ route: '/g/{*rest}', status: 404 })
+    const preflight = await fetch(`${app.url}/anything`, { method: 'OPTIONS' })
+    await preflight.arrayBuffer()
+    expect(await requestLine(preflight.headers.get('x-request-id')!)).toMatchObject({ route: 'unmatched', status: 404 })
+  })
+
+  it('when the client goes away before any answer, then its line says 499 and aborted, not 200', async () => {
+    const { sets } = await seedEvent(app.orm)
+    lines.length = 0
+    // A registration whose body never arrives in full: the service waits for it until the client leaves.
+    const socket = connect(Number(new URL(app.url).port), '127.0.0.1')
+    await once(socket, 'connect')
+    const received = once(app.server, 'request')
+    socket.write(`POST /sets/${sets[0]!.id}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Edge-Request-Id: leaves-early\r\n\r\n{"guests":`)
+    await received
+    socket.destroy()
+    expect(await requestLine('leaves-early')).toMatchObject({ method: 'POST', route: '/sets/:setId/sessions', status: 499, aborted: true, bytes: 0 })
   })
 
   it('when the edge sends its own request id, then that id is the answer’s and every line of the request carries it', async () => {

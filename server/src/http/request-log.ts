@@ -9,11 +9,15 @@ import type { Metrics } from '../metrics.js'
  * policies' router (edge.ts), so that oRPC's answers have one; Express's own routes (pages, bytes,
  * health) name theirs.
  */
-export const routeOf = (req: Request): string => (req.route as { path?: unknown } | undefined)?.path?.toString() ?? 'unmatched'
+export function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path
+  // Under a mounted router (`/photos`), its mount path and the route's own.
+  return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched'
+}
 
 /**
  * One line per request, once its answer is done (or its connection closed first): method, route
- * pattern, status, duration, body bytes sent, and the request id (as every line logged while it was
+ * pattern, status (499 when the client left before any answer), duration, body bytes sent, and the request id (as every line logged while it was
  * handled). Nothing about the client: no IP, no query string, no header. Its duration goes to the
  * request histogram, by the same method, route and status.
  */
@@ -27,7 +31,7 @@ export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDurati
       const fields = {
         method: req.method,
         route: routeOf(req),
-        status: res.statusCode,
+        status: res.headersSent ? res.statusCode : CLIENT_CLOSED,
         durationMs,
         bytes: bytes(),
         ...(res.writableFinished ? {} : { aborted: true }),
@@ -39,6 +43,9 @@ export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDurati
     next()
   }
 }
+
+/** The client went away before any answer was sent: nothing was answered (nginx's 499). */
+const CLIENT_CLOSED = 499
 
 /** The body's bytes as written to the connection (after compression, when a page is compressed). */
 function countBodyBytes(res: Response): () => number {

@@ -72,6 +72,9 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
     send(res, 404, 'no-store', notFoundPage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.
-  router.get([GALLERY_PAGES_PATH, `${GALLERY_PAGES_PATH}/{*rest}`], (_req, res) => send(res, 404, 'no-store', notFoundPage(links, 'gallery')))
+  const noSuchPage = (_req: Request, res: Response) => send(res, 404, 'no-store', notFoundPage(links, 'gallery'))
+  // Two routes, not one with both paths: each names its own pattern in the request log.
+  router.get(GALLERY_PAGES_PATH, noSuchPage)
+  router.get(`${GALLERY_PAGES_PATH}/{*rest}`, noSuchPage)
   return router
 }
