@@ -43,8 +43,8 @@ async function main() {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal))
 
   const running = (service.running = await startServer({ settings, logger }))
+  // Its "listening" line (with the address bound) is startServer's.
   const base = running.config.publicUrl
-  logger.info('photo booth service listening', { url: base, mode: settings.mode })
   if (settings.seedDemo) {
     console.log(
       [

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 import type { Orm } from './db/orm.js'
+import { CHANNELS, MESSAGE_STATUSES } from './modules/delivery/outbox-message.entity.js'
 
 /**
  * Prometheus metrics of one instance (prom-client), on a registry of its own: served on
@@ -10,6 +11,18 @@ export type Metrics = ReturnType<typeof createMetrics>
 
 /** The pool MikroORM's knex keeps (tarn): what `photobooth_db_pool_connections` reports. */
 type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number }
+
+type OutboxCount = { channel: string; status: string; count: number }
+
+/**
+ * How long a scrape waits for the outbox's counts. A database that does not answer must not hold
+ * the scrape past Prometheus' timeout (10 s by default), which would drop every figure, the
+ * process's and the requests' included, just when they are wanted.
+ */
+const OUTBOX_READ_TIMEOUT_MS = 1_000
+
+/** The dispatcher's failure kinds (modules/delivery/dispatcher.ts). */
+const FAILURE_KINDS = ['transient', 'permanent'] as const
 
 export function createMetrics({ orm }: { orm: Orm }) {
   const registry = new Registry()
@@ -41,19 +54,42 @@ export function createMetrics({ orm }: { orm: Orm }) {
     labelNames: ['channel', 'kind'] as const,
     registers: [registry],
   })
-  new Gauge({
+  // Series with known labels start at zero, so that an alert sees them on a fresh instance (the rate
+  // limits' each as it is created: rate-limits.ts).
+  for (const channel of CHANNELS) for (const kind of FAILURE_KINDS) dispatchFailures.inc({ channel, kind }, 0)
+  const outboxMessages = new Gauge({
     name: 'photobooth_outbox_messages',
-    help: 'Gallery-link messages in the outbox, by channel and status (read from the database at scrape)',
+    help: `Gallery-link messages in the outbox, by channel and status (read from the database at scrape; left out when it does not answer within ${OUTBOX_READ_TIMEOUT_MS} ms)`,
     labelNames: ['channel', 'status'] as const,
     registers: [registry],
-    async collect() {
-      const rows = await orm.em.fork().execute<{ channel: string; status: string; count: number }[]>(
-        'select channel, status, count(*)::int as count from outbox_message group by channel, status',
-      )
-      this.reset()
-      for (const row of rows) this.set({ channel: row.channel, status: row.status }, row.count)
-    },
   })
+  const outboxReadFailures = new Counter({
+    name: 'photobooth_outbox_read_failures_total',
+    help: `Scrapes without photobooth_outbox_messages: the database failed or did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`,
+    registers: [registry],
+  })
+  let reading: Promise<OutboxCount[]> | undefined
+  async function readOutbox() {
+    // One read at a time: while the database stalls, each scrape waits on the read already sent
+    // rather than holding another connection of the pool until it answers.
+    reading ??= orm.em
+      .fork()
+      .execute<OutboxCount[]>('select channel, status, count(*)::int as count from outbox_message group by channel, status')
+      .finally(() => (reading = undefined))
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), OUTBOX_READ_TIMEOUT_MS)))
+    const rows = await Promise.race([reading, timeout])
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer))
+    // No figure rather than an old one: an alert on the outbox sees the series go, and the counter says why.
+    outboxMessages.reset()
+    if (!rows) {
+      outboxReadFailures.inc()
+      return
+    }
+    for (const channel of CHANNELS) for (const status of MESSAGE_STATUSES) outboxMessages.set({ channel, status }, 0)
+    for (const row of rows) outboxMessages.set({ channel: row.channel, status: row.status }, row.count)
+  }
   new Gauge({
     name: 'photobooth_db_pool_connections',
     help: 'Database connections of this instance, by state (used, free; pending: requests waiting for one)',
@@ -67,5 +103,13 @@ export function createMetrics({ orm }: { orm: Orm }) {
       this.set({ state: 'pending' }, pool.numPendingAcquires())
     },
   })
-  return { registry, requestDuration, rateLimited, zipBytes, deliveryLatency, dispatchFailures }
+  /**
+   * The text format, the outbox read first rather than in a gauge's `collect`: the registry reads
+   * its metrics all at once, so a failure counted there would only show at the next scrape.
+   */
+  async function scrape(): Promise<string> {
+    await readOutbox()
+    return registry.metrics()
+  }
+  return { registry, scrape, requestDuration, rateLimited, zipBytes, deliveryLatency, dispatchFailures }
 }

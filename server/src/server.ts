@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { setTimeout as delay } from 'node:timers/promises'
 
 import type { RedisClientType } from 'redis'
 
@@ -10,13 +11,15 @@ import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } fro
 import { seedDemo } from './db/seed.js'
 import { trackConnections } from './http/connection-drain.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
+import { requestLines } from './http/request-log.js'
 import type { Logger } from './logger.js'
 import { createContactLabels } from './modules/contact/contact-labels.js'
 import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createConsoleTransport } from './modules/delivery/console-transport.js'
-import { startDispatcher } from './modules/delivery/dispatcher.js'
-import { listenForOutbox } from './modules/delivery/outbox-listener.js'
+import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
+import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
+import { listenForOutbox, type OutboxListener } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
@@ -63,6 +66,19 @@ function createTransports(settings: DeliverySettings, logger: Logger): Transport
   }
 }
 
+/** How often an instance started ahead of its migrations looks whether the release step has applied them. */
+const MIGRATION_CHECK_MS = 2_000
+
+/** Resolves true once no migration is pending, false if `signal` aborts first. */
+async function untilMigrated(orm: Orm, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    await delay(MIGRATION_CHECK_MS, undefined, { signal }).catch(() => {})
+    // A look that fails is tried again: a database that does not answer is /readyz's to report.
+    if (!signal.aborted && (await pendingMigrations(orm).catch(() => undefined))?.length === 0) return true
+  }
+  return false
+}
+
 export type RunningServer = {
   url: string
   config: Config
@@ -100,15 +116,27 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
   let server: Server | undefined
   let auth: AuthService | undefined
   try {
-    if (settings.migrateOnStart) await migrate(orm)
+    if (settings.migrateOnStart) {
+      const applied = await migrate(orm)
+      logger.info(applied.length > 0 ? 'migrations applied' : 'no migrations pending', { migrations: applied })
+    }
     const pending = await pendingMigrations(orm)
-    if (pending.length > 0) {
-      // Started ahead of its release step: up, but not ready (/readyz) until `migrate` has run.
-      logger.error('migrations pending: run `pnpm migrate` (or `node server/dist/admin.js migrate`)', new Error(`pending: ${pending.join(', ')}`))
-    } else {
+    const prepareData = async () => {
       // Idempotency keys that expired while no instance ran (then hourly, modules/idempotency).
       await pruneExpiredKeys(orm.em.fork(), clock())
       if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
+    }
+    if (pending.length > 0) {
+      // The release flow (README), not a fault: up, but not ready (/readyz), and nothing reads the
+      // schema until `migrate` has run.
+      logger.warn('migrations pending: waiting for `pnpm migrate` (or `node server/dist/admin.js migrate`)', { pending })
+    } else {
+      await prepareData()
+    }
+    // Development has console stand-ins; in production a channel without a provider has none.
+    const unprovided = CHANNELS.filter((channel) => !settings.delivery[channel])
+    if (settings.mode === 'production' && settings.delivery.dispatch && unprovided.length > 0) {
+      logger.warn(`no provider for ${unprovided.join(' and ')}: gallery links wait as "${NOT_CONFIGURED}"`, { channels: unprovided })
     }
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
@@ -122,7 +150,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       // that is too slow is answered 408 within a second of its deadline.
       connectionsCheckingInterval: 1_000,
     })
-    const refusals = answerNodeRefusals(server)
+    const refusals = answerNodeRefusals(server, requestLines(logger, metrics))
     const connections = trackConnections(server)
     const listening = server
     await new Promise<void>((resolve, reject) => {
@@ -132,7 +160,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         resolve()
       })
     })
-    const { port } = server.address() as AddressInfo
+    const { address: host, port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
     auth = createAuth(
       { secret: authSecret, publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: config.mode === 'production' },
@@ -150,12 +178,6 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         (error: unknown) => logger.error('partial uploads could not be swept', error),
       )
     }
-    // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
-    void removeDeletedPhotos({ orm, storage, logger })
-    const dispatcher = settings.delivery.dispatch
-      ? startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
-      : undefined
-    const listener = dispatcher ? listenForOutbox(databaseUrl, dispatcher.wake, logger) : undefined
     const app = createApp({
       config,
       orm,
@@ -163,27 +185,53 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       now: clock,
       openApiDocument,
       storage,
-      wakeDelivery: dispatcher?.wake ?? (() => {}),
+      wakeDelivery: () => dispatcher?.wake(),
       rateLimitStore,
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
       auth: auth.auth,
-      draining: () => stopRequested,
+      draining: () => stopRequested.signal.aborted,
       metrics,
     })
     server.on('request', connections.handle(refusals.handle(app)))
 
+    // The background work that reads the schema: started now, or once the release step has migrated.
+    let dispatcher: Dispatcher | undefined
+    let listener: OutboxListener | undefined
+    const startSchemaWork = () => {
+      // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
+      void removeDeletedPhotos({ orm, storage, logger })
+      if (!settings.delivery.dispatch) return
+      dispatcher = startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
+      listener = listenForOutbox(databaseUrl, dispatcher.wake, logger)
+    }
+    const stopRequested = new AbortController()
+    let waiting: Promise<void> | undefined
+    if (pending.length === 0) startSchemaWork()
+    else {
+      waiting = untilMigrated(orm, stopRequested.signal)
+        .then(async (migrated) => {
+          if (!migrated) return
+          logger.info('migrations applied: starting the work that waited for them')
+          await prepareData()
+          startSchemaWork()
+        })
+        .catch((error: unknown) => logger.error('start-up work failed after the migrations', error))
+    }
+
     const graceMs = settings.shutdownGraceMs
     let stopping: Promise<void> | undefined
-    let stopRequested = false
     const stop = () =>
       (stopping ??= (async () => {
+        const startedAt = performance.now()
         // Still serving, but not ready: the load balancer takes the instance out before it closes.
-        stopRequested = true
+        stopRequested.abort()
         if (settings.shutdownDelayMs > 0) {
           logger.info('not ready: serving on until the shutdown delay is over', { delayMs: settings.shutdownDelayMs })
           await new Promise((resolve) => setTimeout(resolve, settings.shutdownDelayMs))
         }
+        // Work that waited for the migrations no longer starts, unless it already has: then it is stopped below.
+        await waiting
         let graceTimer: NodeJS.Timeout | undefined
         const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), graceMs)))
         // Nothing new is taken; requests in flight finish, and so does the message in hand.
@@ -197,7 +245,10 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         await auth?.close()
         await orm.close()
         await embedded?.stop()
+        // The last line: the caller exits once this resolves.
+        logger.info('stopped', { durationMs: Math.round(performance.now() - startedAt) })
       })())
+    logger.info('photo booth service listening', { url: config.publicUrl, host, port, mode: config.mode })
     return { url: `http://localhost:${port}`, config, orm, server, auth: auth.auth, stop }
   } catch (error) {
     server?.close()

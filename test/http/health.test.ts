@@ -1,5 +1,7 @@
 import { createClient } from '@photobooth/sdk'
-import { migrate, openOrm } from '@photobooth/server/db/orm'
+import { loadSettings } from '@photobooth/server/config'
+import { migrate, openOrm, pendingMigrations } from '@photobooth/server/db/orm'
+import { createLogger } from '@photobooth/server/logger'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
@@ -7,6 +9,12 @@ import { startTestServer } from '../support/harness.js'
 
 const databases = scratchDatabases('health')
 afterAll(() => databases.dropAll())
+
+/** A logger whose records are kept, parsed. */
+function capturingLogger() {
+  const records: Record<string, unknown>[] = []
+  return { records, logger: createLogger({ write: (line) => void records.push(JSON.parse(line) as Record<string, unknown>) }) }
+}
 
 describe('GET /healthz and GET /readyz', () => {
   it('when the instance runs on a migrated database, then both answer 200, never cached, with the security headers and nothing else in them', async () => {
@@ -62,6 +70,47 @@ describe('GET /healthz and GET /readyz', () => {
       await app.stop()
       await orm.close()
     }
+  })
+
+  it('when started with MIGRATE_ON_START=false ahead of its migrations, then it warns once, naming them, and delivery and the demo wait for them without an error line', async () => {
+    const databaseUrl = await databases.create()
+    const { records, logger } = capturingLogger()
+    const { delivery } = loadSettings({ MODE: 'development' })
+    const app = await startTestServer({ databaseUrl, migrateOnStart: false, seedDemo: true, delivery: { ...delivery, dispatch: true } }, { logger })
+    const orm = await openOrm(databaseUrl)
+    try {
+      expect(records.filter((record) => record.level !== 'info')).toEqual([
+        { level: 'warn', time: expect.any(String), message: expect.stringContaining('migrations pending'), pending: await pendingMigrations(orm) },
+      ])
+      // A look at the migrations after the one at start: the dispatcher, unchecked, would have failed by now.
+      await app.sent(/from "public"\."mikro_orm_migrations"/, 1)
+      expect(records.filter((record) => record.level !== 'info')).toHaveLength(1)
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(503)
+
+      const claimed = app.sent(/from outbox_message/, 1)
+      await migrate(orm)
+      await claimed
+      expect(records.filter((record) => record.message === 'migrations applied: starting the work that waited for them')).toHaveLength(1)
+      await expect.poll(() => orm.em.fork().execute(`select slug from event`)).toEqual([{ slug: 'demo' }])
+      expect((await fetch(`${app.url}/readyz`)).status).toBe(200)
+    } finally {
+      await app.stop()
+      await orm.close()
+    }
+    expect(records.filter((record) => record.level === 'error')).toEqual([])
+  })
+
+  it('when started with MIGRATE_ON_START=true, then one info line names the migrations it applied, or says that none were pending', async () => {
+    const databaseUrl = await databases.create()
+    const orm = await openOrm(databaseUrl)
+    const names = await pendingMigrations(orm).finally(() => orm.close())
+    const migrationLines = async () => {
+      const { records, logger } = capturingLogger()
+      await (await startTestServer({ databaseUrl, migrateOnStart: true }, { logger })).stop()
+      return records.filter((record) => 'migrations' in record)
+    }
+    expect(await migrationLines()).toEqual([{ level: 'info', time: expect.any(String), message: 'migrations applied', migrations: names }])
+    expect(await migrationLines()).toEqual([{ level: 'info', time: expect.any(String), message: 'no migrations pending', migrations: [] }])
   })
 
   it('when the instance is stopping, then /readyz answers 503 "draining" for the shutdown delay while everything else is still served', async () => {

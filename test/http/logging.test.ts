@@ -1,12 +1,25 @@
+import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+
+import { loadSettings } from '@photobooth/server/config'
 import { createLogger } from '@photobooth/server/logger'
 import { startDispatcher } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
 import { createClient, isDefinedError, safe } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
+import { scratchDatabases } from '../support/databases.js'
 import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { freePort, serviceEnv } from '../support/processes.js'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /** A logger whose lines are kept, as a log shipper would receive them. */
 function capturingLogger() {
@@ -16,6 +29,7 @@ function capturingLogger() {
 
 let app: TestServer
 let postmark: FakeProvider
+const databases = scratchDatabases('logging')
 beforeAll(async () => {
   postmark = await startFakePostmark()
   app = await startTestServer()
@@ -23,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop()
   await postmark?.close()
+  await databases.dropAll()
 })
 
 describe('what the logs hold', () => {
@@ -75,5 +90,61 @@ describe('what the logs hold', () => {
       await production.stop()
     }
     expect(lines.filter((line) => JSON.parse(line).level === 'error')).toEqual([])
+  })
+
+  it('when a production instance sends gallery links without a provider for a channel, then one warning at start names the channel', async () => {
+    // A database of its own: the dispatcher marks the pending messages of a channel without a provider.
+    const databaseUrl = await databases.create()
+    const { delivery } = loadSettings({ POSTMARK_SERVER_TOKEN: 't', POSTMARK_FROM: 'Photos <p@example.com>', POSTMARK_API_URL: postmark.url })
+    const warnings = async (channels: Partial<typeof delivery>) => {
+      const { lines, logger } = capturingLogger()
+      // Production has no console stand-in: SMS without Twilio has no transport.
+      const settings = { databaseUrl, mode: 'production' as const, delivery: { ...delivery, dispatch: true, sms: undefined, ...channels } }
+      const production = await startTestServer(settings, { logger })
+      await production.stop()
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'warn')
+    }
+    expect(await warnings({ email: undefined })).toEqual([
+      { level: 'warn', time: expect.any(String), message: 'no provider for email and sms: gallery links wait as "not configured"', channels: ['email', 'sms'] },
+    ])
+    expect(await warnings({})).toEqual([
+      { level: 'warn', time: expect.any(String), message: 'no provider for sms: gallery links wait as "not configured"', channels: ['sms'] },
+    ])
+  })
+
+  it('when the process the README runs starts and gets SIGTERM, then it logs the address it bound beside PUBLIC_URL, and last, that it stopped', async () => {
+    const port = await freePort()
+    const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-logging-'))
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: serviceEnv({
+        DATABASE_URL: inject('databaseUrl'),
+        PORT: String(port),
+        PUBLIC_URL: 'https://photos.example.com',
+        DATA_DIR: dataDir,
+        AUTH_SECRET: randomBytes(32).toString('base64url'),
+        DELIVERY: 'off',
+      }),
+    })
+    try {
+      const records: Record<string, unknown>[] = []
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      const listening = new Promise<Record<string, unknown>>((resolve, reject) => {
+        void exited.then((code) => reject(new Error(`the service exited (${code}) before it listened`)))
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          const record = JSON.parse(line) as Record<string, unknown>
+          records.push(record)
+          if (record.message === 'photo booth service listening') resolve(record)
+        })
+      })
+      expect(await listening).toMatchObject({ level: 'info', url: 'https://photos.example.com', host: '127.0.0.1', port })
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(records.at(-1)).toEqual({ level: 'info', time: expect.any(String), message: 'stopped', durationMs: expect.any(Number) })
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await rm(dataDir, { recursive: true, force: true })
+    }
   })
 })

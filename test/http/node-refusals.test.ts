@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { connect } from 'node:net'
 
+import { createLogger } from '@photobooth/server/logger'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startTestServer, type TestServer } from '../support/harness.js'
@@ -11,8 +12,10 @@ import { startTestServer, type TestServer } from '../support/harness.js'
  */
 let app: TestServer
 let port: number
+/** The service's log, as a shipper would read it. */
+const lines: Record<string, unknown>[] = []
 beforeAll(async () => {
-  app = await startTestServer()
+  app = await startTestServer({}, { logger: createLogger({ write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) })
   port = app.config.port
 })
 afterAll(() => app?.stop())
@@ -64,6 +67,11 @@ function expectRefusal(answers: RawAnswer[], status: number, text = STATUS_CODES
     connection: 'close',
   })
   expect(answer.headers['content-security-policy']).toMatch(/^default-src 'self';/)
+  // Its own request id, and its request line under it (written before the connection closed).
+  expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+  expect(lines.filter((line) => line.requestId === answer.headers['x-request-id'])).toEqual([
+    expect.objectContaining({ level: 'info', message: 'request', route: 'unmatched', status, bytes: Buffer.byteLength(answer.body) }),
+  ])
 }
 
 describe("Node's own refusals", () => {

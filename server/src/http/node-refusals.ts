@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
+import { requestContext } from '../logger.js'
+import type { RequestLine } from './request-log.js'
 import { SECURITY_HEADERS } from './security-headers.js'
 
 /**
@@ -9,12 +12,32 @@ import { SECURITY_HEADERS } from './security-headers.js'
  * (413), a request that took too long to arrive (408), an `Expect` other than `100-continue`
  * (417), HTTP/1.1 without `Host` (400), and it drops a `CONNECT` without a word. Its answers
  * have an empty body and none of the security headers every other answer carries. Here they get
- * the service's error shape: `{ "error": "<text>" }` with the security headers, and the
- * connection is closed.
+ * the service's error shape: `{ "error": "<text>" }` with the security headers and a new
+ * `X-Request-Id`, the connection is closed, and each gets its request line in the log (`log`).
+ * Its route is `unmatched`: no route saw it.
  *
  * The server must be created with `requireHostHeader: false` (the check is made in `handle`).
  */
-export function answerNodeRefusals(server: Server): { handle: (listener: RequestListener) => RequestListener } {
+export function answerNodeRefusals(server: Server, log: (line: RequestLine) => void): { handle: (listener: RequestListener) => RequestListener } {
+  /** The refusal's line, under its own request id as the app's lines are. */
+  const logRefusal = (requestId: string, method: string, status: number, bytes: number) =>
+    requestContext.run({ requestId }, () => log({ method, route: 'unmatched', status, durationMs: 0, bytes }))
+  /** Answers a request Node handed over, and logs it. */
+  const answer = (req: IncomingMessage, res: ServerResponse, status: number) => {
+    const requestId = randomUUID()
+    const body = bodyOf(status)
+    res.setHeaders(SECURITY_HEADERS)
+    res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close', 'X-Request-Id': requestId })
+    res.end(body)
+    logRefusal(requestId, req.method ?? 'unknown', status, req.method === 'HEAD' ? 0 : Buffer.byteLength(body))
+  }
+  /** Answers on a bare socket, and logs it. */
+  const refuse = (socket: Duplex, method: string | undefined, status: number, text?: string) => {
+    const requestId = randomUUID()
+    const { bytes, bodyBytes } = refusal(status, requestId, text, method === 'HEAD')
+    endWith(socket, bytes)
+    logRefusal(requestId, method ?? 'unknown', status, bodyBytes)
+  }
   /** Each connection's requests whose responses are not done yet, in order. */
   const inFlight = new WeakMap<Duplex, Map<ServerResponse, IncomingMessage>>()
   /** The parser reports its error again for every further chunk: one answer per connection. */
@@ -26,24 +49,24 @@ export function answerNodeRefusals(server: Server): { handle: (listener: Request
     // A connection the client already reset: nothing can be said on it.
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy()
     const pending = [...(inFlight.get(socket) ?? [])]
-    const answer = refusal(statusOf(error), undefined, refusedMethod(error) === 'HEAD')
+    const send = () => refuse(socket, refusedMethod(error), statusOf(error))
     if (pending.every(([, req]) => req.complete)) {
       // The fault is in a request after them (pipelined): the refusal follows their answers.
-      return void afterAll(pending.map(([res]) => res), () => (socket.writable ? endWith(socket, answer) : socket.destroy()))
+      return void afterAll(pending.map(([res]) => res), () => (socket.writable ? send() : socket.destroy()))
     }
     // The fault is in the body of the request being answered: it is refused instead, unless its
     // answer has begun, which anything written now would corrupt.
     if (pending.some(([res]) => res.headersSent)) return void socket.destroy()
-    endWith(socket, answer)
+    send()
   })
 
-  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => answer(res, 417))
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answer(req, res, 417))
 
   // Answered as every unknown method is (the app's JSON 404), instead of a silent close.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     // Node has handed the socket over with none of its listeners.
     socket.on('error', () => socket.destroy())
-    endWith(socket, refusal(404, 'Not Found'))
+    refuse(socket, 'CONNECT', 404, 'Not Found')
     // Whatever the client still sends is read and dropped until it closes: unread bytes would
     // turn the close into a reset, which can discard the answer before the client reads it.
     socket.resume()
@@ -57,7 +80,7 @@ export function answerNodeRefusals(server: Server): { handle: (listener: Request
       requests.set(res, req)
       res.once('close', () => requests.delete(res))
       // RFC 9112, section 3.2: a request in HTTP/1.1 without Host is refused with 400.
-      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answer(res, 400)
+      if (req.httpVersion === '1.1' && req.headers.host === undefined) return answer(req, res, 400)
       listener(req, res)
     }
   return { handle }
@@ -97,19 +120,12 @@ function refusedMethod(error: NodeJS.ErrnoException & { rawPacket?: Buffer; byte
  * A whole answer in bytes, for a socket without a response object. The answer to a HEAD has the
  * headers of the answer and no body (RFC 9110, section 9.3.2).
  */
-function refusal(status: number, text?: string, head = false): Buffer {
+function refusal(status: number, requestId: string, text?: string, head = false): { bytes: Buffer; bodyBytes: number } {
   const body = bodyOf(status, text)
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`]
   for (const [name, value] of SECURITY_HEADERS) lines.push(`${name}: ${value}`)
-  lines.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close')
-  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${head ? '' : body}`)
-}
-
-function answer(res: ServerResponse, status: number): void {
-  const body = bodyOf(status)
-  res.setHeaders(SECURITY_HEADERS)
-  res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close' })
-  res.end(body)
+  lines.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', `X-Request-Id: ${requestId}`)
+  return { bytes: Buffer.from(`${lines.join('\r\n')}\r\n\r\n${head ? '' : body}`), bodyBytes: head ? 0 : Buffer.byteLength(body) }
 }
 
 /** Runs `then` once every response is done (at once when there is none). */

@@ -15,30 +15,44 @@ export function routeOf(req: Request): string {
   return typeof path === 'string' ? `${req.baseUrl}${path}` : 'unmatched'
 }
 
+/** A request's line: what it was (never the path or a client's data), and how it was answered. */
+export type RequestLine = { method: string; route: string; status: number; durationMs: number; bytes: number; aborted?: true }
+
+/**
+ * Writes a request's line at info, with its duration in the request histogram by the same method,
+ * route and status: for the app's requests (`requestLog`) and for those Node refuses before the app
+ * sees them (node-refusals.ts).
+ */
+export function requestLines(logger: Logger, metrics: Pick<Metrics, 'requestDuration'>): (line: RequestLine) => void {
+  return (line) => {
+    metrics.requestDuration.observe({ method: line.method, route: line.route, status: line.status }, line.durationMs / 1000)
+    logger.info('request', line)
+  }
+}
+
 /**
  * One line per request, once its answer is done (or its connection closed first): method, route
- * pattern, status (499 when the client left before any answer), duration, body bytes sent, and the request id (as every line logged while it was
- * handled). Nothing about the client: no IP, no query string, no header. Its duration goes to the
- * request histogram, by the same method, route and status.
+ * pattern, status (499 when the client left before any answer), duration, body bytes sent, and the
+ * request id (as every line logged while it was handled). Nothing about the client: no IP, no query
+ * string, no header.
  */
 export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDuration'>): RequestHandler {
+  const write = requestLines(logger, metrics)
   return (req, res, next) => {
     const started = process.hrtime.bigint()
     const context = requestContext.getStore()
     const bytes = countBodyBytes(res)
     res.once('close', () => {
-      const durationMs = Number((process.hrtime.bigint() - started) / 1000n) / 1000
-      const fields = {
+      const line: RequestLine = {
         method: req.method,
         route: routeOf(req),
         status: res.headersSent ? res.statusCode : CLIENT_CLOSED,
-        durationMs,
+        durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
         bytes: bytes(),
         ...(res.writableFinished ? {} : { aborted: true }),
       }
-      metrics.requestDuration.observe({ method: fields.method, route: fields.route, status: fields.status }, durationMs / 1000)
-      if (context) requestContext.run(context, () => logger.info('request', fields))
-      else logger.info('request', fields)
+      if (context) requestContext.run(context, () => write(line))
+      else write(line)
     })
     next()
   }

@@ -35,6 +35,8 @@ export function clientKey(req: Request, clientIpHeader: string | undefined): str
 export function createRateLimiter(settings: RateLimitSettings, sharedStore: SharedStore | undefined, metrics: Pick<Metrics, 'rateLimited'>) {
   return (name: string, limit: number): RequestHandler => {
     const store = sharedStore?.(name)
+    // Its refusals' series starts at zero, so that an alert sees it on a fresh instance.
+    metrics.rateLimited.inc({ limit: name }, 0)
     return rateLimit({
       windowMs: settings.windowMs,
       limit,
