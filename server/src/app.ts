@@ -120,8 +120,9 @@ function serveApi(services: Services): RequestHandler {
 
 /**
  * oRPC's answer, with a Content-Length when its body is JSON: oRPC's node adapter sends it chunked
- * after a separate writeHead, which costs the connection five writes where one will do (headers and
- * body together, as Node sends them when it knows the length). Any other body goes oRPC's way.
+ * after a separate writeHead, so a client cannot know its size ahead and the socket carries the chunk
+ * framing too; with the length, Node sends the headers and the body in one piece. Any other body goes
+ * oRPC's way.
  */
 async function send(res: Response, response: StandardResponse): Promise<void> {
   if (!isJsonValue(response.body)) return sendStandardResponse(res, response)

@@ -7,8 +7,8 @@ import { GALLERY_QUERIES, type EventVersionRow, type GalleryVersionRow } from '.
 
 /**
  * Galleries and event pages as a CDN may keep them: a minute fresh, then served stale for up to
- * ten while it revalidates (cheaply: a 304 is one small query, or none; VersionCache). A deleted gallery is gone from
- * caches within the minute; nothing has to be purged by hand.
+ * ten while it revalidates (cheaply: a 304 is one small query, or none: VersionCache). A deleted
+ * gallery is gone from caches within the minute; nothing has to be purged by hand.
  */
 /** A session id or an event slug as a gallery route can name one (the contract's `Id` shape): anything else names nothing, without a query. */
 export const GALLERY_KEY = /^[A-Za-z0-9_-]{1,64}$/
@@ -42,12 +42,12 @@ export async function readEventPageVersion({ em }: Pick<AppContext, 'em'>, slug:
 type Version = readonly (string | number)[]
 
 /** How long a version read for a revalidation answers the next ones without a query. */
-export const VERSION_TTL_MS = 1_000
+const VERSION_TTL_MS = 1_000
 /** Beyond this many keys the cache starts over: a crawler of every gallery cannot grow it. */
 const MAX_CACHED_VERSIONS = 10_000
 
 /**
- * The versions read for revalidations in the last second, by key (`gallery:<id>`, `event:<slug>`),
+ * The versions read for revalidations in the last second, by key (`sessionId:<id>`, `slug:<slug>`; the JSON's and the page's alike),
  * so that the revalidations of a busy gallery (a CDN's, or a crowd's browsers at the end of an event)
  * cost no query. Absent versions are never kept: a gallery that goes live shows at once. This
  * instance's own changes drop every version (`dropOnChange`); another instance's are seen within
