@@ -248,7 +248,7 @@ describe('gallery links by Postmark and Twilio', () => {
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
     // The first send hangs: the process dies with the message claimed and its request in flight.
     postmark.queue({ status: 200, body: { MessageID: 'never-seen', ErrorCode: 0, Message: 'OK' }, delayMs: 3_000 })
-    const service = await forkService(new URL('../support/server-process.ts', import.meta.url), {
+    const service = await forkService(new URL('../support/drill-service.ts', import.meta.url), {
       TEST_DISPATCHER: JSON.stringify({ ...FAST, leaseMs: 1_500 }),
     })
     try {

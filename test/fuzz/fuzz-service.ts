@@ -2,7 +2,7 @@
  * The service under fuzzing, in a process of its own (forked by `service.ts`), so that a request
  * that kills it shows as a dead process rather than taking the test runner down with it.
  *
- * Started as `test/support/server-process.ts` starts it (configured from the environment), then
+ * Started as `test/support/drill-service.ts` starts it (configured from the environment), then
  * seeded with real data so that the fuzzer reaches real rows as well as garbage: a public event with
  * two sets, a private event, a live gallery made the way production makes one (registration,
  * presigned uploads of real JPEGs, completion), active, cancelled and empty-completed sessions, a

@@ -1,9 +1,9 @@
 /**
- * The real service in a process of its own for the drills (test/drills): configured from the
- * environment as `main.ts` is, with the dispatcher's pace from TEST_DISPATCHER (JSON, merged over
- * the defaults, so that a dead instance's lease runs out within a test), like server-process.ts;
- * but it says where it listens: `{ ready: true, url }` over IPC. Killed outright by the drills
- * (SIGKILL), or stopped gracefully on SIGTERM as `main.ts` stops (exit 0 once drained).
+ * The real service in a process of its own, for the drills (test/drills) and the delivery test that
+ * kills one mid-send: configured from the environment as `main.ts` is, with the dispatcher's pace
+ * from TEST_DISPATCHER (JSON, merged over the defaults, so that a dead instance's lease runs out
+ * within a test). Says where it listens: `{ ready: true, url }` over IPC. Killed outright (SIGKILL),
+ * or stopped gracefully on SIGTERM as `main.ts` stops (exit 0 once drained).
  */
 import { loadSettings } from '@photobooth/server/config'
 import { createLogger } from '@photobooth/server/logger'
