@@ -1,5 +1,4 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabases } from '../support/databases.js'
 import { startFakePostmark, startFakeTwilio, type FakeProvider } from '../support/fake-providers.js'
 import { makeJpeg } from '../support/jpeg.js'
-import { freePort } from '../support/processes.js'
+import { freePort, productionEnv } from '../support/processes.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
 import { until } from '../support/until.js'
 import { unzip } from '../support/unzip.js'
@@ -37,17 +36,8 @@ beforeAll(async () => {
   const databaseUrl = await databases.create()
   ;[s3, postmark, twilio] = await Promise.all([startFakeS3(), startFakePostmark(), startFakeTwilio()])
   const port = await freePort()
-  const publicUrl = `http://127.0.0.1:${port}`
-  env = {
-    PATH: process.env.PATH,
-    MODE: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: databaseUrl,
-    PUBLIC_URL: publicUrl,
+  env = productionEnv(port, databaseUrl, {
     CDN_URL: `${s3.endpoint}/photos`,
-    GALLERY_URL: `${publicUrl}/g`,
-    AUTH_SECRET: randomBytes(32).toString('base64url'),
     S3_BUCKET: 'photos',
     S3_ENDPOINT: s3.endpoint,
     S3_FORCE_PATH_STYLE: 'true',
@@ -60,7 +50,7 @@ beforeAll(async () => {
     TWILIO_AUTH_TOKEN: 'twilio-token',
     TWILIO_FROM: '+15005550006',
     TWILIO_API_URL: twilio.url,
-  }
+  })
 }, 120_000)
 
 afterAll(async () => {

@@ -11,7 +11,6 @@
  * link to the server's dependencies so that the bundle's imports resolve as from server/dist.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, symlink } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -25,7 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { seedEvent, seedSession } from '../support/harness.js'
-import { freePort } from '../support/processes.js'
+import { freePort, productionEnv } from '../support/processes.js'
 
 const SERVER = fileURLToPath(new URL('../../server/', import.meta.url))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -68,24 +67,10 @@ describe('SIGTERM on the built server', () => {
     const { event, sets } = await seedEvent(orm)
     const gallery = await seedSession(orm, sets[0]!.id, { photos: 3 })
     const port = await freePort()
-    const publicUrl = `http://127.0.0.1:${port}`
     child = spawn(process.execPath, [join(bundle, 'main.js')], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        MODE: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
-        PUBLIC_URL: publicUrl,
-        CDN_URL: 'https://cdn.example.com/photos',
-        GALLERY_URL: `${publicUrl}/g`,
-        AUTH_SECRET: randomBytes(32).toString('base64url'),
-        DELIVERY: 'off',
-        SHUTDOWN_GRACE_MS: String(GRACE_MS),
-        CLIENT_IP_HEADER: IP_HEADER,
-      },
+      env: productionEnv(port, databaseUrl, { DELIVERY: 'off', SHUTDOWN_GRACE_MS: String(GRACE_MS), CLIENT_IP_HEADER: IP_HEADER }),
     })
     const service = child
     let stderr = ''

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 
 /** A port nobody listens on right now. */
@@ -18,4 +19,24 @@ export async function freePort(): Promise<number> {
  */
 export function serviceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...process.env, MODE: 'development', HOST: '127.0.0.1', PORT: '0', SEED_DEMO: 'false', ...env }
+}
+
+/**
+ * The environment of a production instance (the built server) on 127.0.0.1:`port`: what production
+ * requires and nothing of this process's but PATH, then `env`.
+ */
+export function productionEnv(port: number, databaseUrl: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const publicUrl = `http://127.0.0.1:${port}`
+  return {
+    PATH: process.env.PATH,
+    MODE: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: publicUrl,
+    CDN_URL: 'https://cdn.example.com/photos',
+    GALLERY_URL: `${publicUrl}/g`,
+    AUTH_SECRET: randomBytes(32).toString('base64url'),
+    ...env,
+  }
 }
