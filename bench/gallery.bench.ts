@@ -136,8 +136,8 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
       [sessions.id, sessions.setId, sessions.label, sessions.status, sessions.photoCount, sessions.createdAt],
     )
     await client.query(
-      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes)
-       select id, session_id, position, storage_key, width, height, 1000
+      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, image_status)
+       select id, session_id, position, storage_key, width, height, 1000, 'legacy'
          from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[])
            as t (id, session_id, position, storage_key, width, height)`,
       [photos.id, photos.sessionId, photos.position, photos.storageKey, photos.width, photos.height],

@@ -6,6 +6,7 @@
  *   pnpm admin booth-key list
  *   pnpm admin booth-key revoke <id>
  *   pnpm admin demo seed
+ *   pnpm admin photos make-copies
  *   pnpm admin migrate          (also `pnpm migrate`; built: `node server/dist/admin.js migrate`)
  */
 import { createInterface } from 'node:readline'
@@ -18,6 +19,8 @@ import { startEmbeddedPostgres } from './db/embedded-postgres.js'
 import { migrate, openOrm, type Orm } from './db/orm.js'
 import { DEMO, seedDemo } from './db/seed.js'
 import { createLogger } from './logger.js'
+import { makeLegacyCopies } from './modules/photos/make-legacy-copies.js'
+import { createStorage } from './modules/storage/create-storage.js'
 import { createBoothKey, listBoothKeys, revokeBoothKey } from './modules/booth-keys/booth-keys.service.js'
 import { createAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
@@ -31,6 +34,8 @@ const USAGE = `Usage:
   pnpm admin booth-key list                       list keys (never their secrets)
   pnpm admin booth-key revoke <id>                revoke a key at once
   pnpm admin demo seed                            create the demo event (slug "demo") unless it exists
+  pnpm admin photos make-copies                   make the copies of photos completed before copies existed
+                                                  (idempotent; an interrupted run resumes where it stopped)
   pnpm admin migrate                              apply pending migrations (every command does first)`
 
 /** A usage mistake: said on stderr, exit code 2, and nothing is written. */
@@ -92,9 +97,25 @@ function commandOf(positionals: string[], values: { name?: string; email?: strin
           return 0
         },
       }
+    case 'photos make-copies':
+      return { run: makeCopies }
     default:
       throw new UsageError(USAGE)
   }
+}
+
+async function makeCopies(orm: Orm): Promise<number> {
+  const settings = loadSettings()
+  const storage = createStorage(settings.storage, resolveConfig(settings, settings.port).publicUrl, () => new Date())
+  if (!storage) throw new UsageError('No photo storage is configured (S3_BUCKET): there are no photos to copy.')
+  const logger = createLogger({ level: settings.logLevel === 'info' ? 'warn' : settings.logLevel })
+  const started = performance.now()
+  const done = await makeLegacyCopies({ orm, storage, logger, settings: settings.copies.worker }, (counts) => {
+    const seconds = Math.round((performance.now() - started) / 1000)
+    console.log(`${seconds} s: ${counts.queued} queued, ${counts.ready} ready, ${counts.failed} failed`)
+  })
+  console.log(`Done: every photo has its copies (${done.ready} ready${done.failed > 0 ? `, ${done.failed} failed: staff see why in the session` : ''}).`)
+  return 0
 }
 
 async function createStaff(orm: Orm, email: string, values: { name?: string; password?: string }): Promise<number> {

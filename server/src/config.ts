@@ -5,6 +5,7 @@ import { z } from 'zod'
 
 import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
 import { LOG_LEVELS, type LogLevel } from './logger.js'
+import { DEFAULT_COPIES_SETTINGS, type CopiesWorkerSettings } from './modules/photos/copies-worker.js'
 import type { ContactFormSource } from './modules/contact/contact-labels.js'
 import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
@@ -55,6 +56,9 @@ const Environment = z
     DELIVERY_EMAIL_PER_SECOND: z.coerce.number().positive().optional(),
     DELIVERY_SMS_PER_SECOND: z.coerce.number().positive().optional(),
     DELIVERY_EMAIL_BATCH: z.coerce.number().int().min(1).max(500).default(DEFAULT_DISPATCHER_SETTINGS.providerBatch),
+    COPIES: z.enum(['on', 'off']).default('on'),
+    COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
+    COPIES_LINK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
@@ -123,6 +127,7 @@ export type Config = {
   migrateOnStart: boolean
   storage: StorageSettings
   delivery: DeliverySettings
+  copies: CopiesSettings
   rateLimits: RateLimitSettings
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
@@ -162,6 +167,15 @@ export type DeliverySettings = {
   email?: ({ kind: 'postmark' } & PostmarkSettings) | { kind: 'console' }
   sms?: ({ kind: 'twilio' } & TwilioSettings) | { kind: 'console' }
   dispatcher: DispatcherSettings
+}
+
+/** The photos' copies (modules/photos): made off the request path by a worker on any number of instances. */
+export type CopiesSettings = {
+  /** Whether this instance runs the copies worker. */
+  work: boolean
+  worker: CopiesWorkerSettings
+  /** How long a completed session's gallery links wait for its copies before they go anyway. */
+  linkWaitMs: number
 }
 
 /**
@@ -232,6 +246,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         ? // Upload URLs signed with a per-process secret die on restart; they live 15 minutes anyway.
           { kind: 'local', root: join(e.DATA_DIR, 'bucket'), secret: e.LOCAL_UPLOAD_SECRET ?? randomBytes(32).toString('base64url') }
         : { kind: 'none' },
+    copies: {
+      work: e.COPIES === 'on',
+      worker: { ...DEFAULT_COPIES_SETTINGS, concurrency: e.COPIES_CONCURRENCY },
+      linkWaitMs: e.COPIES_LINK_WAIT_MS,
+    },
     rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, clientIpHeader: e.CLIENT_IP_HEADER },
     contact: {
       form: e.CONTACT_FORM_URL

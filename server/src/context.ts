@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { LimitFunction } from 'p-limit'
 
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
@@ -28,6 +29,10 @@ export type Services = {
   storage?: PhotoStorage
   /** Tells the delivery dispatcher that messages were queued. */
   wakeDelivery: () => void
+  /** Tells this instance's copies worker that photos were queued. */
+  wakeCopies: () => void
+  /** This instance's bound on image work in flight: the copies worker's and the downloads' that make a copy now. */
+  imageLimit: LimitFunction
   /** Shared rate-limit counts; absent: each instance counts its own. */
   rateLimitStore?: SharedStore
   /** The labels of the published contact page. */

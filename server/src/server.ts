@@ -2,12 +2,14 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 
+import pLimit from 'p-limit'
 import type { RedisClientType } from 'redis'
 
 import { createApp } from './app.js'
-import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings, type StorageSettings } from './config.js'
+import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings } from './config.js'
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } from './db/orm.js'
+import { listenForNotifications, type NotificationListener } from './db/notifications.js'
 import { seedDemo } from './db/seed.js'
 import { trackConnections } from './http/connection-drain.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
@@ -18,8 +20,10 @@ import { createConsoleContactMailer, createPostmarkContactMailer } from './modul
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import { createConsoleTransport } from './modules/delivery/console-transport.js'
 import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
+import { OUTBOX_CHANNEL } from './modules/delivery/outbox.service.js'
+import { startCopiesWorker, type CopiesWorker } from './modules/photos/copies-worker.js'
+import { COPIES_CHANNEL } from './modules/photos/photo-copies.service.js'
 import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
-import { listenForOutbox, type OutboxListener } from './modules/delivery/outbox-listener.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
@@ -28,22 +32,11 @@ import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.
 import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
 import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
-import { createLocalStorage, type LocalStorage } from './modules/storage/local-storage.js'
-import { createS3Storage } from './modules/storage/s3-storage.js'
-import { UPLOAD_URL_TTL_SECONDS, type PhotoStorage } from './modules/storage/storage.js'
+import { createStorage } from './modules/storage/create-storage.js'
+import type { LocalStorage } from './modules/storage/local-storage.js'
+import { UPLOAD_URL_TTL_SECONDS } from './modules/storage/storage.js'
 import { createMetrics } from './metrics.js'
 import { buildOpenApiDocument } from './openapi.js'
-
-function createStorage(settings: StorageSettings, publicUrl: string, now: () => Date): PhotoStorage | undefined {
-  switch (settings.kind) {
-    case 's3':
-      return createS3Storage({ ...settings, now })
-    case 'local':
-      return createLocalStorage({ root: settings.root, publicUrl, secret: settings.secret, now })
-    case 'none':
-      return undefined
-  }
-}
 
 function createContactMailer(settings: ContactSettings, logger: Logger): ContactMailer | undefined {
   if (!settings.mail) return undefined
@@ -178,6 +171,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         (error: unknown) => logger.error('partial uploads could not be swept', error),
       )
     }
+    // Image work in flight on this instance, the worker's and the downloads' that cannot wait for it.
+    const imageLimit = pLimit(settings.copies.worker.concurrency)
     const app = createApp({
       config,
       orm,
@@ -186,6 +181,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       openApiDocument,
       storage,
       wakeDelivery: () => dispatcher?.wake(),
+      wakeCopies: () => copies?.wake(),
+      imageLimit,
       rateLimitStore,
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
@@ -197,13 +194,21 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
 
     // The background work that reads the schema: started now, or once the release step has migrated.
     let dispatcher: Dispatcher | undefined
-    let listener: OutboxListener | undefined
+    let copies: CopiesWorker | undefined
+    let listener: NotificationListener | undefined
     const startSchemaWork = () => {
       // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
       void removeDeletedPhotos({ orm, storage, logger })
-      if (!settings.delivery.dispatch) return
-      dispatcher = startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
-      listener = listenForOutbox(databaseUrl, dispatcher.wake, logger)
+      const wake: Record<string, () => void> = {}
+      if (settings.delivery.dispatch) {
+        dispatcher = startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
+        wake[OUTBOX_CHANNEL] = dispatcher.wake
+      }
+      if (settings.copies.work && storage) {
+        copies = startCopiesWorker({ orm, logger, storage, imageLimit, settings: settings.copies.worker, wakeDelivery: () => dispatcher?.wake() })
+        wake[COPIES_CHANNEL] = copies.wake
+      }
+      if (Object.keys(wake).length > 0) listener = listenForNotifications(databaseUrl, wake, logger)
     }
     const stopRequested = new AbortController()
     let waiting: Promise<void> | undefined
@@ -234,8 +239,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         await waiting
         let graceTimer: NodeJS.Timeout | undefined
         const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), graceMs)))
-        // Nothing new is taken; requests in flight finish, and so does the message in hand.
-        const delivery = Promise.all([dispatcher?.stop(), listener?.close()])
+        // Nothing new is taken; requests in flight finish, and so do the message and the photos in hand.
+        const delivery = Promise.all([dispatcher?.stop(), copies?.stop(), listener?.close()])
         const { forced } = await connections.drain(graceMs)
         if (forced > 0) logger.info('shutdown grace ran out: connections closed', { connections: forced, graceMs })
         if ((await Promise.race([delivery, graceOver])) === 'grace over') logger.info('shutdown grace ran out: delivery not stopped', { graceMs })

@@ -280,7 +280,7 @@ describe('gallery links by Postmark and Twilio', () => {
     const listeners = () =>
       other.orm.em
         .fork()
-        .execute<{ pid: number }[]>(`select pid from pg_stat_activity where query = 'listen outbox_message' and datname = current_database()`)
+        .execute<{ pid: number }[]>(`select pid from pg_stat_activity where query like 'listen %outbox_message%' and datname = current_database()`)
     const [first] = await until(listeners, (rows) => rows.length === 1)
     expect(first).toBeDefined()
 

@@ -96,10 +96,17 @@ function guests(count: number, contact: { email?: boolean; phone?: boolean }): F
   })
 }
 
-/** Live galleries of up to 12 guests each (a session's most), all guests with the given contacts. */
+/**
+ * Live galleries of up to 12 guests each (a session's most), all guests with the given contacts;
+ * answered once their links are due (the photos' copies made, which releases them).
+ */
 async function galleries(count: number, contact: { email?: boolean; phone?: boolean }): Promise<string[]> {
   const ids: string[] = []
   for (let left = count; left > 0; left -= 12) ids.push((await makeLiveGallery(app, { guests: guests(Math.min(12, left), contact) })).sessionId)
+  await until(
+    () => app.orm.em.fork().execute<{ held: number }[]>('select count(*)::int as held from outbox_message where session_id in (?) and next_attempt_at > now()', [ids]),
+    ([row]) => row!.held === 0,
+  )
   return ids
 }
 

@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { createClient, NetworkError, TimeoutError, uploadPhotos } from '@photobooth/sdk'
 import { migrate, openOrm, type Orm } from '@photobooth/server/db/orm'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
+import { displayCopyKey, fullSizeKey } from '@photobooth/server/modules/photos/photo-copies.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
@@ -88,6 +89,7 @@ async function startService(): Promise<DrillService> {
     // Every kiosk request comes from an address of its own: the burst is not a rate-limit test.
     CLIENT_IP_HEADER: 'x-drill-client-ip',
     TEST_DISPATCHER: JSON.stringify({ intervalMs: 200, leaseMs: LEASE_MS }),
+    TEST_COPIES: JSON.stringify({ intervalMs: 200, leaseMs: LEASE_MS }),
   })
   services.push(service)
   return service
@@ -116,8 +118,8 @@ type Burst = {
   asked: Map<number, Guest[]>
   /** The registrations answered 201: request number → session id. */
   registered: Map<number, string>
-  /** The completions answered 200: session id → photo keys in gallery order, and photo ids. */
-  completed: Map<string, { keys: string[]; ids: string[] }>
+  /** The completions answered 200: session id → photo URLs' keys in gallery order, and photo ids. */
+  completed: Map<string, { urls: string[]; ids: string[] }>
   /** Everything a client got that is not the kill's network error. */
   unexpected: string[]
   killedAt?: { completionsAnswered: number; completionsInFlight: number; registrationsInFlight: number }
@@ -183,7 +185,7 @@ describe('kill -9 in the middle of a burst', () => {
           const sessionId = await register()
           const photos = images.slice(0, 1 + ((boothIndex + index) % images.length))
           const answer = await uploadPhotos(booth, sessionId, photos, { retry: false })
-          burst.completed.set(sessionId, { keys: answer.photos.map((photo) => new URL(photo.url).pathname.replace(/^\/photos\//, '')), ids: answer.photos.map((photo) => photo.id) })
+          burst.completed.set(sessionId, { urls: answer.photos.map((photo) => new URL(photo.url).pathname.replace(/^\/photos\//, '')), ids: answer.photos.map((photo) => photo.id) })
         }),
       ),
     ])
@@ -223,6 +225,12 @@ describe('kill -9 in the middle of a burst', () => {
       LEASE_MS + 20_000,
     )
     await Promise.all([postmark.replied(), twilio.replied()])
+    // Every photo's copies are made, the dead instance's claims once their lease has run out.
+    await until(
+      () => orm.em.fork().execute<{ queued: number }[]>("select count(*)::int as queued from photo where image_status = 'queued'"),
+      ([row]) => row!.queued === 0,
+      LEASE_MS + 20_000,
+    )
 
     const report = await checkStateAgainst(burst, outbox)
 
@@ -305,7 +313,7 @@ async function checkStateAgainst(burst: Burst, outbox: { session_id: string; cha
     expect(rows.map((row) => row.position)).toEqual(rows.map((_, index) => index + 1))
     const answered = burst.completed.get(session.id)
     if (answered) {
-      expect(rows.map((row) => row.storage_key)).toEqual(answered.keys)
+      expect(rows.map((row) => fullSizeKey(row.session_id, row.id))).toEqual(answered.urls)
       expect(rows.map((row) => row.id)).toEqual(answered.ids)
     }
     // One message per guest and channel, queued with the completion.
@@ -316,6 +324,18 @@ async function checkStateAgainst(burst: Burst, outbox: { session_id: string; cha
   // Every message belongs to a completed session.
   const completed = new Set(byStatus('completed').map((session) => session.id))
   expect(outbox.filter((message) => !completed.has(message.session_id))).toEqual([])
+
+  // Every photo's copies were made and counted once, whichever life made them; their files are whole.
+  const copies = await em.execute<{ id: string; session_id: string; image_status: string; full_size: number; copies: { width: number }[] }[]>(
+    'select id, session_id, image_status, full_size, copies from photo',
+  )
+  for (const photo of copies) {
+    expect(photo.image_status, `copies of ${photo.id}`).toBe('ready')
+    expect((await stat(join(dataDir, 'bucket', fullSizeKey(photo.session_id, photo.id)))).size).toBe(photo.full_size)
+    for (const copy of photo.copies) await stat(join(dataDir, 'bucket', displayCopyKey(photo.session_id, photo.id, copy.width)))
+  }
+  const settled = await em.execute<{ id: string; photo_count: number; images_settled: number }[]>("select id, photo_count, images_settled from session where status = 'completed'")
+  expect(settled.filter((session) => session.images_settled !== session.photo_count)).toEqual([])
 
   // Every photo row's object is in the bucket, whole; no completed session has a photo file no row names.
   for (const row of photos) expect((await stat(join(dataDir, 'bucket', row.storage_key))).size, row.storage_key).toBe(row.size_bytes)

@@ -1,8 +1,8 @@
 /**
  * The real service in a process of its own, for the drills (test/drills) and the delivery test that
  * kills one mid-send: configured from the environment as `main.ts` is, with the dispatcher's pace
- * from TEST_DISPATCHER (JSON, merged over the defaults, so that a dead instance's lease runs out
- * within a test). Says where it listens: `{ ready: true, url }` over IPC. Killed outright (SIGKILL),
+ * from TEST_DISPATCHER and the copies worker's from TEST_COPIES (JSON, merged over the defaults, so
+ * that a dead instance's leases run out within a test). Says where it listens: `{ ready: true, url }` over IPC. Killed outright (SIGKILL),
  * or stopped gracefully on SIGTERM as `main.ts` stops (exit 0 once drained).
  */
 import { loadSettings } from '@photobooth/server/config'
@@ -17,6 +17,7 @@ const running = await startServer({
     host: '127.0.0.1',
     seedDemo: false,
     delivery: { ...settings.delivery, dispatcher: { ...settings.delivery.dispatcher, ...JSON.parse(process.env.TEST_DISPATCHER ?? '{}') } },
+    copies: { ...settings.copies, worker: { ...settings.copies.worker, ...JSON.parse(process.env.TEST_COPIES ?? '{}') } },
   },
   // Faults only, on standard error (the drills show it when something fails).
   logger: createLogger({ level: 'error', write: (line) => process.stderr.write(line) }),

@@ -120,7 +120,8 @@ export async function seedSession(
     )
     for (const [index, photo] of photos.entries()) {
       await tx.execute(
-        'insert into photo (id, session_id, position, storage_key, width, height, size_bytes) values (?, ?, ?, ?, ?, ?, ?)',
+        // Rows without an upload behind them: served as recorded, as photos from before copies existed.
+        "insert into photo (id, session_id, position, storage_key, width, height, size_bytes, image_status) values (?, ?, ?, ?, ?, ?, ?, 'legacy')",
         [photo.id, id, index + 1, photo.storageKey, photo.width, photo.height, 1000],
       )
     }

@@ -22,7 +22,19 @@ export const EXAMPLE_EVENT = { id: event, slug: 'summer-gala', name: 'Summer Gal
 export const EXAMPLE_GALLERY_EVENT = { ...EXAMPLE_EVENT, startAt: 1782925200000 }
 export const EXAMPLE_SET = { id: set, slug: 'photo-wall', name: 'Photo Wall' }
 export const EXAMPLE_PHOTO_KEY = `sessions/${session}/${photo}.jpg`
-export const EXAMPLE_PHOTO = { id: photo, url: `${BASE}/photos/${EXAMPLE_PHOTO_KEY}`, width: 1800, height: 1200 }
+const EXAMPLE_COPIES = `${BASE}/photos/sessions/${session}/copies`
+export const EXAMPLE_PHOTO = {
+  id: photo,
+  url: `${EXAMPLE_COPIES}/${photo}.jpg`,
+  width: 1800,
+  height: 1200,
+  copies: [
+    { url: `${EXAMPLE_COPIES}/${photo}-480.webp`, width: 480, height: 320, type: 'image/webp' as const },
+    { url: `${EXAMPLE_COPIES}/${photo}-960.webp`, width: 960, height: 640, type: 'image/webp' as const },
+    { url: `${EXAMPLE_COPIES}/${photo}-1600.webp`, width: 1600, height: 1067, type: 'image/webp' as const },
+  ],
+}
+export const EXAMPLE_PREVIEW = { url: `${EXAMPLE_COPIES}/preview.jpg`, width: 1200 as const, height: 630 as const, type: 'image/jpeg' as const }
 export const EXAMPLE_GUEST = { name: 'Ada Lovelace', email: 'ada@example.org', phone: '(415) 555-2671' }
 export const EXAMPLE_GALLERY_URL = `${BASE}/g/${session}`
 export const EXAMPLE_CREATED_AT = 1782929052000
@@ -94,6 +106,7 @@ export const EXAMPLE_STAFF_SESSION = {
   completedAt: EXAMPLE_COMPLETED_AT,
   cancelledAt: null,
   guests: [EXAMPLE_STAFF_GUEST],
+  copies: { queued: 0, ready: 1, failed: [], legacy: 0 },
 }
 
 const SHARES = { total: 5, facebook: 1, instagram: 2, tiktok: 0, copy: 1, native: 1 }

@@ -2,8 +2,8 @@ import { z } from 'zod'
 
 import { EpochMillis, Id, PlainText } from './common.js'
 import { GalleryEventSummary, SetSummary } from './event.js'
-import { EXAMPLE_GALLERY_EVENT, EXAMPLE_GALLERY_SESSION, EXAMPLE_GUEST, EXAMPLE_IDS, EXAMPLE_PHOTO, EXAMPLE_SET } from './examples.js'
-import { Photo } from './photo.js'
+import { EXAMPLE_GALLERY_EVENT, EXAMPLE_GALLERY_SESSION, EXAMPLE_GUEST, EXAMPLE_IDS, EXAMPLE_PHOTO, EXAMPLE_PREVIEW, EXAMPLE_SET } from './examples.js'
+import { LinkPreview, Photo } from './photo.js'
 
 const emailSchema = z.email()
 const isEmail = (value: string) => emailSchema.safeParse(value).success
@@ -45,6 +45,7 @@ export const GallerySession = z.object({
   label: z.string(),
   createdAt: EpochMillis,
   photos: z.array(Photo),
+  preview: LinkPreview.optional().describe('Absent until it is made, a few seconds after completion'),
 })
 
 export const EventPage = GalleryEventSummary.extend({
@@ -57,5 +58,6 @@ export const Gallery = z
     label: z.string(),
     event: GalleryEventSummary,
     photos: z.array(Photo),
+    preview: LinkPreview.optional().describe('Absent until it is made, a few seconds after completion'),
   })
-  .meta({ examples: [{ id: EXAMPLE_IDS.session, label: 'Ada & Grace', event: EXAMPLE_GALLERY_EVENT, photos: [EXAMPLE_PHOTO] }] })
+  .meta({ examples: [{ id: EXAMPLE_IDS.session, label: 'Ada & Grace', event: EXAMPLE_GALLERY_EVENT, photos: [EXAMPLE_PHOTO], preview: EXAMPLE_PREVIEW }] })

@@ -134,6 +134,17 @@ export const StaffGuest = z.object({
   messages: z.array(StaffMessage).describe('Gallery-link messages to this guest, oldest first'),
 })
 
+export const PhotoCopiesState = z
+  .object({
+    queued: z.int().describe('Photos whose copies are still being made (seconds after completion)'),
+    ready: z.int().describe('Photos served from their copies: upright, without location or camera tags, sized for phones'),
+    failed: z
+      .array(z.object({ photoId: Id, position: z.int().min(1).describe('1-based place in gallery order'), reason: z.string() }))
+      .describe('Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead'),
+    legacy: z.int().describe('Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs'),
+  })
+  .describe("Where the session's photo copies stand")
+
 export const StaffSession = z.object({
   id: Id,
   setId: Id,
@@ -145,6 +156,7 @@ export const StaffSession = z.object({
   completedAt: When,
   cancelledAt: When,
   guests: z.array(StaffGuest),
+  copies: PhotoCopiesState.optional().describe('For a session with photos'),
 }).meta({ examples: [EXAMPLE_STAFF_SESSION] })
 
 export const SessionFilter = z.object({

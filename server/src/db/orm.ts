@@ -21,6 +21,7 @@ import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
 import { GalleryVersionsSchema } from './migrations/20261125-gallery-versions.js'
 import { IdempotencySchema } from './migrations/20261125-idempotency.js'
 import { OutboxChannelDueSchema } from './migrations/20261125-outbox-channel-due.js'
+import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -61,6 +62,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261125-idempotency', class: IdempotencySchema },
         { name: '20261125-gallery-versions', class: GalleryVersionsSchema },
         { name: '20261125-outbox-channel-due', class: OutboxChannelDueSchema },
+        { name: '20261126-photo-copies', class: PhotoCopiesSchema },
       ],
       silent: true,
       transactional: true,

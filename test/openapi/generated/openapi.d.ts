@@ -792,22 +792,56 @@ export type components = {
         /**
          * @example {
          *       "id": "f2LhN6cV0bXq8JyT4kWmSe",
-         *       "url": "http://localhost:3000/photos/sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg",
+         *       "url": "http://localhost:3000/photos/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe.jpg",
          *       "width": 1800,
-         *       "height": 1200
+         *       "height": 1200,
+         *       "copies": [
+         *         {
+         *           "url": "http://localhost:3000/photos/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe-480.webp",
+         *           "width": 480,
+         *           "height": 320,
+         *           "type": "image/webp"
+         *         },
+         *         {
+         *           "url": "http://localhost:3000/photos/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe-960.webp",
+         *           "width": 960,
+         *           "height": 640,
+         *           "type": "image/webp"
+         *         },
+         *         {
+         *           "url": "http://localhost:3000/photos/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe-1600.webp",
+         *           "width": 1600,
+         *           "height": 1067,
+         *           "type": "image/webp"
+         *         }
+         *       ]
          *     }
          */
         Photo: {
             id: string;
             /**
              * Format: uri
-             * @description Absolute URL on the CDN; rendering it is not counted as a download
+             * @description Absolute URL on the CDN of the full-size photo (what the download and the zip hold): upright, without EXIF location or camera tags; rendering it is not counted as a download
              */
             url: string;
-            /** @description Pixels */
+            /** @description Pixels of the full-size photo, as shown upright */
             width: number;
-            /** @description Pixels */
+            /** @description Pixels of the full-size photo, as shown upright */
             height: number;
+            /** @description Smaller copies for screens, smallest first (480, 960 and 1600 px on the long side, those smaller than the photo): a `srcset` with `url` as the largest candidate. Absent until they are made, a few seconds after completion, and for a photo they could not be made from */
+            copies?: {
+                /**
+                 * Format: uri
+                 * @description Absolute URL on the CDN; immutable, cached for a year
+                 */
+                url: string;
+                /** @description Pixels */
+                width: number;
+                /** @description Pixels */
+                height: number;
+                /** @constant */
+                type: "image/webp";
+            }[];
         };
         /**
          * @example {
@@ -1086,6 +1120,20 @@ export interface operations {
                                 label: string;
                                 createdAt: number;
                                 photos: components["schemas"]["Photo"][];
+                                /** @description Absent until it is made, a few seconds after completion */
+                                preview?: {
+                                    /**
+                                     * Format: uri
+                                     * @description Absolute URL on the CDN
+                                     */
+                                    url: string;
+                                    /** @constant */
+                                    width: 1200;
+                                    /** @constant */
+                                    height: 630;
+                                    /** @constant */
+                                    type: "image/jpeg";
+                                };
                             }[];
                         }[];
                     };
@@ -1156,6 +1204,20 @@ export interface operations {
                         label: string;
                         event: components["schemas"]["GalleryEvent"];
                         photos: components["schemas"]["Photo"][];
+                        /** @description Absent until it is made, a few seconds after completion */
+                        preview?: {
+                            /**
+                             * Format: uri
+                             * @description Absolute URL on the CDN
+                             */
+                            url: string;
+                            /** @constant */
+                            width: 1200;
+                            /** @constant */
+                            height: 630;
+                            /** @constant */
+                            type: "image/jpeg";
+                        };
                     };
                 };
             };
@@ -3227,6 +3289,22 @@ export interface operations {
                                     sentAt: number | null;
                                 }[];
                             }[];
+                            /** @description For a session with photos */
+                            copies?: {
+                                /** @description Photos whose copies are still being made (seconds after completion) */
+                                queued: number;
+                                /** @description Photos served from their copies: upright, without location or camera tags, sized for phones */
+                                ready: number;
+                                /** @description Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead */
+                                failed: {
+                                    photoId: string;
+                                    /** @description 1-based place in gallery order */
+                                    position: number;
+                                    reason: string;
+                                }[];
+                                /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
+                                legacy: number;
+                            };
                         }[];
                         /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
@@ -3323,6 +3401,22 @@ export interface operations {
                                 sentAt: number | null;
                             }[];
                         }[];
+                        /** @description For a session with photos */
+                        copies?: {
+                            /** @description Photos whose copies are still being made (seconds after completion) */
+                            queued: number;
+                            /** @description Photos served from their copies: upright, without location or camera tags, sized for phones */
+                            ready: number;
+                            /** @description Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead */
+                            failed: {
+                                photoId: string;
+                                /** @description 1-based place in gallery order */
+                                position: number;
+                                reason: string;
+                            }[];
+                            /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
+                            legacy: number;
+                        };
                     };
                 };
             };
@@ -3701,6 +3795,22 @@ export interface operations {
                                 sentAt: number | null;
                             }[];
                         }[];
+                        /** @description For a session with photos */
+                        copies?: {
+                            /** @description Photos whose copies are still being made (seconds after completion) */
+                            queued: number;
+                            /** @description Photos served from their copies: upright, without location or camera tags, sized for phones */
+                            ready: number;
+                            /** @description Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead */
+                            failed: {
+                                photoId: string;
+                                /** @description 1-based place in gallery order */
+                                position: number;
+                                reason: string;
+                            }[];
+                            /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
+                            legacy: number;
+                        };
                     };
                 };
             };

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { enqueueGalleryLinks, galleryLink } from '../delivery/outbox.service.js'
 import { photoUrl } from '../gallery/photo-url.js'
+import { fullSizeKey, notifyCopiesWorkers } from '../photos/photo-copies.service.js'
 import { Photo } from '../photos/photo.entity.js'
 import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
 import { readJpegSize } from '../storage/jpeg-size.js'
@@ -19,10 +20,12 @@ type CheckedPhoto = { key: string; width: number; height: number; size: number; 
  * Completes an active session with its photos in gallery order. Everything is checked before
  * anything is written: the keys (this session's, no repeats), then storage (every key present,
  * every object a JPEG, its size read from its own header). Then one transaction records the
- * photos, moves the session to completed, and queues the gallery link for every guest.
+ * photos (queued for their copies), moves the session to completed, and queues the gallery link for
+ * every guest, held until the copies are made (or COPIES_LINK_WAIT_MS). The booth never waits for
+ * image work.
  */
 export async function completeSession(
-  deps: Pick<AppContext, 'em' | 'storage' | 'config' | 'now' | 'wakeDelivery'>,
+  deps: Pick<AppContext, 'em' | 'storage' | 'config' | 'now' | 'wakeDelivery' | 'wakeCopies'>,
   { sessionId, keys }: { sessionId: string; keys: readonly string[] },
 ) {
   await requireActiveSession(deps.em, sessionId)
@@ -50,17 +53,21 @@ export async function completeSession(
         })),
       )
       // A session without photos has no live gallery: a link would only lead guests to a 404.
-      await enqueueGalleryLinks(tx, sessionId, galleryUrl)
+      await enqueueGalleryLinks(tx, sessionId, galleryUrl, deps.config.copies.linkWaitMs)
+      await notifyCopiesWorkers(tx)
     }
     return rows
   })
-  if (recorded.length > 0) deps.wakeDelivery()
+  if (recorded.length > 0) {
+    deps.wakeCopies()
+    deps.wakeDelivery()
+  }
 
   return {
     id: sessionId,
     status: 'completed' as const,
     galleryUrl,
-    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.config.cdnUrl, row.key), width: row.width, height: row.height })),
+    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.config.cdnUrl, fullSizeKey(sessionId, row.id)), width: row.width, height: row.height })),
   }
 }
 

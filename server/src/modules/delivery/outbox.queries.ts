@@ -1,10 +1,11 @@
 /**
  * The gallery link for every guest of a session, by email when the guest gave one and by SMS when
- * the guest gave a phone. Params: id prefix, link, session id.
+ * the guest gave a phone, due after a hold (completion waits for the photos' copies). Params: id
+ * prefix, link, hold in milliseconds, session id.
  */
-const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_id, channel, recipient, link)
+const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_id, channel, recipient, link, next_attempt_at)
      select (select ?::text) || '-' || g.position || '-' || c.channel, g.session_id, g.id, c.channel,
-            case c.channel when 'email' then g.email else g.phone end, ?
+            case c.channel when 'email' then g.email else g.phone end, ?, now() + ? * interval '1 millisecond'
        from session_guest g
        cross join (values ('email'), ('sms')) as c (channel)
       where g.session_id = ?
@@ -16,7 +17,7 @@ const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_i
  * placeholders, run through `em.execute`; an array value is a list (`in (?)`).
  */
 export const OUTBOX_QUERIES = {
-  /** At completion. Params: id prefix, link, session id. */
+  /** At completion. Params: id prefix, link, hold in milliseconds, session id. */
   enqueue: `${GUEST_LINKS}
      returning id`,
   /**
@@ -24,7 +25,7 @@ export const OUTBOX_QUERIES = {
    * created or sent within the last minute (a second click). On the database's clock, like every
    * time of the outbox (`created_at`'s default, what is due, `sent_at`): the rows of a completion
    * carry no other. Two resends racing past the check meet the partial unique index on waiting
-   * messages, and the second inserts nothing. Params: id prefix, link, session id.
+   * messages, and the second inserts nothing. Params: id prefix, link, hold (0), session id.
    */
   resend: `${GUEST_LINKS}
         and not exists (

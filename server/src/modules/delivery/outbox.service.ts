@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import type { AppContext } from '../../context.js'
+import { notify } from '../../db/notifications.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { LIVE, NO_SUCH_SESSION } from '../sessions/session-state.js'
@@ -15,12 +16,12 @@ export const galleryLink = (galleryUrl: string, sessionId: string) => `${gallery
 
 /** Tells the dispatchers of every instance that messages are due; inside a transaction, at its commit. */
 export async function notifyDispatchers(tx: EntityManager): Promise<void> {
-  await tx.execute('select pg_notify(?, ?)', [OUTBOX_CHANNEL, ''])
+  await notify(tx, OUTBOX_CHANNEL)
 }
 
 /** Runs one of the outbox's inserts for a session's guests and announces what it queued. */
-async function queueLinks(tx: EntityManager, sql: string, sessionId: string, link: string): Promise<number> {
-  const rows = await tx.execute<{ id: string }[]>(sql, [newId(), link, sessionId])
+async function queueLinks(tx: EntityManager, sql: string, sessionId: string, link: string, holdMs = 0): Promise<number> {
+  const rows = await tx.execute<{ id: string }[]>(sql, [newId(), link, holdMs, sessionId])
   if (rows.length > 0) await notifyDispatchers(tx)
   return rows.length
 }
@@ -29,9 +30,11 @@ async function queueLinks(tx: EntityManager, sql: string, sessionId: string, lin
  * Queues the gallery link for every guest: by email when the guest gave one, by SMS when the
  * guest gave a phone. Call inside the transaction that completes the session, so that the link
  * is queued if and only if the completion commits; the notification, too, goes out at commit.
+ * The links are held for `holdMs`: the copies worker releases them as soon as the session's photos
+ * are ready for phones, and after the hold they go whatever the copies' state.
  */
-export async function enqueueGalleryLinks(tx: EntityManager, sessionId: string, link: string): Promise<void> {
-  await queueLinks(tx, OUTBOX_QUERIES.enqueue, sessionId, link)
+export async function enqueueGalleryLinks(tx: EntityManager, sessionId: string, link: string, holdMs: number): Promise<void> {
+  await queueLinks(tx, OUTBOX_QUERIES.enqueue, sessionId, link, holdMs)
 }
 
 /**

@@ -11,21 +11,44 @@ export type PageLinks = {
   eventPage: (slug: string) => string
 }
 
-/** Images before the fold load at once; the rest when scrolled to. */
-const EAGER_IMAGES = 2
+type PagePhoto = Gallery['photos'][number]
+type Image = { url: string; width: number; height: number; type: string }
+
+/** Images of the first row load at once, first in line; the rest when scrolled to. */
+const FIRST_ROW = 2
+
+/**
+ * How wide a gallery photo is shown, for `srcset` (gallery.css: two columns on a phone, cells of at
+ * least 15rem beyond 40rem, in a page of at most 72rem with 1rem or 1.5rem margins).
+ */
+const GALLERY_SIZES = '(max-width: 40rem) calc(50vw - 1.4rem), (max-width: 72rem) calc(33vw - 2rem), 17rem'
+
+/** `src`, `srcset` and `sizes` of a photo: its display copies where made, else the full-size photo. */
+function imageSource(photo: PagePhoto, sizes: string): string {
+  const copies = photo.copies ?? []
+  if (copies.length === 0) return ` src="${e(photo.url)}"`
+  const fallback = copies[Math.min(1, copies.length - 1)]!
+  const srcset = copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ')
+  return ` src="${e(fallback.url)}" srcset="${e(srcset)}" sizes="${sizes}"`
+}
+
+/** The first row first, at high priority; the rest lazily. */
+const loading = (index: number) => (index < FIRST_ROW ? ' fetchpriority="high"' : ' loading="lazy"')
+
+/** The viewer's image: the largest display copy, else the full-size photo. */
+const largeUrl = (photo: PagePhoto) => photo.copies?.at(-1)?.url ?? photo.url
 
 export function galleryPage({ gallery, photoBytes }: { gallery: Gallery; photoBytes: number }, links: PageLinks): string {
   const { id, label, event, photos } = gallery
   const url = links.sessionPage(id)
   const count = photoCount(photos.length)
-  const cover = photos[0]!
   const facebook = `https://www.facebook.com/sharer/sharer.php?u=${encodeURIComponent(url)}`
   const items = photos
     .map((photo, index) => {
       const n = index + 1
       const name = `Photo ${n} of ${photos.length}`
       return `<li class="photo" id="photo-${n}">
-<a class="photo-open" href="${e(photo.url)}" data-index="${index}" aria-label="${name}, full size"><img src="${e(photo.url)}" width="${photo.width}" height="${photo.height}" alt="${e(`${name}, ${label} at ${event.name}`)}"${index < EAGER_IMAGES ? '' : ' loading="lazy"'} decoding="async"></a>
+<a class="photo-open" href="${e(photo.url)}" data-large="${e(largeUrl(photo))}" data-index="${index}" aria-label="${name}, full size"><img${imageSource(photo, GALLERY_SIZES)} width="${photo.width}" height="${photo.height}" alt="${e(`${name}, ${label} at ${event.name}`)}"${loading(index)} decoding="async"></a>
 <a class="button" href="/gallery/${e(id)}/photos/${e(photo.id)}/download" download aria-label="Download photo ${n} of ${photos.length}">Download</a>
 </li>`
     })
@@ -34,7 +57,7 @@ export function galleryPage({ gallery, photoBytes }: { gallery: Gallery; photoBy
     title: `${label} · ${event.name}`,
     description: `${count} from the photo booth at ${event.name}`,
     url,
-    image: cover,
+    image: previewImage(gallery),
     links,
     body: { page: 'gallery', 'session-id': id, 'share-url': url },
     main: `<header class="top">
@@ -64,6 +87,7 @@ ${items}
 <button type="button" class="button" data-viewer="previous" aria-label="Previous photo">‹</button>
 <p class="viewer-count" aria-live="polite"></p>
 <button type="button" class="button" data-viewer="next" aria-label="Next photo">›</button>
+<button type="button" class="button" data-viewer="save" hidden>Save to Photos</button>
 <button type="button" class="button" data-viewer="share" hidden>Share</button>
 <a class="button" data-viewer="download" href="#" download>Download</a>
 <button type="button" class="button" data-viewer="close" aria-label="Close">✕</button>
@@ -125,14 +149,16 @@ export function notFoundPage(links: PageLinks, what: keyof typeof NOT_FOUND): st
 
 export function eventPage(page: EventPage, links: PageLinks): string {
   const sessions = page.sets.flatMap((set) => set.sessions)
-  const cover = sessions[0]?.photos[0]
+  let shown = 0
   const sets = page.sets
     .filter((set) => set.sessions.length > 0)
     .map((set) => {
       const cards = set.sessions
         .map((session) => {
           const first = session.photos[0]!
-          return `<li class="card"><a href="${e(links.sessionPage(session.id))}" aria-label="${e(`${session.label}, ${photoCount(session.photos.length)}`)}"><img src="${e(first.url)}" width="${first.width}" height="${first.height}" alt="" loading="lazy" decoding="async"><span class="card-label">${e(session.label)}</span><span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
+          // Square cards: the smallest copy covers them. The link's name is its visible text (WCAG 2.5.3).
+          const card = first.copies?.[0] ?? first
+          return `<li class="card"><a href="${e(links.sessionPage(session.id))}"><img src="${e(card.url)}" width="${card.width}" height="${card.height}" alt=""${loading(shown++)} decoding="async"><span class="card-label">${e(session.label)}</span> <span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
         })
         .join('\n')
       return `<section class="set" aria-labelledby="set-${e(set.id)}">
@@ -147,7 +173,7 @@ ${cards}
     title: page.name,
     description: `Photos from the photo booth at ${page.name}`,
     url: links.eventPage(page.slug),
-    image: cover,
+    image: sessions[0] && previewImage(sessions[0]),
     links,
     body: { page: 'event', 'event-id': page.id },
     main: `<header class="top">
@@ -163,7 +189,7 @@ type Layout = {
   description?: string
   /** The page's own absolute URL, for link previews. */
   url?: string
-  image?: { url: string; width: number; height: number }
+  image?: Image
   links: PageLinks
   refreshWithoutScript?: number
   /** `data-*` attributes of the body: what the script needs to know. */
@@ -182,7 +208,7 @@ function layout({ title, description, url, image, links, refreshWithoutScript, b
     '<meta property="og:type" content="website">',
     image &&
       `<meta property="og:image" content="${e(image.url)}">
-<meta property="og:image:type" content="image/jpeg">
+<meta property="og:image:type" content="${image.type}">
 <meta property="og:image:width" content="${image.width}">
 <meta property="og:image:height" content="${image.height}">
 <meta name="twitter:image" content="${e(image.url)}">`,
@@ -214,6 +240,17 @@ ${main}
 </body>
 </html>
 `
+}
+
+/**
+ * A link preview: the 1200×630 JPEG made for it, else (not made yet, or the first photo could not be
+ * decoded) the first photo's largest display copy, else the first photo itself.
+ */
+function previewImage({ photos, preview }: { photos: PagePhoto[]; preview?: Image }): Image | undefined {
+  if (preview) return preview
+  const first = photos[0]
+  if (!first) return undefined
+  return first.copies?.at(-1) ?? { url: first.url, width: first.width, height: first.height, type: 'image/jpeg' }
 }
 
 const photoCount = (n: number) => `${n} ${n === 1 ? 'photo' : 'photos'}`

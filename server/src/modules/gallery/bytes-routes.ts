@@ -16,7 +16,7 @@ import { downloadPhoto, downloadZip, type BytesAnswer, type BytesBody, type File
  * gigabyte zip through oRPC's web stream conversion cost a third of its throughput
  * (bench/README.md). Their rate limits are mounted before them from the contract (http/edge.ts).
  */
-export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger' | 'metrics'>): Router {
+export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger' | 'metrics' | 'imageLimit'>): Router {
   // A segment that cannot be a key names nothing: the plain 404, as for any unknown id.
   const idOf = (value: unknown) => (PathKey.safeParse(value).success ? (value as string) : '')
   const router = Router()
@@ -35,7 +35,7 @@ export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | '
 /** Not found is the spec's bare plain-text `Not Found`; a fault after the answer started is logged. */
 function bytesRoute(
   answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>,
-  services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger'>,
+  services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger' | 'imageLimit'>,
   /** Told of each chunk the socket has taken (the zip's bytes metric). */
   streamed: (chunk: Buffer) => void = () => {},
 ): RequestHandler {
@@ -46,7 +46,7 @@ function bytesRoute(
     let headers: Record<string, string>
     let bytes: BytesBody
     try {
-      const answered = await answer(req, { em: services.orm.em.fork(), storage: services.storage, now: services.now, signal: abort.signal, onError })
+      const answered = await answer(req, { em: services.orm.em.fork(), storage: services.storage, now: services.now, imageLimit: services.imageLimit, signal: abort.signal, onError })
       headers = answered.headers
       // A HEAD (a download manager sizing the file) reads nothing and is not a download.
       if (req.method === 'HEAD') return void res.writeHead(200, headers).end()

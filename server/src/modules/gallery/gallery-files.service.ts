@@ -5,7 +5,8 @@ import contentDisposition from 'content-disposition'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { ChunkPool } from '../storage/chunk-pool.js'
-import { requireStorage } from '../storage/storage.js'
+import { ensureFullSize, fullSizeKey } from '../photos/photo-copies.service.js'
+import { requireStorage, type Expected, type PhotoStorage } from '../storage/storage.js'
 import { recordTracking } from '../tracking/tracking.service.js'
 import { PHOTO_FILE_QUERIES, type PhotoFileRow } from './gallery.queries.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
@@ -31,33 +32,49 @@ export function attachment(name: string): string {
   return contentDisposition(name, { type: 'attachment', fallback: ascii })
 }
 
-/** `<label> <n>.jpg`: n is the photo's 1-based place in gallery order. */
-export const photoFileName = (label: string, position: number) => `${label} ${position}.jpg`
+/**
+ * `<label> <n>.jpg`: n is the photo's 1-based place in gallery order, zero-padded to `of`'s digits
+ * where given (a zip's entries then sort in gallery order: "01" before "10").
+ */
+export const photoFileName = (label: string, position: number, of = 0) => `${label} ${String(position).padStart(String(of).length, '0')}.jpg`
 
 /** Large reads: a zip moves a gigabyte, and every chunk costs the same whatever its size. */
 const ZIP_READ_BYTES = 1024 * 1024
 
 
-/** The bytes sent are those completion recorded, or none: the declared length is the recorded size. */
-const expected = (photo: PhotoFileRow) => ({ size: photo.size_bytes, etag: photo.etag ?? undefined })
+/** What a photo's answer sends: its stored object and what it must be. */
+type PhotoFile = { key: string; expected: Expected }
+
+/**
+ * The full-size photo guests get: the copy without the upload's metadata, made now if the copies
+ * worker has not reached it yet; a photo recorded before copies existed is sent as it was uploaded.
+ * The bytes sent are those recorded, or none: the declared length is the recorded size.
+ */
+async function photoFile(deps: FileDeps, storage: PhotoStorage, photo: PhotoFileRow): Promise<PhotoFile> {
+  if (photo.image_status === 'legacy') return { key: photo.storage_key, expected: { size: photo.size_bytes, etag: photo.etag ?? undefined } }
+  const key = fullSizeKey(photo.session_id, photo.id)
+  if (photo.full_size !== null && photo.full_etag !== null) return { key, expected: { size: photo.full_size, etag: photo.full_etag } }
+  return { key, expected: await ensureFullSize({ em: deps.em, storage, imageLimit: deps.imageLimit }, photo) }
+}
 
 /** `signal`: the client went away; `onError`: a fault once the answer has started, to be logged. */
-export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now'> & { signal: AbortSignal; onError: (error: unknown) => void }
+export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now' | 'imageLimit'> & { signal: AbortSignal; onError: (error: unknown) => void }
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
 export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { sessionId: string; photoId: string }): Promise<BytesAnswer> {
   const [photo] = await deps.em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
   if (!photo) throw notFound()
   const storage = requireStorage(deps.storage)
+  const file = await photoFile(deps, storage, photo)
   return {
     headers: {
       'content-type': 'image/jpeg',
-      'content-length': String(photo.size_bytes),
+      'content-length': String(file.expected.size),
       'content-disposition': attachment(photoFileName(photo.label, photo.position)),
       'cache-control': 'private, no-store',
     },
     async open() {
-      const stream = await storage.openStream(photo.storage_key, expected(photo))
+      const stream = await storage.openStream(file.key, file.expected)
       try {
         await recordTracking(deps.em, { kind: 'download', eventId: photo.event_id, sessionId, at: deps.now() })
       } catch (error) {
@@ -80,10 +97,14 @@ export async function downloadZip(deps: FileDeps, { sessionId }: { sessionId: st
   if (!first) throw notFound()
   const storage = requireStorage(deps.storage)
   const pool = new ChunkPool(ZIP_READ_BYTES)
-  const entries = photos.map((photo) => ({
-    name: photoFileName(photo.label, photo.position),
-    size: photo.size_bytes,
-    open: () => storage.openStream(photo.storage_key, expected(photo), { chunkBytes: ZIP_READ_BYTES, pool }),
+  const files = await Promise.all(photos.map((photo) => photoFile(deps, storage, photo)))
+  // Dated when the session was completed: the photos' own day, not the zip format's 1980.
+  const date = new Date(first.completed_at)
+  const entries = photos.map((photo, index) => ({
+    name: photoFileName(photo.label, photo.position, photos.length),
+    size: files[index]!.expected.size,
+    date,
+    open: () => storage.openStream(files[index]!.key, files[index]!.expected, { chunkBytes: ZIP_READ_BYTES, pool }),
   }))
   const size = storedZipSize(entries)
   return {

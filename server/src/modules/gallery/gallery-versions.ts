@@ -24,8 +24,8 @@ export function versionTag(...parts: readonly (string | number)[]): string {
   return `W/"${hash('sha256', parts.join('\n'), 'base64url').slice(0, 27)}"`
 }
 
-export const galleryVersion = (row: GalleryVersionRow) => [row.completed_us, row.event_updated_us]
-export const eventPageVersion = (row: EventVersionRow) => [row.updated_us, row.live_count, row.last_completed_us]
+export const galleryVersion = (row: GalleryVersionRow) => [row.completed_us, row.event_updated_us, row.images_settled]
+export const eventPageVersion = (row: EventVersionRow) => [row.updated_us, row.live_count, row.last_completed_us, row.images_settled]
 
 /** A live gallery's version; absent unless live. */
 export async function readGalleryVersion({ em }: Pick<AppContext, 'em'>, sessionId: string) {

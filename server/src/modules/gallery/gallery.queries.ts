@@ -1,4 +1,5 @@
 import { epochMillis, micros } from '../../db/sql.js'
+import type { DisplayCopy, ImageStatus } from '../photos/photo.entity.js'
 import { isLive } from '../sessions/session-state.js'
 
 /** Sessions per set on the event page: the spec's bound, with no paging. */
@@ -15,23 +16,24 @@ export const SESSIONS_PER_SET = 12
  * sessions are live and when the last went live (a completion or a deletion changes one of them).
  */
 const LIVE_VERSION = `cross join lateral (
-         select count(*)::int as live_count, coalesce(${micros('max(l.completed_at)')}, 0) as last_completed_us
+         select count(*)::int as live_count, coalesce(${micros('max(l.completed_at)')}, 0) as last_completed_us,
+                coalesce(sum(l.images_settled), 0)::int as images_settled
            from event_set x join session l on l.set_id = x.id
           where x.event_id = e.id and ${isLive('l')}
        ) v`
 
-/** A live gallery's ETag: when it went live, and when staff last changed its event. */
-const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us`
+/** A live gallery's ETag: when it went live, when staff last changed its event, and how many of its photos' copies are made. */
+const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us, s.images_settled`
 
 export const GALLERY_QUERIES = {
   /** An event with its sets (none: one row with null set columns), and its version. */
   eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name,
-            ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us
+            ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us, v.images_settled
        from event e ${LIVE_VERSION} left join event_set s on s.event_id = e.id
       where e.slug = ?
       order by s.created_at, s.slug`,
   /** Just the event page's version: what a conditional request is answered from. */
-  eventVersion: `select e.is_private, ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us
+  eventVersion: `select e.is_private, ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us, v.images_settled
        from event e ${LIVE_VERSION}
       where e.slug = ?`,
   /** The latest live sessions of every set of an event, in one lateral query. */
@@ -62,18 +64,31 @@ export const GALLERY_QUERIES = {
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
       where s.id = ?`,
-  photos: 'select id, session_id, storage_key, width, height, size_bytes from photo where session_id in (?) order by session_id, position',
+  photos: `select id, session_id, storage_key, width, height, size_bytes, image_status, full_size, copies, preview
+       from photo where session_id in (?) order by session_id, position`,
 }
 
-export type EventVersionRow = { is_private: boolean; updated_us: number; live_count: number; last_completed_us: number }
+export type EventVersionRow = { is_private: boolean; updated_us: number; live_count: number; last_completed_us: number; images_settled: number }
 export type EventWithSetsRow = EventVersionRow & { id: string; slug: string; name: string; start_at: number; set_id: string | null; set_slug: string; set_name: string }
-export type GalleryVersionRow = { completed_us: number; event_updated_us: number }
+export type GalleryVersionRow = { completed_us: number; event_updated_us: number; images_settled: number }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
 export type GalleryRow = GalleryVersionRow & { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
-export type PhotoRow = { id: string; session_id: string; storage_key: string; width: number; height: number; size_bytes: number }
+export type PhotoRow = {
+  id: string
+  session_id: string
+  storage_key: string
+  width: number
+  height: number
+  size_bytes: number
+  image_status: ImageStatus
+  full_size: number | null
+  copies: DisplayCopy[] | null
+  preview: boolean
+}
 
 /** A live gallery's photos as files: what sending them needs, and where they are counted. */
-const PHOTO_FILES = `select p.storage_key, p.position, p.size_bytes, p.etag, s.label, st.event_id
+const PHOTO_FILES = `select p.id, p.session_id, p.storage_key, p.position, p.size_bytes, p.etag, p.width, p.height, p.image_status, p.full_size, p.full_etag,
+            s.label, st.event_id, ${epochMillis('s.completed_at')} as completed_at
        from session s join event_set st on st.id = s.set_id join photo p on p.session_id = s.id
       where s.id = ? and ${isLive('s')}`
 
@@ -82,4 +97,19 @@ export const PHOTO_FILE_QUERIES = {
   all: `${PHOTO_FILES} order by p.position`,
 }
 
-export type PhotoFileRow = { storage_key: string; position: number; size_bytes: number; etag: string | null; label: string; event_id: string }
+export type PhotoFileRow = {
+  id: string
+  session_id: string
+  storage_key: string
+  position: number
+  size_bytes: number
+  etag: string | null
+  width: number
+  height: number
+  image_status: ImageStatus
+  full_size: number | null
+  full_etag: string | null
+  label: string
+  event_id: string
+  completed_at: number
+}

@@ -4,9 +4,11 @@ import { AppError } from '../../errors.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { GALLERY_QUERIES, type EventWithSetsRow, type GalleryRow, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
 import { eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
+import { PREVIEW } from '../photos/photo-copies.js'
+import { displayCopyKey, fullSizeKey, previewKey } from '../photos/photo-copies.service.js'
 import { photoUrl } from './photo-url.js'
 
-type Photo = { id: string; url: string; width: number; height: number }
+type Photo = { id: string; url: string; width: number; height: number; copies?: { url: string; width: number; height: number; type: 'image/webp' }[] }
 
 /** The event page with its ETag, or "no such event" (a private event included). */
 export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
@@ -26,7 +28,7 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
   if (!event || event.is_private) return undefined
 
   const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
-  const { photos } = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
+  const { photos, previews } = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
   const sessionsBySet = groupBy(sessions, (session) => session.set_id)
   const page = {
     id: event.id,
@@ -39,12 +41,10 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
         id: row.set_id!,
         slug: row.set_slug,
         name: row.set_name,
-        sessions: (sessionsBySet.get(row.set_id!) ?? []).map((session) => ({
-          id: session.id,
-          label: session.label,
-          createdAt: session.created_at,
-          photos: photos.get(session.id) ?? [],
-        })),
+        sessions: (sessionsBySet.get(row.set_id!) ?? []).map((session) => {
+          const preview = previews.get(session.id)
+          return { id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [], ...(preview && { preview }) }
+        }),
       })),
   }
   return { page, version: eventPageVersion(event) }
@@ -69,13 +69,15 @@ export const jsonTag = (config: AppContext['config'], version: readonly (string 
 export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const [session] = await em.execute<GalleryRow[]>(GALLERY_QUERIES.gallery, [sessionId])
   if (!session) return undefined
-  const { photos, bytes } = await readPhotos(em, [session.id], config.cdnUrl)
+  const { photos, bytes, previews } = await readPhotos(em, [session.id], config.cdnUrl)
+  const preview = previews.get(session.id)
   return {
     gallery: {
       id: session.id,
       label: session.label,
       event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
       photos: photos.get(session.id) ?? [],
+      ...(preview && { preview }),
     },
     photoBytes: bytes.get(session.id) ?? 0,
     version: galleryVersion(session),
@@ -85,15 +87,41 @@ export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'c
 export type Gallery = NonNullable<Awaited<ReturnType<typeof readLiveGallery>>>['gallery']
 export type EventPage = NonNullable<Awaited<ReturnType<typeof readPublicEventPage>>>['page']
 
-/** Photos of the given sessions in gallery order, and their total size, grouped by session. */
+/**
+ * Photos of the given sessions in gallery order, the size of what "Download all" holds, and the
+ * link previews, grouped by session. A photo's URL is its full-size copy's (made from the upload
+ * without its metadata), except for photos recorded before copies existed (`legacy`).
+ */
 async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: string) {
   const photos = new Map<string, Photo[]>()
   const bytes = new Map<string, number>()
-  if (sessionIds.length === 0) return { photos, bytes }
+  const previews = new Map<string, { url: string; width: 1200; height: 630; type: 'image/jpeg' }>()
+  if (sessionIds.length === 0) return { photos, bytes, previews }
   const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
   for (const [sessionId, group] of groupBy(rows, (row) => row.session_id)) {
-    photos.set(sessionId, group.map((row) => ({ id: row.id, url: photoUrl(cdnUrl, row.storage_key), width: row.width, height: row.height })))
-    bytes.set(sessionId, group.reduce((sum, row) => sum + row.size_bytes, 0))
+    photos.set(sessionId, group.map((row) => publicPhoto(cdnUrl, row)))
+    bytes.set(sessionId, group.reduce((sum, row) => sum + (row.full_size ?? row.size_bytes), 0))
+    if (group[0]?.preview) previews.set(sessionId, { url: photoUrl(cdnUrl, previewKey(sessionId)), ...PREVIEW_SIZE, type: 'image/jpeg' })
   }
-  return { photos, bytes }
+  return { photos, bytes, previews }
+}
+
+const PREVIEW_SIZE = { width: PREVIEW.width, height: PREVIEW.height } as const
+
+function publicPhoto(cdnUrl: string, row: PhotoRow): Photo {
+  const photo: Photo = {
+    id: row.id,
+    url: photoUrl(cdnUrl, row.image_status === 'legacy' ? row.storage_key : fullSizeKey(row.session_id, row.id)),
+    width: row.width,
+    height: row.height,
+  }
+  if (row.copies) {
+    photo.copies = row.copies.map((copy) => ({
+      url: photoUrl(cdnUrl, displayCopyKey(row.session_id, row.id, copy.width)),
+      width: copy.width,
+      height: copy.height,
+      type: 'image/webp',
+    }))
+  }
+  return photo
 }

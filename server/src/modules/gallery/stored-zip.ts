@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 
 import { ZipArchive } from 'archiver'
 
-export type ZipEntry = { name: string; size: number; open: () => Promise<Readable> }
+export type ZipEntry = { name: string; size: number; date: Date; open: () => Promise<Readable> }
 
 /** Past this, ZIP64 records change the layout; the size is then not announced. */
 const ZIP32_LIMIT = 0xffffffff
@@ -50,7 +50,7 @@ export function streamStoredZip(entries: readonly ZipEntry[], signal: AbortSigna
       // archiver pipes the source on, and pipe() does not pass a source's error along: unheard,
       // a failed read (a lost S3 connection, a bad checksum) would be thrown and end the process.
       current.once('error', stop)
-      archive.append(current, { name: entry.name, date: new Date(0) })
+      archive.append(current, { name: entry.name, date: entry.date })
     } catch (error) {
       stop(error)
     }

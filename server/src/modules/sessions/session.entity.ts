@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core'
+import { EntitySchema, type OptionalProps } from '@mikro-orm/core'
 
 import { EventSet } from '../events/event-set.entity.js'
 
@@ -6,6 +6,8 @@ export const SESSION_STATUSES = ['active', 'completed', 'cancelled'] as const
 export type SessionStatus = (typeof SESSION_STATUSES)[number]
 
 export class Session {
+  /** Counted by the copies worker from the database default: registration does not name it. */
+  declare [OptionalProps]?: 'imagesSettled'
   /** Also the public gallery id, so it carries 128 random bits. */
   id!: string
   set!: EventSet
@@ -16,6 +18,10 @@ export class Session {
   createdAt = new Date()
   completedAt?: Date
   cancelledAt?: Date
+  /** Photos whose copies were settled (made or failed): part of the gallery's version. */
+  imagesSettled = 0
+  /** When every photo's copies were settled: the gallery link goes out then (or after a bounded wait). */
+  imagesReadyAt?: Date
 }
 
 export const SessionSchema = new EntitySchema<Session>({
@@ -42,5 +48,7 @@ export const SessionSchema = new EntitySchema<Session>({
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     completedAt: { type: 'Date', nullable: true },
     cancelledAt: { type: 'Date', nullable: true },
+    imagesSettled: { type: 'integer', default: 0 },
+    imagesReadyAt: { type: 'Date', nullable: true },
   },
 })

@@ -54,4 +54,11 @@ export function sessionPageQuery({ eventId, setId, status, after, limit }: Sessi
 
 export const STAFF_SESSION_QUERIES = {
   one: `select ${SESSION_COLUMNS} from session s where s.id = ?`,
+  /** The sessions' photos by copies status, with the failed ones and their reasons. Param: session ids. */
+  copies: `select session_id, image_status as status, count(*)::int as count,
+            json_agg(json_build_object('photoId', id, 'position', position, 'reason', image_error) order by position)
+              filter (where image_status = 'failed') as failed
+       from photo where session_id in (?) group by session_id, image_status`,
 }
+
+export type CopiesRow = { session_id: string; status: 'legacy' | 'queued' | 'ready' | 'failed'; count: number; failed: { photoId: string; position: number; reason: string }[] | null }

@@ -13,7 +13,7 @@ import { fullName } from '../kiosk/guest-names.js'
 import { deleteSessions, removeDeletedPhotos } from './delete-sessions.service.js'
 import { SessionGuest } from './session-guest.entity.js'
 import { NO_SUCH_SESSION } from './session-state.js'
-import { sessionPageQuery, STAFF_SESSION_QUERIES, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
+import { sessionPageQuery, STAFF_SESSION_QUERIES, type CopiesRow, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
 
 export type StaffSessionBody = z.output<typeof StaffSession>
 
@@ -25,6 +25,7 @@ async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionR
   const ids = rows.map((row) => row.id)
   const guests = groupBy(await em.find(SessionGuest, { session: { $in: ids } }, { orderBy: { position: 'asc' } }), (guest) => guest.session.id)
   const messages = await messagesByGuest(em, ids)
+  const copies = await copiesBySession(em, ids)
   return rows.map((row) => ({
     id: row.id,
     setId: row.set_id,
@@ -44,7 +45,20 @@ async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionR
       phone: guest.phone ?? null,
       messages: messages.get(guest.id) ?? [],
     })),
+    ...(copies.has(row.id) && { copies: copies.get(row.id) }),
   }))
+}
+
+/** Where each session's photo copies stand (sessions without photos have none). */
+async function copiesBySession(em: AppContext['em'], ids: string[]) {
+  const states = new Map<string, NonNullable<StaffSessionBody['copies']>>()
+  for (const row of await em.execute<CopiesRow[]>(STAFF_SESSION_QUERIES.copies, [ids])) {
+    let state = states.get(row.session_id)
+    if (!state) states.set(row.session_id, (state = { queued: 0, ready: 0, failed: [], legacy: 0 }))
+    if (row.status === 'failed') state.failed = row.failed ?? []
+    else state[row.status] = row.count
+  }
+  return states
 }
 
 /** The cursor is opaque to clients: base64url of `[created_at in microseconds, id]` of a page's last session. */

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream'
 import { PooledFileStream } from './chunk-pool.js'
 import {
   exactly,
+  isCopyKey,
   isPhotoKey,
   PHOTO_CONTENT_TYPE,
   PhotoChangedError,
@@ -36,6 +37,8 @@ export type UploadCheck = { ok: true } | { ok: false; code: 'AccessDenied' | 'Si
 /** The local bucket's ETag: a file replaced in any way (a new inode, size or time) gets another. */
 const etagOf = (stats: Stats) => `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`
 
+const etagAndSize = (stats: Stats) => ({ size: stats.size, etag: etagOf(stats) })
+
 /** A partial upload is written beside its photo under this prefix, then linked into place. */
 const PARTIAL_PREFIX = '.upload-'
 
@@ -50,7 +53,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
     createHmac('sha256', options.secret).update(`PUT\n${key}\n${contentType}\n${expires}`).digest('base64url')
 
   const pathOf = (key: string) => {
-    if (!isPhotoKey(key)) return undefined
+    if (!isPhotoKey(key) && !isCopyKey(key)) return undefined
     const path = resolve(root, key)
     return path.startsWith(root + sep) ? path : undefined
   }
@@ -106,7 +109,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
 
     async head(key) {
       const stats = await stat(requirePath(key)).catch(() => undefined)
-      return stats?.isFile() ? { size: stats.size, etag: etagOf(stats) } : undefined
+      return stats?.isFile() ? etagAndSize(stats) : undefined
     },
     async readRange(key, start, length) {
       const file = await open(requirePath(key), 'r')
@@ -145,14 +148,22 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
       }
       await writeOnce(requirePath(key), limited())
     },
+    async putCopy(key, bytes) {
+      const path = requirePath(key)
+      await writeOnce(path, bytes).catch((error: unknown) => {
+        if (!(error instanceof ObjectExistsError)) throw error
+      })
+      return etagAndSize(await stat(path))
+    },
     async sweepPartialUploads(idleMs) {
       const sessions = join(root, 'sessions')
       const folders = await readdir(sessions).catch(() => [] as string[])
       let removed = 0
-      for (const folder of folders) {
-        const names = await readdir(join(sessions, folder)).catch(() => [] as string[])
+      // Uploads are written in a session's folder, copies in its `copies` folder.
+      for (const folder of folders.flatMap((session) => [join(sessions, session), join(sessions, session, 'copies')])) {
+        const names = await readdir(folder).catch(() => [] as string[])
         for (const name of names.filter((n) => n.startsWith(PARTIAL_PREFIX))) {
-          const path = join(sessions, folder, name)
+          const path = join(folder, name)
           const stats = await stat(path).catch(() => undefined)
           if (stats && now().getTime() - stats.mtimeMs > idleMs && (await unlink(path).then(() => true, () => false))) removed++
         }
@@ -179,7 +190,7 @@ export class ObjectExistsError extends Error {
  * A reader never sees half a photo, and a photo is never replaced: the body is written beside it,
  * then linked into place, which fails if the name is taken (two uploads racing for one key included).
  */
-async function writeOnce(path: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+async function writeOnce(path: string, body: AsyncIterable<Uint8Array> | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true })
   const partial = join(dirname(path), `${PARTIAL_PREFIX}${randomBytes(8).toString('hex')}`)
   try {

@@ -4,7 +4,9 @@ import type { Services } from '../../context.js'
 import { sendPlain, sendS3Error } from '../../http/answers.js'
 import { Session } from '../sessions/session.entity.js'
 import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
-import { PHOTO_CONTENT_TYPE } from './storage.js'
+import { contentTypeOf } from './storage.js'
+import { PHOTO_FILE_QUERIES, type PhotoFileRow } from '../gallery/gallery.queries.js'
+import { ensureFullSize, fullSizeKey } from '../photos/photo-copies.service.js'
 
 /** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
@@ -13,24 +15,48 @@ export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
  * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
  * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
  */
-export function photoBytesRoutes({ config, storage, orm, now }: Pick<Services, 'config' | 'storage' | 'orm' | 'now'>): Router {
+export function photoBytesRoutes({ config, storage, orm, now, imageLimit }: Pick<Services, 'config' | 'storage' | 'orm' | 'now' | 'imageLimit'>): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
 
-  router.get('/*key', (req, res, next) => {
-    const path = local?.pathOf(keyOf(req.params.key))
+  router.get('/*key', async (req, res, next) => {
+    const key = keyOf(req.params.key)
+    const path = local?.pathOf(key)
     if (!path) return sendPlain(res, 404)
     // Photos are shown by gallery pages on other origins, as they would be from the CDN.
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin')
     // `pathOf` confines the path to the bucket; the bucket itself may sit in a dot-folder (`.data`).
-    const options = { headers: { 'Content-Type': PHOTO_CONTENT_TYPE }, maxAge: '1y', immutable: true, dotfiles: 'allow' as const }
-    res.sendFile(path, options, (error) => {
-      if (!error) return
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) sendPlain(res, 404)
-      else next(error)
-    })
+    const options = { headers: { 'Content-Type': contentTypeOf(key) }, maxAge: '1y', immutable: true, dotfiles: 'allow' as const }
+    const send = () =>
+      new Promise<boolean>((resolve, reject) =>
+        res.sendFile(path, options, (error) => {
+          if (!error) return resolve(true)
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) resolve(false)
+          else reject(error)
+        }),
+      )
+    try {
+      if (await send()) return
+      // A gallery's photo URL asked for before the copies worker reached it: its full-size copy is
+      // made now, as a download would make it (never the upload itself, metadata and all).
+      if (await makeFullSizeNow(key)) if (await send()) return
+      sendPlain(res, 404)
+    } catch (error) {
+      next(error)
+    }
   })
+
+  const makeFullSizeNow = async (key: string): Promise<boolean> => {
+    const [, sessionId, , name] = key.split('/')
+    const photoId = name!.slice(0, -'.jpg'.length)
+    if (!local || key !== fullSizeKey(sessionId!, photoId)) return false
+    const em = orm.em.fork()
+    const [photo] = await em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
+    if (!photo || photo.image_status === 'legacy') return false
+    await ensureFullSize({ em, storage: local, imageLimit }, photo)
+    return true
+  }
 
   router.put('/*key', async (req, res, next) => {
     const key = keyOf(req.params.key)

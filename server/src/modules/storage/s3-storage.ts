@@ -2,7 +2,7 @@ import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
-import { exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, requireSessionPrefix, type PhotoStorage, type UploadTarget } from './storage.js'
+import { contentTypeOf, COPY_CACHE_CONTROL, exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, requireSessionPrefix, type PhotoStorage, type UploadTarget } from './storage.js'
 
 export type S3Settings = {
   bucket: string
@@ -23,6 +23,16 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date }): Ph
     credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
   })
   const Bucket = settings.bucket
+
+  const head = async (key: string) => {
+    try {
+      const found = await client.send(new HeadObjectCommand({ Bucket, Key: key }))
+      return { size: found.ContentLength ?? 0, etag: found.ETag ?? '' }
+    } catch (error) {
+      if (isNotFound(error)) return undefined
+      throw error
+    }
+  }
 
   return {
     kind: 's3',
@@ -56,15 +66,22 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date }): Ph
       }
     },
 
-    async head(key) {
+    async putCopy(key, bytes) {
       try {
-        const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }))
-        return { size: head.ContentLength ?? 0, etag: head.ETag ?? '' }
+        const put = await client.send(
+          new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: contentTypeOf(key), CacheControl: COPY_CACHE_CONTROL, IfNoneMatch: '*' }),
+        )
+        return { size: bytes.length, etag: put.ETag ?? '' }
       } catch (error) {
-        if (isNotFound(error)) return undefined
-        throw error
+        // Another instance made the same copy first: what it stored stands.
+        if (!(error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412)) throw error
+        const stored = await head(key)
+        if (!stored) throw error
+        return stored
       }
     },
+
+    head,
 
     async readRange(key, start, length) {
       const object = await client.send(new GetObjectCommand({ Bucket, Key: key, Range: `bytes=${start}-${start + length - 1}` }))

@@ -47,6 +47,12 @@ export type PhotoStorage = {
    * completed included. Deleting what is already gone succeeds.
    */
   deletePrefix(prefix: string): Promise<void>
+  /**
+   * Stores a copy this service made (`copyKey`), unless the key already holds one: copies are
+   * immutable, so a second maker's identical bytes never replace the first's (whose ETag a row may
+   * already have recorded). Answers what the key holds afterwards.
+   */
+  putCopy(key: string, bytes: Buffer): Promise<StoredObject>
 }
 
 /** A stored photo whose size or ETag differs from what completion recorded: its bytes are not sent. */
@@ -88,6 +94,32 @@ const PHOTO_KEY = /^sessions\/[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,64}\.jpg$/
 export function isPhotoKey(key: string): boolean {
   return PHOTO_KEY.test(key)
 }
+
+/**
+ * Copies made from a session's photos live under its prefix too, so that deleting the session
+ * deletes them: `sessions/<session id>/copies/<photo id>.jpg` (the full-size photo guests get),
+ * `…/<photo id>-<width>.webp` (display copies) and `…/preview.jpg` (the link preview).
+ */
+const COPY_KEY = /^sessions\/[A-Za-z0-9_-]{1,64}\/copies\/[A-Za-z0-9_-]{1,64}(-[0-9]{1,5})?\.(jpg|webp)$/
+
+export function isCopyKey(key: string): boolean {
+  return COPY_KEY.test(key)
+}
+
+/** The key of a copy: `name` is a photo id, `<photo id>-<width>` or `preview`; the type sets the extension. */
+export function copyKey(sessionId: string, name: string, type: CopyType): string {
+  return `${sessionPrefix(sessionId)}copies/${name}.${type === 'image/webp' ? 'webp' : 'jpg'}`
+}
+
+export type CopyType = 'image/jpeg' | 'image/webp'
+
+/** What a stored key is served as: uploads and full-size copies are JPEG, display copies WebP. */
+export function contentTypeOf(key: string): CopyType {
+  return key.endsWith('.webp') ? 'image/webp' : PHOTO_CONTENT_TYPE
+}
+
+/** Copies never change once made (a new version would get a new key): caches keep them for a year. */
+export const COPY_CACHE_CONTROL = 'public, max-age=31536000, immutable'
 
 export function sessionPrefix(sessionId: string): string {
   return `sessions/${sessionId}/`

@@ -77,6 +77,20 @@
       const file = filesShareable && opened ? await photoFile(opened, document.title).catch(() => undefined) : undefined
       shareCounted(sessionId, 'native', url, file)
     })
+    // "Save to Photos": the full-size photo as a file to the share sheet, where phones offer to save
+    // it to the camera roll (a download lands in Files instead). Not a share of the gallery: not counted.
+    const save = document.querySelector('[data-viewer="save"]')
+    save.hidden = !filesShareable
+    save.addEventListener('click', async () => {
+      const opened = viewer.current()
+      const file = opened && (await photoFile(opened, `${document.title} ${Number(opened.dataset.index) + 1}`).catch(() => undefined))
+      if (!file) return say('The photo could not be fetched: use Download instead.')
+      try {
+        await navigator.share({ files: [file] })
+      } catch {
+        // Closed by the guest, or refused.
+      }
+    })
   }
 
   /** The full-size view in a <dialog>: Escape closes it, the arrow keys move through the photos. */
@@ -84,11 +98,14 @@
     let index = -1
     let photos = []
     const dialog = () => document.querySelector('.viewer')
+    /** The next photo's large copy, fetched while this one is looked at: a swipe shows it at once. */
+    const preload = new Image()
     const show = (next) => {
       index = (next + photos.length) % photos.length
       const link = photos[index]
       const image = dialog().querySelector('.viewer-image')
-      image.src = link.href
+      image.src = link.dataset.large || link.href
+      if (photos.length > 1) preload.src = photos[(index + 1) % photos.length].dataset.large || ''
       image.alt = link.querySelector('img').alt
       dialog().querySelector('.viewer-count').textContent = `Photo ${index + 1} of ${photos.length}`
       const download = dialog().querySelector('[data-viewer="download"]')
@@ -114,6 +131,18 @@
         element.addEventListener('keydown', (event) => {
           if (event.key === 'ArrowRight') show(index + 1)
           if (event.key === 'ArrowLeft') show(index - 1)
+        })
+        // A swipe on a touch screen: left for the next photo, right for the previous one.
+        let touch
+        const image = element.querySelector('.viewer-image')
+        image.addEventListener('touchstart', (event) => (touch = event.touches.length === 1 ? event.touches[0] : undefined), { passive: true })
+        image.addEventListener('touchend', (event) => {
+          const end = event.changedTouches[0]
+          if (!touch || !end) return
+          const dx = end.clientX - touch.clientX
+          const dy = end.clientY - touch.clientY
+          touch = undefined
+          if (Math.abs(dx) > 40 && Math.abs(dx) > 2 * Math.abs(dy)) show(dx < 0 ? index + 1 : index - 1)
         })
         element.querySelector('[data-viewer="previous"]').addEventListener('click', () => show(index - 1))
         element.querySelector('[data-viewer="next"]').addEventListener('click', () => show(index + 1))

@@ -1,19 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
 import pg from 'pg'
 
-import type { Logger } from '../../logger.js'
-import { OUTBOX_CHANNEL } from './outbox.service.js'
+import type { Logger } from '../logger.js'
 
-export type OutboxListener = { close(): Promise<void> }
+/** Announces work on `channel` to the listeners of every instance; inside a transaction, at its commit. */
+export async function notify(tx: EntityManager, channel: string): Promise<void> {
+  await tx.execute('select pg_notify(?, ?)', [channel, ''])
+}
+
+export type NotificationListener = { close(): Promise<void> }
 
 const RETRY_MS = { first: 500, max: 30_000 }
 
 /**
- * Wakes this instance's dispatcher when any instance queues messages (LISTEN on a connection of
- * its own: a pooled one cannot stay subscribed). A lost connection is made again, with backoff,
- * and `onNotify` runs once it is back, for what was queued meanwhile; the dispatcher's interval
- * covers the gap in any case.
+ * Wakes this instance's background workers when any instance queues work for them: `handlers` by
+ * notification channel (the delivery dispatcher on queued messages, the copies worker on completed
+ * photos). LISTEN on a connection of its own: a pooled one cannot stay subscribed. A lost
+ * connection is made again, with backoff, and every handler runs once it is back, for what was
+ * queued meanwhile; the workers' intervals cover the gap in any case.
  */
-export function listenForOutbox(databaseUrl: string, onNotify: () => void, logger: Logger): OutboxListener {
+export function listenForNotifications(databaseUrl: string, handlers: Record<string, () => void>, logger: Logger): NotificationListener {
   let client: pg.Client | undefined
   let closed = false
   let retryMs = RETRY_MS.first
@@ -39,22 +45,22 @@ export function listenForOutbox(databaseUrl: string, onNotify: () => void, logge
       if (client === next) client = undefined
       next.end().catch(() => {})
       if (closed) return
-      logger.error('outbox listener lost its connection; the interval still sends', error)
+      logger.error('notification listener lost its connection; the workers still look at their interval', error)
       reconnectLater()
     }
-    next.on('notification', () => onNotify())
+    next.on('notification', (message) => handlers[message.channel]?.())
     next.on('error', lose)
     next.on('end', () => lose(new Error('connection ended')))
     try {
       await next.connect()
-      await next.query(`listen ${OUTBOX_CHANNEL}`)
+      await next.query(Object.keys(handlers).map((channel) => `listen ${channel}`).join('; '))
     } catch (error) {
       return lose(error)
     }
     if (closed) return void next.end().catch(() => {})
     client = next
     retryMs = RETRY_MS.first
-    onNotify()
+    for (const handler of Object.values(handlers)) handler()
   }
 
   void connect()

@@ -1,0 +1,72 @@
+/**
+ * The copies worker's statements, as SQL: the claim must be one statement to be safe between
+ * instances, as the outbox's is. `?` placeholders, run through `em.execute`.
+ */
+export const COPIES_QUERIES = {
+  /**
+   * Claims queued photos that are due, skipping rows another instance holds, and leases them: each
+   * counts an attempt and is due again when the lease runs out (its instance died). Params: most
+   * rows, lease in milliseconds.
+   */
+  claim: `with due as (
+         select id from photo
+          where image_status = 'queued' and image_due_at <= now()
+          order by image_due_at
+          limit ?
+          for update skip locked
+       )
+       update photo p
+          set image_attempts = p.image_attempts + 1, image_due_at = now() + ? * interval '1 millisecond'
+         from due
+        where p.id = due.id
+       returning p.id, p.session_id, p.position, p.storage_key, p.width, p.height, p.size_bytes, p.etag, p.image_attempts, p.full_size, p.full_etag`,
+  /** Locks the session while one of its photos is settled, so that the last one to settle sees the others'. */
+  lockSession: 'select id from session where id = ? for update',
+  /** Params: status, error, full size, full ETag, width, height, copies (JSON), preview, photo id. */
+  settlePhoto: `update photo
+          set image_status = ?, image_error = ?, full_size = coalesce(full_size, ?), full_etag = coalesce(full_etag, ?),
+              width = ?, height = ?, copies = ?::jsonb, preview = ?
+        where id = ? and image_status = 'queued'
+       returning id`,
+  /**
+   * Counts the settled photo into the session's version, and marks the session ready when none of
+   * its photos is queued any more; answers whether this settle made it so. Params: session id (twice).
+   */
+  settleSession: `update session s
+          set images_settled = s.images_settled + 1,
+              images_ready_at = coalesce(s.images_ready_at, case when exists (select 1 from photo q where q.session_id = ? and q.image_status = 'queued') then null else now() end)
+        where s.id = ?
+       returning s.images_ready_at is not null and s.images_ready_at = now() as "becameReady"`,
+  /**
+   * The session's gallery links, held at completion for the copies (COPIES_LINK_WAIT), go now; a
+   * message already tried keeps its backoff. Param: session id.
+   */
+  releaseLinks: `update outbox_message
+          set next_attempt_at = now()
+        where session_id = ? and status = 'pending' and attempts = 0 and next_attempt_at > now()
+       returning id`,
+  /** An attempt that failed for a reason outside the photo (storage, the database): due again later. Params: delay ms, photo id. */
+  retryLater: `update photo set image_due_at = now() + ? * interval '1 millisecond', image_error = ? where id = ? and image_status = 'queued'`,
+  /** The full-size copy, made ahead of the worker by a download: recorded once. Params: size, ETag, photo id. */
+  recordFullSize: 'update photo set full_size = coalesce(full_size, ?), full_etag = coalesce(full_etag, ?) where id = ? returning full_size, full_etag',
+  /** Photos recorded before copies existed, queued for the worker. Param: most rows. */
+  queueLegacy: `update photo set image_status = 'queued', image_due_at = now(), image_attempts = 0
+        where id in (select id from photo where image_status = 'legacy' limit ? for update skip locked)
+       returning id`,
+  /** How far the copies are: photos by status. */
+  progress: `select image_status as status, count(*)::int as count from photo group by image_status`,
+}
+
+export type ClaimedPhoto = {
+  id: string
+  session_id: string
+  position: number
+  storage_key: string
+  width: number
+  height: number
+  size_bytes: number
+  etag: string | null
+  image_attempts: number
+  full_size: number | null
+  full_etag: string | null
+}
