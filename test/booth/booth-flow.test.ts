@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
+import { until } from '../support/until.js'
 import { unzip } from '../support/unzip.js'
 
 type Setup = { app: TestServer; kiosk: PhotoBoothClient; booth: PhotoBoothClient; s3?: FakeS3 }
@@ -85,12 +86,17 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     expect(completed).toMatchObject({ id: first.id, status: 'completed', galleryUrl: `${app.config.galleryUrl}/${first.id}` })
     expect(completed.photos.map(({ width, height }) => ({ width, height }))).toEqual(order.map((i) => sizes[i]))
 
-    // The gallery is live: photos in that order, their dimensions read from the JPEGs, URLs on the CDN base.
+    // The gallery is live: photos in that order, their dimensions read from the JPEGs, URLs on the CDN
+    // base: each photo's full-size copy (its display copies may already be listed too).
     const gallery = await kiosk.gallery.getGallery({ sessionId: first.id })
-    expect(gallery.photos).toEqual(completed.photos)
-    expect(gallery.photos.map((p) => p.url)).toEqual(order.map((i) => `${app.config.cdnUrl}/${uploads[i]!.key}`))
+    expect(gallery.photos.map(({ copies: _copies, ...photo }) => photo)).toEqual(completed.photos)
+    expect(gallery.photos.map((p) => p.url)).toEqual(completed.photos.map((p) => `${app.config.cdnUrl}/sessions/${first.id}/copies/${p.id}.jpg`))
+    // On the local bucket a photo URL asked for before the copies worker makes its copy at once; on S3
+    // (the bucket's own domain) it answers once the worker has stored it, seconds after completion.
+    if (setup.s3) await until(() => kiosk.gallery.getGallery({ sessionId: first.id }), (live) => live.photos.every((photo) => photo.copies))
     const served = await fetch(gallery.photos[0]!.url)
     expect(served.status).toBe(200)
+    // These JPEGs carry no metadata: the full-size copy is the upload, byte for byte.
     expect(Buffer.from(await served.arrayBuffer()).equals(images[2]!)).toBe(true)
 
     // Guests download a photo and the whole zip, streamed from this storage.

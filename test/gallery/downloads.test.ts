@@ -1,15 +1,16 @@
-import { randomBytes } from 'node:crypto'
 import { readdirSync, readlinkSync } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { get } from 'node:http'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
 
+import { fullSizeKey } from '@photobooth/server/modules/photos/photo-copies.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { scratchDatabases } from '../support/databases.js'
+import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
-import { makeJpeg } from '../support/jpeg.js'
+import { makeLargeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
 import { unzip } from '../support/unzip.js'
 
@@ -99,7 +100,7 @@ describe('GET /gallery/:sessionId/zip', () => {
 
   it('when photos span many read buffers and the client reads slowly, then every byte is still the photo\'s own', async () => {
     // The zip reads into recycled buffers; one reused before the socket sent it would corrupt the zip.
-    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(3 * 1024 * 1024 + 12_345)])
+    const big = () => makeLargeJpeg(3 * 1024 * 1024 + 12_345)
     const gallery = await makeLiveGallery(app, { images: [big(), big(), big(), big()] })
     const zip = await new Promise<Buffer>((resolve, reject) => {
       get(`${app.url}/gallery/${gallery.sessionId}/zip`, (response) => {
@@ -160,15 +161,13 @@ describe('GET /gallery/:sessionId/zip', () => {
   })
 
   it('when a photo cannot be read mid-zip, then the answer is cut short, the service goes on, and no file stays open', async () => {
-    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(2 * 1024 * 1024)])
+    const big = () => makeLargeJpeg(2 * 1024 * 1024)
     const gallery = await makeLiveGallery(app, { images: [big(), big()] })
-    // The second photo's file becomes a folder: it opens, and its first read fails (EISDIR).
+    await copiesSettled(app, gallery.sessionId)
+    // The second photo's full-size copy (what the zip sends) becomes a folder: it opens, and its first read fails (EISDIR).
     const settings = app.config.storage
     if (settings.kind !== 'local') throw new Error('the test server has a local bucket')
-    const [, second] = await app.orm.em
-      .fork()
-      .execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [gallery.sessionId])
-    const path = join(settings.root, second!.storage_key)
+    const path = join(settings.root, fullSizeKey(gallery.sessionId, gallery.photos[1]!.id))
     await rm(path)
     await mkdir(path)
 
@@ -196,8 +195,10 @@ describe('GET /gallery/:sessionId/zip', () => {
   })
 
   it('when the client disconnects mid-zip, then the archive stops and no photo file stays open', async () => {
-    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(2 * 1024 * 1024)])
+    const big = () => makeLargeJpeg(2 * 1024 * 1024)
     const gallery = await makeLiveGallery(app, { images: [big(), big(), big(), big()] })
+    // The copies worker's reads are over: the files open now are the zip's.
+    await copiesSettled(app, gallery.sessionId)
     const openPhotoFiles = () =>
       readdirSync('/proc/self/fd').filter((fd) => {
         try {
@@ -229,21 +230,26 @@ describe('GET /gallery/:sessionId/zip', () => {
 })
 
 describe('GET /gallery/:sessionId/zip on S3', () => {
+  const s3Databases = scratchDatabases('downloads_s3')
   let s3: FakeS3
   let onS3: TestServer
   beforeAll(async () => {
     s3 = await startFakeS3()
-    onS3 = await startTestServer({ storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
+    // A database of its own: the local-bucket server's copies worker cannot read this bucket's photos.
+    onS3 = await startTestServer({ databaseUrl: await s3Databases.create(), storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
   })
   afterAll(async () => {
     await onS3?.stop()
     await s3?.close()
+    await s3Databases.dropAll()
   })
 
   it('when the client disconnects mid-zip, then the S3 read in hand is closed and no other starts', async () => {
     // Larger than what loopback sockets buffer, so that S3 is still sending the first photo when the client goes.
-    const big = () => Buffer.concat([makeJpeg(16, 16), randomBytes(24 * 1024 * 1024)])
+    const big = () => makeLargeJpeg(24 * 1024 * 1024)
     const gallery = await makeLiveGallery(onS3, { images: [big(), big()] })
+    // The copies worker's reads of the uploads are over: what is counted is the zip's.
+    await copiesSettled(onS3, gallery.sessionId)
     const before = s3.reads()
 
     let openWhileStreaming = 0

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { expectInvalid, postJson, seedEvent, seedSession, uniqueSlug, type TestServer } from '../support/harness.js'
 import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
 
@@ -259,7 +259,10 @@ describe('DELETE /staff/events/:eventId', () => {
     }
     if (app.config.storage.kind !== 'local') throw new Error('this test needs the local bucket')
     const photos = join(app.config.storage.root, 'sessions', live.sessionId)
-    expect(await readdir(photos)).toHaveLength(3)
+    // The three uploads, and the folder of their copies.
+    await copiesSettled(app, live.sessionId)
+    expect((await readdir(photos)).filter((name) => name.endsWith('.jpg'))).toHaveLength(3)
+    expect(await readdir(join(photos, 'copies'))).not.toEqual([])
 
     const rowsOf = async () => {
       const [rows] = await app.orm.em.fork().execute<Record<string, number>[]>(

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { copiesSettled } from '../support/gallery-fixture.js'
 import { createTestBoothKey, postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
@@ -59,6 +60,8 @@ const listed = (session: { id: string; label: string }, setId: string, status: s
   completedAt: null,
   cancelledAt: null,
   guests: [],
+  // Seeded photos have no upload behind them: recorded as photos from before copies existed.
+  ...(photoCount > 0 && { copies: { queued: 0, ready: 0, failed: [], legacy: photoCount } }),
 })
 
 async function list(eventId: string, query = '') {
@@ -154,6 +157,7 @@ describe('GET /staff/sessions/:sessionId', () => {
     )
     const completedAt = new Date('2026-06-01T18:12:30.000Z')
     await complete(sessionId, 2, completedAt)
+    await copiesSettled(app, sessionId)
 
     const response = await api(`/staff/sessions/${sessionId}`)
     expect(response.status).toBe(200)
@@ -190,6 +194,7 @@ describe('GET /staff/sessions/:sessionId', () => {
         },
         { id: expect.any(String), name: 'Grace', firstName: 'Grace', lastName: '', email: grace, phone: null, messages: [message('email', grace)] },
       ],
+      copies: { queued: 0, ready: 2, failed: [], legacy: 0 },
     })
   })
 
@@ -241,12 +246,17 @@ describe('DELETE /staff/sessions/:sessionId', () => {
     // Bob comes back for another session: his customer outlives this one.
     const kept = await register(sets[0]!.id, [{ name: 'Bob', email: bob }], at)
     await complete(sessionId, 2, at)
+    await copiesSettled(app, sessionId)
     expect((await postJson(`${app.url}/track`, { kind: 'view', sessionId })).status).toBe(204)
     const { photos } = await (await fetch(`${app.url}/gallery/${sessionId}`)).json()
     expect((await fetch(`${app.url}/gallery/${sessionId}/photos/${photos[0].id}/download`)).status).toBe(200)
     if (app.config.storage.kind !== 'local') throw new Error('this test needs the local bucket')
     const folder = join(app.config.storage.root, 'sessions', sessionId)
-    expect(await readdir(folder)).toHaveLength(2)
+    // The two uploads, and their copies: each photo's full-size and display copies, the link preview.
+    const entries = await readdir(folder)
+    expect(entries.filter((name) => name.endsWith('.jpg'))).toHaveLength(2)
+    expect(entries.filter((name) => !name.endsWith('.jpg'))).toEqual(['copies'])
+    expect(await readdir(join(folder, 'copies'))).toHaveLength(5)
 
     const rowsOf = async () => {
       const [rows] = await app.orm.em.fork().execute<Record<string, number>[]>(

@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { loadSettings } from '@photobooth/server/config'
+import { fullSizeKey } from '@photobooth/server/modules/photos/photo-copies.service'
 import { createLocalStorage } from '@photobooth/server/modules/storage/local-storage'
 import { createS3Storage } from '@photobooth/server/modules/storage/s3-storage'
 import { createClient } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
@@ -112,8 +113,9 @@ describe('a presigned upload URL replayed', () => {
 describe('a stored photo that no longer matches what completion recorded', () => {
   it('when a photo was replaced behind the service, then its download fails instead of sending other bytes', async () => {
     const gallery = await makeLiveGallery(app)
-    const key = (await app.orm.em.fork().execute<{ storage_key: string }[]>('select storage_key from photo where id = ?', [gallery.photos[0]!.id]))[0]!
-      .storage_key
+    await copiesSettled(app, gallery.sessionId)
+    // What guests are sent: the full-size copy, recorded with its size and ETag when it was made.
+    const key = fullSizeKey(gallery.sessionId, gallery.photos[0]!.id)
     // Larger, then same-size bytes: neither may reach a guest under the recorded Content-Length.
     await writeFile(join(bucket, key), Buffer.concat([gallery.photos[0]!.bytes, Buffer.alloc(5000)]))
     const url = `${app.url}/gallery/${gallery.sessionId}/photos/${gallery.photos[0]!.id}/download`
@@ -127,10 +129,8 @@ describe('a stored photo that no longer matches what completion recorded', () =>
 
   it('when a later photo of a zip was cut short, then the zip ends as an error, never past or short of its length silently', async () => {
     const gallery = await makeLiveGallery(app)
-    const keys = await app.orm.em
-      .fork()
-      .execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [gallery.sessionId])
-    await writeFile(join(bucket, keys[2]!.storage_key), gallery.photos[2]!.bytes.subarray(0, 10))
+    await copiesSettled(app, gallery.sessionId)
+    await writeFile(join(bucket, fullSizeKey(gallery.sessionId, gallery.photos[2]!.id)), gallery.photos[2]!.bytes.subarray(0, 10))
     const zip = await download(`${app.url}/gallery/${gallery.sessionId}/zip`)
     expect(zip.status).toBe(200)
     expect(zip.failed).toBe(true)

@@ -2,6 +2,7 @@ import { createClient } from '@photobooth/sdk'
 
 import { createTestBoothKey, seedEvent, type TestServer } from './harness.js'
 import { makeJpeg } from './jpeg.js'
+import { until } from './until.js'
 
 export type LiveGallery = { sessionId: string; label: string; photos: { id: string; bytes: Buffer }[] }
 
@@ -31,4 +32,12 @@ export async function makeLiveGallery(
   }
   const completed = await booth.booth.complete({ params: { sessionId: session.id }, body: { photos: uploads.map((u) => u.key) } })
   return { sessionId: session.id, label: session.label, photos: completed.photos.map((photo, i) => ({ id: photo.id, bytes: images[i]! })) }
+}
+
+/** Resolves once the copies worker has settled every photo of the session (made, or failed). */
+export async function copiesSettled(app: TestServer, sessionId: string): Promise<void> {
+  await until(
+    () => app.orm.em.fork().execute<{ queued: number }[]>("select count(*)::int as queued from photo where session_id = ? and image_status = 'queued'", [sessionId]),
+    ([row]) => row!.queued === 0,
+  )
 }

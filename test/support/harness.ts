@@ -20,13 +20,35 @@ export type TestServer = RunningServer & {
 }
 
 /**
- * The real service on an ephemeral port against the run's PostgreSQL, with a local bucket of its
- * own in a temporary folder unless the test chooses another storage.
+ * One local bucket for the servers of a test file that are running at once, as the instances of a
+ * deployment share one: any server's copies worker can then make the copies of another's photos
+ * (they share the database too). Removed when the last of them stops.
+ */
+let shared: { root: Promise<string>; servers: number } | undefined
+
+function shareBucket(): Promise<string> {
+  shared ??= { root: mkdtemp(join(tmpdir(), 'photobooth-bucket-')), servers: 0 }
+  shared.servers++
+  return shared.root
+}
+
+async function leaveBucket(): Promise<void> {
+  if (!shared || --shared.servers > 0) return
+  const { root } = shared
+  shared = undefined
+  await rm(await root, { recursive: true, force: true })
+}
+
+/**
+ * The real service on an ephemeral port against the run's PostgreSQL, with the file's local bucket
+ * in a temporary folder (shareBucket) unless the test chooses another storage. A test whose server
+ * has another storage and completes sessions gives it a database of its own (scratchDatabases):
+ * another server's copies worker could not read its photos.
  */
 export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date; logger?: Logger } = {}): Promise<TestServer> {
   const queries: string[] = []
   const watchers = new Set<(sql: string) => void>()
-  const bucket = await mkdtemp(join(tmpdir(), 'photobooth-bucket-'))
+  const bucket = await shareBucket()
   const defaults = loadSettings({ MODE: 'development' })
   const settings: Settings = {
     ...defaults,
@@ -66,7 +88,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
     sent,
     stop: async () => {
       await stop()
-      await rm(bucket, { recursive: true, force: true })
+      await leaveBucket()
     },
   })
 }

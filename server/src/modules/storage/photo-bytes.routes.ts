@@ -48,9 +48,10 @@ export function photoBytesRoutes({ config, storage, orm, now, imageLimit }: Pick
   })
 
   const makeFullSizeNow = async (key: string): Promise<boolean> => {
-    const [, sessionId, , name] = key.split('/')
-    const photoId = name!.slice(0, -'.jpg'.length)
-    if (!local || key !== fullSizeKey(sessionId!, photoId)) return false
+    const [, sessionId, copies, name] = key.split('/')
+    if (!local || copies !== 'copies' || !sessionId || !name?.endsWith('.jpg')) return false
+    const photoId = name.slice(0, -'.jpg'.length)
+    if (key !== fullSizeKey(sessionId, photoId)) return false
     const em = orm.em.fork()
     const [photo] = await em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
     if (!photo || photo.image_status === 'legacy') return false
