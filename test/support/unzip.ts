@@ -1,6 +1,6 @@
 import yauzl from 'yauzl'
 
-export type UnzippedEntry = { name: string; bytes: Buffer; compressionMethod: number; crc32: number }
+export type UnzippedEntry = { name: string; bytes: Buffer; compressionMethod: number; crc32: number; modified: Date }
 
 /** Reads every entry of a zip with a real zip reader (yauzl), checking CRCs as it goes. */
 export function unzip(zip: Buffer): Promise<UnzippedEntry[]> {
@@ -17,7 +17,7 @@ export function unzip(zip: Buffer): Promise<UnzippedEntry[]> {
           stream.on('data', (chunk: Buffer) => chunks.push(chunk))
           stream.on('error', reject)
           stream.on('end', () => {
-            entries.push({ name: entry.fileName, bytes: Buffer.concat(chunks), compressionMethod: entry.compressionMethod, crc32: entry.crc32 })
+            entries.push({ name: entry.fileName, bytes: Buffer.concat(chunks), compressionMethod: entry.compressionMethod, crc32: entry.crc32, modified: entry.getLastModDate() })
             file.readEntry()
           })
         })

@@ -20,6 +20,8 @@ export type StrippedJpeg = {
   bytes: Buffer
   /** The EXIF orientation the upload carried (1 when it had none): the stripped bytes no longer say it. */
   orientation: number
+  /** Whether the upload reached its end-of-image marker: false for a truncated upload, or one with something else inside. */
+  complete: boolean
 }
 
 /**
@@ -36,6 +38,7 @@ export function stripJpegMetadata(source: Buffer, { keepOrientation = false } = 
   if (source[0] !== 0xff || source[1] !== 0xd8) throw new Error('not a JPEG: no start-of-image marker')
   const kept: Buffer[] = [source.subarray(0, 2)]
   let orientation = 1
+  let complete = false
   let at = 2
   for (;;) {
     if (at + 2 > source.length) break // truncated: what there is, then an end marker
@@ -45,7 +48,10 @@ export function stripJpegMetadata(source: Buffer, { keepOrientation = false } = 
       at += 1 // fill byte
       continue
     }
-    if (marker === END_OF_IMAGE) break
+    if (marker === END_OF_IMAGE) {
+      complete = true
+      break
+    }
     if (standalone(marker)) {
       kept.push(source.subarray(at, at + 2))
       at += 2
@@ -72,7 +78,7 @@ export function stripJpegMetadata(source: Buffer, { keepOrientation = false } = 
   }
   kept.push(Buffer.from([0xff, END_OF_IMAGE]))
   if (keepOrientation && orientation !== 1) kept.splice(afterJfif(kept), 0, orientationOnlyExif(orientation))
-  return { bytes: Buffer.concat(kept), orientation: orientation >= 1 && orientation <= 8 ? orientation : 1 }
+  return { bytes: Buffer.concat(kept), orientation: orientation >= 1 && orientation <= 8 ? orientation : 1, complete }
 }
 
 /** Where an APP1 goes: after the start marker and a JFIF segment, if there is one. */

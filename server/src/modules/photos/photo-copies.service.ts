@@ -4,6 +4,7 @@ import type { LimitFunction } from 'p-limit'
 import { notify } from '../../db/notifications.js'
 import { notifyDispatchers } from '../delivery/outbox.service.js'
 import { copyKey, PhotoChangedError, sessionPrefix, type PhotoStorage, type StoredObject } from '../storage/storage.js'
+import { stripJpegMetadata } from './jpeg-metadata.js'
 import { makeDisplayCopies, makeFullSize } from './photo-copies.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
 import type { DisplayCopy } from './photo.entity.js'
@@ -60,7 +61,8 @@ export type MadeCopies = {
 /**
  * Makes and stores a photo's copies: the full-size photo (unless a download made it already), the
  * display copies, and the session's link preview from its first photo. An upload that cannot be
- * decoded is `failed`, with sharp's reason, and still gets its full-size copy (stripped); one whose
+ * decoded is `failed`, with sharp's reason, and still gets its full-size copy (stripped); one that
+ * ends early gets its copies (grey where the data stops) and is `failed` for staff to see; one whose
  * upload is gone is `failed` without copies. Storage failing throws: the attempt is tried again.
  */
 export async function makeCopies({ storage, imageLimit }: CopiesDeps, photo: ClaimedPhoto): Promise<MadeCopies> {
@@ -74,10 +76,14 @@ export async function makeCopies({ storage, imageLimit }: CopiesDeps, photo: Cla
     }
     let full: StoredObject
     let size = { width: photo.width, height: photo.height }
-    if (photo.full_size !== null && photo.full_etag !== null) full = { size: photo.full_size, etag: photo.full_etag }
-    else {
+    let complete: boolean
+    if (photo.full_size !== null && photo.full_etag !== null) {
+      full = { size: photo.full_size, etag: photo.full_etag }
+      complete = stripJpegMetadata(original).complete
+    } else {
       const made = await makeFullSize(original, size)
       size = { width: made.width, height: made.height }
+      complete = made.complete
       full = await storage.putCopy(fullSizeKey(photo.session_id, photo.id), made.bytes)
     }
     let display
@@ -89,9 +95,13 @@ export async function makeCopies({ storage, imageLimit }: CopiesDeps, photo: Cla
     for (const copy of display.copies) await storage.putCopy(displayCopyKey(photo.session_id, photo.id, copy.width), copy.bytes)
     if (display.preview) await storage.putCopy(previewKey(photo.session_id), display.preview)
     const copies = display.copies.map(({ width, height }) => ({ width, height }))
-    return { status: 'ready', error: null, full, ...size, copies, preview: display.preview !== undefined }
+    // Shown as far as it goes, and told to staff: a camera's card or the booth's upload lost the rest.
+    const error = complete ? null : INCOMPLETE
+    return { status: complete ? 'ready' : 'failed', error, full, ...size, copies, preview: display.preview !== undefined }
   })
 }
+
+const INCOMPLETE = 'The upload ends before the photo does (cut short, or not a JPEG inside): what it holds is shown, the rest is grey.'
 
 /** sharp's reason, in staff's words where we know them. */
 function describeImageError(error: unknown): string {

@@ -25,7 +25,14 @@ export const PREVIEW = { width: 1200, height: 630, maxBytes: 300 * 1024 } as con
 /** Decoding options for uploads: a truncated JPEG shows what it holds instead of failing. */
 const input = { failOn: 'none', limitInputPixels: MAX_INPUT_PIXELS } as const
 
-export type FullSize = { bytes: Buffer; width: number; height: number; how: 'stripped' | 're-encoded' | 'stripped, not turned' }
+export type FullSize = {
+  bytes: Buffer
+  width: number
+  height: number
+  how: 'stripped' | 're-encoded' | 'stripped, not turned'
+  /** Whether the upload reached its end: a truncated one shows grey where its data stops. */
+  complete: boolean
+}
 
 /**
  * The full-size photo guests download: upright, without EXIF location or camera tags. Upright
@@ -36,12 +43,13 @@ export type FullSize = { bytes: Buffer; width: number; height: number; how: 'str
  */
 export async function makeFullSize(original: Buffer, size: { width: number; height: number }): Promise<FullSize> {
   const stripped = stripJpegMetadata(original)
-  if (stripped.orientation === 1) return { bytes: stripped.bytes, ...size, how: 'stripped' }
+  const { complete } = stripped
+  if (stripped.orientation === 1) return { bytes: stripped.bytes, ...size, how: 'stripped', complete }
   try {
     const { data, info } = await sharp(original, input).rotate().keepIccProfile().jpeg({ quality: FULL_SIZE_QUALITY }).toBuffer({ resolveWithObject: true })
-    return { bytes: data, width: info.width, height: info.height, how: 're-encoded' }
+    return { bytes: data, width: info.width, height: info.height, how: 're-encoded', complete }
   } catch {
-    return { bytes: stripJpegMetadata(original, { keepOrientation: true }).bytes, ...size, how: 'stripped, not turned' }
+    return { bytes: stripJpegMetadata(original, { keepOrientation: true }).bytes, ...size, how: 'stripped, not turned', complete }
   }
 }
 
