@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib'
 import { createClient } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 
 /** The service as a new user starts it: nothing configured but the port. */
@@ -18,6 +18,7 @@ describe('the gallery link a guest is sent, with the defaults', () => {
   it('when a session completes, then its link is GALLERY_URL/<id> on the service itself and opens a page, while the JSON route stays JSON', async () => {
     expect(app.config.galleryUrl).toBe(`${app.url}/g`)
     const gallery = await makeLiveGallery(app, { names: ['Ada Lovelace', 'Grace Hopper'] })
+    await copiesSettled(app, gallery.sessionId)
     const [message] = await app.orm.em.fork().execute<{ link: string }[]>('select link from outbox_message where session_id = ? limit 1', [gallery.sessionId])
     expect(message!.link).toBe(`${app.url}/g/${gallery.sessionId}`)
 
@@ -53,7 +54,9 @@ describe('GET /g/:sessionId', () => {
 
   it('when the photos were uploaded, then the download link answers an attachment and "Download all" shows the zip of the recorded sizes', async () => {
     const gallery = await makeLiveGallery(app)
+    await copiesSettled(app, gallery.sessionId)
     const html = await (await fetch(`${app.url}/g/${gallery.sessionId}`)).text()
+    // These JPEGs carry no metadata: their full-size copies are the uploads, byte for byte.
     const total = gallery.photos.reduce((sum, photo) => sum + photo.bytes.length, 0)
     expect(html).toContain(`Download all (3 photos, ${Math.max(1, Math.round(total / 1000))} KB)`)
     const [href] = html.match(/\/gallery\/[^"]+\/download/)!

@@ -327,6 +327,31 @@ describe('copies on S3 (s3rver)', () => {
 })
 
 describe('the pages', () => {
+  it('when a session is completed and its copies are not made yet, then its link says the photos are on their way, until they are made or the links\' wait is over', async () => {
+    let clock = Date.now()
+    const server = await startTestServer(WORKER_OFF, { now: () => new Date(clock) })
+    try {
+      const live = await makeLiveGallery(server, { images: [makeJpeg(40, 30, 1)] })
+      const page = async () => {
+        const response = await fetch(`${server.url}/g/${live.sessionId}`)
+        return { cache: response.headers.get('cache-control'), html: await response.text() }
+      }
+      const waiting = await page()
+      expect(waiting.cache).toBe('no-store')
+      expect(waiting.html).toContain('data-page="waiting"')
+      expect(waiting.html).toContain('being made ready for your phone')
+      // The JSON route answers the live gallery at once, as the spec has it.
+      expect((await fetch(`${server.url}/gallery/${live.sessionId}`)).status).toBe(200)
+      // COPIES_LINK_WAIT_MS (30 s) later the links go, and the page shows the full-size copies.
+      clock += COPIES.linkWaitMs + 1
+      const shown = await page()
+      expect(shown.html).toContain('data-page="gallery"')
+      expect(shown.html).not.toContain('srcset=')
+    } finally {
+      await server.stop()
+    }
+  })
+
   it('when a gallery has its copies, then every photo offers them in srcset with sizes, the first row first and at high priority, and the link preview is the 1200×630 JPEG', async () => {
     const live = await makeLiveGallery(app, { images: [upright, turned, makeJpeg(40, 30, 3)] })
     await copiesSettled(app, live.sessionId)

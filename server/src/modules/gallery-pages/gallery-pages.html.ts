@@ -97,8 +97,16 @@ ${items}
   })
 }
 
-/** The link works from registration on: until the booth completes, the photos are on their way. */
-export function waitingPage({ sessionId, eventName }: { sessionId: string; eventName: string }, links: PageLinks): string {
+const WAITING = {
+  shooting: 'The booth is still sending them. They will appear here as soon as they arrive: keep this page open.',
+  preparing: 'They have arrived and are being made ready for your phone: a few seconds more. Keep this page open.',
+}
+
+/**
+ * The link works from registration on: until the booth completes, and while the photos' copies are
+ * made, the photos are on their way.
+ */
+export function waitingPage({ sessionId, eventName, stage }: { sessionId: string; eventName: string; stage: keyof typeof WAITING }, links: PageLinks): string {
   return layout({
     title: `Your photos are on their way · ${eventName}`,
     description: `Photos from the photo booth at ${eventName}`,
@@ -110,7 +118,7 @@ export function waitingPage({ sessionId, eventName }: { sessionId: string; event
     main: `<div class="notice" role="status">
 <p class="eyebrow">${e(eventName)}</p>
 <h1>Your photos are on their way</h1>
-<p>The booth is still sending them. They will appear here as soon as they arrive: keep this page open.</p>
+<p>${WAITING[stage]}</p>
 </div>`,
   })
 }

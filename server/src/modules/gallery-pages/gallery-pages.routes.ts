@@ -27,7 +27,7 @@ function loadAsset(file: string, type: string) {
  * only adds beacons, sharing, the viewer and the wait. An operator with a front end of their own
  * points `GALLERY_URL` at it instead.
  */
-export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'orm'>, versions: VersionCache): Router {
+export function galleryPageRoutes({ config, orm, now }: Pick<Services, 'config' | 'orm' | 'now'>, versions: VersionCache): Router {
   const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
   const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
   const base = `${config.publicUrl}${GALLERY_PAGES_PATH}`
@@ -48,7 +48,7 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
   }
   const notModified = (req: Request, res: Response, version: () => Promise<readonly (string | number)[] | undefined>) =>
     answeredNotModified(req, res, { version, tag: pageTag })
-  const context = () => ({ config, em: orm.em.fork() })
+  const context = () => ({ config, now, em: orm.em.fork() })
 
   const router = Router()
   router.use(GALLERY_PAGES_PATH, compression())
@@ -68,7 +68,7 @@ export function galleryPageRoutes({ config, orm }: Pick<Services, 'config' | 'or
     const page = GALLERY_KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
-    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName }, links))
+    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, stage: page.stage }, links))
     send(res, 404, 'no-store', notFoundPage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.

@@ -47,7 +47,8 @@ export const GALLERY_QUERIES = {
        ) live
       where s.event_id = ?
       order by live.set_id, live.created_at desc, live.id desc`,
-  gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at, ${GALLERY_VERSION}
+  gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at, ${GALLERY_VERSION},
+            ${epochMillis('s.completed_at')} as completed_at, s.images_ready_at is not null as images_ready
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
@@ -72,7 +73,17 @@ export type EventVersionRow = { is_private: boolean; updated_us: number; live_co
 export type EventWithSetsRow = EventVersionRow & { id: string; slug: string; name: string; start_at: number; set_id: string | null; set_slug: string; set_name: string }
 export type GalleryVersionRow = { completed_us: number; event_updated_us: number; images_settled: number }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
-export type GalleryRow = GalleryVersionRow & { id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }
+export type GalleryRow = GalleryVersionRow & {
+  id: string
+  label: string
+  event_id: string
+  event_slug: string
+  event_name: string
+  start_at: number
+  completed_at: number
+  /** Every photo's copies settled (made or failed). */
+  images_ready: boolean
+}
 export type PhotoRow = {
   id: string
   session_id: string

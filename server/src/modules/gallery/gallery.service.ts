@@ -81,6 +81,9 @@ export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'c
     },
     photoBytes: bytes.get(session.id) ?? 0,
     version: galleryVersion(session),
+    /** When it went live, and whether its photos' copies are all made: the page waits for them a while. */
+    completedAt: session.completed_at,
+    imagesReady: session.images_ready,
   }
 }
 
