@@ -68,11 +68,17 @@ export function describeError(error: unknown, depth = 0): unknown {
   }
   return {
     name: error.name,
-    message: error.message,
-    stack: error.stack,
+    message: withoutSessionIds(error.message),
+    stack: error.stack && withoutSessionIds(error.stack),
     ...(error.cause !== undefined && depth < 3 ? { cause: describeError(error.cause, depth + 1) } : {}),
   }
 }
+
+/**
+ * Storage errors name the object (a file's path, a key): `sessions/<session id>/…`. A session id is a
+ * gallery's secret link, so it is left out; what failed and where still shows.
+ */
+export const withoutSessionIds = (text: string) => text.replace(/sessions\/[A-Za-z0-9_-]{1,64}\//g, 'sessions/…/')
 
 /** The statement and PostgreSQL's own words, without the values: literals become `?`, the detail goes. */
 export function withoutValues(message: string): string {

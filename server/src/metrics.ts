@@ -12,7 +12,12 @@ export type Metrics = ReturnType<typeof createMetrics>
 /** The pool MikroORM's knex keeps (tarn): what `photobooth_db_pool_connections` reports. */
 type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number }
 
-type OutboxCount = { channel: string; status: string; count: number }
+/** The outbox's messages by channel and status, and (channel null) the photos queued for copies. */
+type BacklogCount = { channel: string | null; status: string; count: number }
+
+/** One statement: the photos' count reads the partial index on queued photos, never the table. */
+const BACKLOG_QUERY = `select channel, status, count(*)::int as count from outbox_message group by channel, status
+  union all select null, 'queued', count(*)::int from photo where image_status = 'queued'`
 
 /**
  * How long a scrape waits for the outbox's counts. A database that does not answer must not hold
@@ -63,18 +68,32 @@ export function createMetrics({ orm }: { orm: Orm }) {
     labelNames: ['channel', 'status'] as const,
     registers: [registry],
   })
-  const outboxReadFailures = new Counter({
-    name: 'photobooth_outbox_read_failures_total',
-    help: `Scrapes without photobooth_outbox_messages: the database failed or did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`,
+  const photos = new Gauge({
+    name: 'photobooth_photos',
+    help: 'Photos of the whole deployment by where their copies stand (copies="queued": still to be made; read with photobooth_outbox_messages, and left out with it)',
+    labelNames: ['copies'] as const,
     registers: [registry],
   })
-  let reading: Promise<OutboxCount[]> | undefined
+  const outboxReadFailures = new Counter({
+    name: 'photobooth_outbox_read_failures_total',
+    help: `Scrapes without photobooth_outbox_messages and photobooth_photos: the database failed or did not answer within ${OUTBOX_READ_TIMEOUT_MS} ms`,
+    registers: [registry],
+  })
+  const copiesMade = new Histogram({
+    name: 'photobooth_photo_copies_seconds',
+    help: "Time to make and store one photo's copies in this instance, by outcome (ready; failed: the upload could not be decoded or is gone; retried: storage or the database failed)",
+    labelNames: ['outcome'] as const,
+    buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64],
+    registers: [registry],
+  })
+  for (const outcome of ['ready', 'failed', 'retried']) copiesMade.zero({ outcome })
+  let reading: Promise<BacklogCount[]> | undefined
   async function readOutbox() {
     // One read at a time: while the database stalls, each scrape waits on the read already sent
     // rather than holding another connection of the pool until it answers.
     reading ??= orm.em
       .fork()
-      .execute<OutboxCount[]>('select channel, status, count(*)::int as count from outbox_message group by channel, status')
+      .execute<BacklogCount[]>(BACKLOG_QUERY)
       .finally(() => (reading = undefined))
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), OUTBOX_READ_TIMEOUT_MS)))
@@ -83,12 +102,16 @@ export function createMetrics({ orm }: { orm: Orm }) {
       .finally(() => clearTimeout(timer))
     // No figure rather than an old one: an alert on the outbox sees the series go, and the counter says why.
     outboxMessages.reset()
+    photos.reset()
     if (!rows) {
       outboxReadFailures.inc()
       return
     }
     for (const channel of CHANNELS) for (const status of MESSAGE_STATUSES) outboxMessages.set({ channel, status }, 0)
-    for (const row of rows) outboxMessages.set({ channel: row.channel, status: row.status }, row.count)
+    for (const row of rows) {
+      if (row.channel === null) photos.set({ copies: row.status }, row.count)
+      else outboxMessages.set({ channel: row.channel, status: row.status }, row.count)
+    }
   }
   new Gauge({
     name: 'photobooth_db_pool_connections',
@@ -111,5 +134,5 @@ export function createMetrics({ orm }: { orm: Orm }) {
     await readOutbox()
     return registry.metrics()
   }
-  return { registry, scrape, requestDuration, rateLimited, zipBytes, deliveryLatency, dispatchFailures }
+  return { registry, scrape, requestDuration, rateLimited, zipBytes, deliveryLatency, dispatchFailures, copiesMade }
 }

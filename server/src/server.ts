@@ -205,7 +205,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         wake[OUTBOX_CHANNEL] = dispatcher.wake
       }
       if (settings.copies.work && storage) {
-        copies = startCopiesWorker({ orm, logger, storage, imageLimit, settings: settings.copies.worker, wakeDelivery: () => dispatcher?.wake() })
+        copies = startCopiesWorker({ orm, logger, storage, imageLimit, metrics, settings: settings.copies.worker, wakeDelivery: () => dispatcher?.wake() })
         wake[COPIES_CHANNEL] = copies.wake
       }
       if (Object.keys(wake).length > 0) listener = listenForNotifications(databaseUrl, wake, logger)

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { SERVER_ERROR, startFakePostmark } from '../support/fake-providers.js'
-import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { until } from '../support/until.js'
 
@@ -119,6 +119,8 @@ describe('GET /metrics', () => {
         expect(sample(text, 'photobooth_rate_limit_refusals_total', `limit="${limit}"`), limit).toBe(0)
       }
       expect(sample(text, 'photobooth_outbox_read_failures_total', '')).toBe(0)
+      expect(sample(text, 'photobooth_photos', 'copies="queued"')).toBe(0)
+      for (const outcome of ['ready', 'failed', 'retried']) expect(sample(text, 'photobooth_photo_copies_seconds_count', `outcome="${outcome}"`), outcome).toBe(0)
     } finally {
       await fresh.stop()
       await databases.dropAll()
@@ -140,6 +142,7 @@ describe('GET /metrics', () => {
         const text = await response.text()
         expect(Date.now() - started).toBeLessThan(2_000)
         expect(text).not.toMatch(/^photobooth_outbox_messages\{/m)
+        expect(text).not.toMatch(/^photobooth_photos\{/m)
         expect(sample(text, 'photobooth_outbox_read_failures_total', '')).toBe(failures)
         expect(text).toContain('process_resident_memory_bytes')
         held.push(sample(text, 'photobooth_db_pool_connections', 'state="used"')! + sample(text, 'photobooth_db_pool_connections', 'state="pending"')!)
@@ -157,6 +160,7 @@ describe('GET /metrics', () => {
 
   it('when galleries are read and zipped, limits refuse and links are queued, then the figures say so, by route pattern, status, limit and state', async () => {
     const gallery = await makeLiveGallery(app, { names: ['Ada Lovelace'] })
+    await copiesSettled(app, gallery.sessionId)
     for (let i = 0; i < 3; i++) await (await fetch(`${app.url}/gallery/${gallery.sessionId}`)).arrayBuffer()
     await (await fetch(`${app.url}/gallery/no-such-gallery`)).arrayBuffer()
     const zip = Buffer.from(await (await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`)).arrayBuffer())
@@ -175,6 +179,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'photobooth_rate_limit_refusals_total', 'limit="contact"')).toBe(1)
     expect(sample(text, 'photobooth_outbox_messages', 'channel="email",status="pending"')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'photobooth_db_pool_connections', 'state="used"')).toBeGreaterThanOrEqual(0)
+    // The gallery's three photos had their copies made by this instance.
+    expect(sample(text, 'photobooth_photo_copies_seconds_count', 'outcome="ready"')).toBeGreaterThanOrEqual(3)
+    expect(sample(text, 'photobooth_photos', 'copies="queued"')).toBeGreaterThanOrEqual(0)
     expect(text).toContain('process_resident_memory_bytes')
     // No id, path or address of anyone.
     expect(text).not.toContain(gallery.sessionId)

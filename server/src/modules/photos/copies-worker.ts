@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 
 import type { Services } from '../../context.js'
+import type { Metrics } from '../../metrics.js'
 import type { PhotoStorage } from '../storage/storage.js'
 import { makeCopies, settleCopies, type CopiesDeps } from './photo-copies.service.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
@@ -37,7 +38,8 @@ export type CopiesWorker = {
  * nothing twice (only a queued row is settled).
  */
 export function startCopiesWorker(
-  deps: Pick<Services, 'orm' | 'logger' | 'wakeDelivery'> & CopiesDeps & { storage: PhotoStorage; settings: CopiesWorkerSettings },
+  deps: Pick<Services, 'orm' | 'logger' | 'wakeDelivery'> &
+    CopiesDeps & { storage: PhotoStorage; settings: CopiesWorkerSettings; metrics?: Pick<Metrics, 'copiesMade'> },
 ): CopiesWorker {
   const { orm, logger, settings } = deps
   const em = () => orm.em.fork()
@@ -51,12 +53,15 @@ export function startCopiesWorker(
   const retryDelayMs = (attempts: number) => randomInt(0, settings.baseDelayMs * 2 ** Math.min(attempts - 1, 10) + 1)
 
   async function work(photo: ClaimedPhoto): Promise<void> {
+    const timer = deps.metrics?.copiesMade.startTimer()
     try {
       const made = await makeCopies(deps, photo)
       const { released } = await settleCopies(em(), deps.storage, photo, made)
+      timer?.({ outcome: made.status })
       if (released) deps.wakeDelivery()
       if (made.status === 'failed') logger.warn('photo copies failed', { photoId: photo.id, reason: made.error })
     } catch (error) {
+      timer?.({ outcome: 'retried' })
       // Storage or the database: tried again after a delay, and given up on (failed, for staff) past the limit.
       logger.error('photo copies attempt failed', error)
       const message = error instanceof Error ? error.message.slice(0, 300) : 'unknown error'
