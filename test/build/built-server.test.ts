@@ -101,9 +101,19 @@ describe('the built server in production mode', () => {
       [24, 32],
     ])
     expect(gallery.photos.every((photo) => photo.url.startsWith(`${s3.endpoint}/photos/sessions/${session.id}/`))).toBe(true)
+    // The bundle's copies worker (sharp, from node_modules) makes each photo's copies on S3.
+    const copied = await until(
+      () => kiosk.gallery.getGallery({ sessionId: session.id }),
+      (read) => read.photos.every((photo) => photo.copies),
+      20_000,
+    )
+    const display = await fetch(copied.photos[0]!.copies![0]!.url)
+    expect([display.status, display.headers.get('content-type')]).toEqual([200, 'image/webp'])
     const page = await fetch(completed.galleryUrl)
     expect(page.status).toBe(200)
-    expect(await page.text()).toContain('<h1>Ada Lovelace</h1>')
+    const html = await page.text()
+    expect(html).toContain('<h1>Ada Lovelace</h1>')
+    expect(html).toContain(`srcset="${copied.photos[0]!.copies![0]!.url} `)
     const zip = await fetch(`${url}/gallery/${session.id}/zip`)
     expect(zip.status).toBe(200)
     expect((await unzip(Buffer.from(await zip.arrayBuffer()))).map((entry) => entry.name)).toEqual(['Ada Lovelace 1.jpg', 'Ada Lovelace 2.jpg'])
