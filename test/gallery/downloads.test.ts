@@ -7,11 +7,10 @@ import { crc32 } from 'node:zlib'
 import { fullSizeKey } from '@photobooth/server/modules/photos/photo-copies.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { scratchDatabases } from '../support/databases.js'
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { makeLargeJpeg } from '../support/jpeg.js'
-import { startFakeS3, type FakeS3 } from '../support/s3.js'
+import { startS3TestServer, type FakeS3, type S3TestServer } from '../support/s3.js'
 import { unzip } from '../support/unzip.js'
 
 let app: TestServer
@@ -230,19 +229,14 @@ describe('GET /gallery/:sessionId/zip', () => {
 })
 
 describe('GET /gallery/:sessionId/zip on S3', () => {
-  const s3Databases = scratchDatabases('downloads_s3')
   let s3: FakeS3
   let onS3: TestServer
+  let server: S3TestServer | undefined
   beforeAll(async () => {
-    s3 = await startFakeS3()
-    // A database of its own: the local-bucket server's copies worker cannot read this bucket's photos.
-    onS3 = await startTestServer({ databaseUrl: await s3Databases.create(), storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
+    server = await startS3TestServer('downloads_s3')
+    ;({ s3, app: onS3 } = server)
   })
-  afterAll(async () => {
-    await onS3?.stop()
-    await s3?.close()
-    await s3Databases.dropAll()
-  })
+  afterAll(() => server?.stop())
 
   it('when the client disconnects mid-zip, then the S3 read in hand is closed and no other starts', async () => {
     // Larger than what loopback sockets buffer, so that S3 is still sending the first photo when the client goes.

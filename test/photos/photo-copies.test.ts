@@ -12,7 +12,7 @@ import { scratchDatabases } from '../support/databases.js'
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
-import { startFakeS3, type FakeS3 } from '../support/s3.js'
+import { startS3TestServer, type FakeS3, type S3TestServer } from '../support/s3.js'
 import { signedInStaff, staffFetch } from '../support/staff.js'
 import { unzip } from '../support/unzip.js'
 
@@ -295,18 +295,14 @@ describe('the copies job', () => {
 })
 
 describe('copies on S3 (s3rver)', () => {
-  const databases = scratchDatabases('copies_s3')
   let s3: FakeS3
   let onS3: TestServer
+  let server: S3TestServer | undefined
   beforeAll(async () => {
-    s3 = await startFakeS3()
-    onS3 = await startTestServer({ databaseUrl: await databases.create(), storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
+    server = await startS3TestServer('copies_s3')
+    ;({ s3, app: onS3 } = server)
   })
-  afterAll(async () => {
-    await onS3?.stop()
-    await s3?.close()
-    await databases.dropAll()
-  })
+  afterAll(() => server?.stop())
 
   it('when a camera photo completes on S3, then its copies are stored under the session with their type and a year of immutable caching, and hold no tag', async () => {
     const live = await makeLiveGallery(onS3, { images: [turned] })

@@ -7,6 +7,9 @@ import S3rver from 's3rver'
 
 import type { StorageSettings } from '@photobooth/server/config'
 
+import { scratchDatabases } from './databases.js'
+import { startTestServer, type TestServer } from './harness.js'
+
 export type FakeS3 = {
   settings: Extract<StorageSettings, { kind: 's3' }>
   endpoint: string
@@ -44,6 +47,27 @@ export async function startFakeS3(bucket = 'photos'): Promise<FakeS3> {
     close: async () => {
       await server.close()
       await rm(directory, { recursive: true, force: true })
+    },
+  }
+}
+
+export type S3TestServer = { s3: FakeS3; app: TestServer; stop: () => Promise<void> }
+
+/**
+ * The service on s3rver, with a database of its own: the copies worker of a local-bucket server of
+ * the same test file could not read this bucket's photos (nor this one the other's).
+ */
+export async function startS3TestServer(prefix: string): Promise<S3TestServer> {
+  const databases = scratchDatabases(prefix)
+  const s3 = await startFakeS3()
+  const app = await startTestServer({ databaseUrl: await databases.create(), storage: s3.settings, cdnUrl: `${s3.endpoint}/photos` })
+  return {
+    s3,
+    app,
+    stop: async () => {
+      await app.stop()
+      await s3.close()
+      await databases.dropAll()
     },
   }
 }
