@@ -40,7 +40,7 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['window', 'document', 'navigator', 'location', 'fetch', 'setTimeout', 'DOMParser', 'File', 'Image', 'URL', 'Date', 'JSON'].map((name) => [name, 'readonly']),
+        ['window', 'document', 'navigator', 'location', 'fetch', 'setTimeout', 'DOMParser', 'File', 'Image', 'createImageBitmap', 'URL', 'Date', 'JSON'].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -7,5 +7,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // One file at a time, as `pnpm test`: the files' servers share the run's database, and one's
+    // copies worker must not take another's photos (their buckets differ).
+    fileParallelism: false,
   },
 })

@@ -31,6 +31,7 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   { name: 'delivery', script: 'delivery.bench.ts', what: 'delivery drain of 10,000 messages, one and two instances' },
   { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
   { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
+  { name: 'phone', script: 'phone.bench.ts', what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image' },
 ]
 
 const root = fileURLToPath(new URL('../', import.meta.url))

@@ -7,13 +7,20 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { DESKTOP, launchChromium, openGuest, PHONE, type Guest, type GuestOptions } from '../support/browser.js'
+import { makeCameraJpeg } from '../support/camera.js'
+import { scratchDatabases } from '../support/databases.js'
 import { createTestBoothKey, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import { until } from '../support/until.js'
 import { unzip } from '../support/unzip.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const SCREENSHOTS = resolve(ROOT, process.env.SCREENSHOT_DIR ?? 'test-results/screenshots')
 
+// One database of this file's own: another file's server (vitest runs files at once where it has
+// the cores) would otherwise claim these photos for its copies worker, and find no upload in its
+// own bucket (the photo is then marked failed, without copies).
+const databases = scratchDatabases('browser_pages')
 let app: TestServer
 let browser: Browser
 let kiosk: PhotoBoothClient
@@ -21,7 +28,7 @@ let booth: PhotoBoothClient
 let guests: Guest[] = []
 
 beforeAll(async () => {
-  ;[app, browser] = await Promise.all([startTestServer(), launchChromium()])
+  ;[app, browser] = await Promise.all([databases.create().then((databaseUrl) => startTestServer({ databaseUrl })), launchChromium()])
   kiosk = createClient({ baseUrl: app.url })
   booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
   await mkdir(SCREENSHOTS, { recursive: true })
@@ -41,12 +48,14 @@ afterEach(async () => {
 afterAll(async () => {
   await browser?.close()
   await app?.stop()
+  await databases.dropAll()
 })
 
 describe('a guest’s gallery page, in Chromium', () => {
-  it('when opened, then it shows every photo in gallery order at its own size, described, in English', async () => {
+  it('when opened, then it shows every photo in gallery order at its own size, from its display copy, described, in English', async () => {
     const images = [makeJpeg(48, 32, 10), makeJpeg(30, 45, 80), makeJpeg(40, 40, 160)]
     const gallery = await liveGallery({ event: 'Harbour Lights Gala', names: ['Ada Lovelace', 'Grace Hopper'], images })
+    const { photos } = await copiesMade(gallery.id)
     const { page } = await guest()
 
     const response = await page.goto(`/g/${gallery.id}`)
@@ -57,11 +66,17 @@ describe('a guest’s gallery page, in Chromium', () => {
     expect(await page.textContent('.eyebrow')).toBe('Harbour Lights Gala')
     expect(await page.textContent('.meta')).toBe('3 photos')
 
+    // Each from its display copy (a photo this small has one, at its own size), never enlarged.
     const shown = await photosShown(page)
     expect(shown).toEqual([
-      { width: '48', height: '32', naturalWidth: 48, naturalHeight: 32, alt: 'Photo 1 of 3, Ada & Grace at Harbour Lights Gala' },
-      { width: '30', height: '45', naturalWidth: 30, naturalHeight: 45, alt: 'Photo 2 of 3, Ada & Grace at Harbour Lights Gala' },
-      { width: '40', height: '40', naturalWidth: 40, naturalHeight: 40, alt: 'Photo 3 of 3, Ada & Grace at Harbour Lights Gala' },
+      { width: '48', height: '32', pixels: [48, 32], src: photos[0]!.copies![0]!.url, alt: 'Photo 1 of 3, Ada & Grace at Harbour Lights Gala' },
+      { width: '30', height: '45', pixels: [30, 45], src: photos[1]!.copies![0]!.url, alt: 'Photo 2 of 3, Ada & Grace at Harbour Lights Gala' },
+      { width: '40', height: '40', pixels: [40, 40], src: photos[2]!.copies![0]!.url, alt: 'Photo 3 of 3, Ada & Grace at Harbour Lights Gala' },
+    ])
+    expect(photos.map((photo) => photo.copies!.map((copy) => [copy.type, copy.width]))).toEqual([
+      [['image/webp', 48]],
+      [['image/webp', 30]],
+      [['image/webp', 40]],
     ])
     // Without Web Share (a desktop browser), only the buttons that work are offered.
     expect(await visibleShareButtons(page)).toEqual(['copy', 'facebook'])
@@ -113,8 +128,9 @@ describe('a guest’s gallery page, in Chromium', () => {
     expect((await visitor.beacons.count(3))[2]).toEqual({ body: { kind: 'share', sessionId: gallery.id, channel: 'facebook' }, status: 204 })
     expect(visitor.foreign.splice(0)).toEqual([sharerUrl])
 
-    // The phone's share sheet: the link for "Share…", the first photo itself for the photo apps.
-    const photo = { name: `${title}.jpg`, type: 'image/jpeg', size: images[0]!.length }
+    // The phone's share sheet: the link for "Share…", the first photo itself for the photo apps (its
+    // large display copy, as a JPEG every app takes).
+    const photo = { name: `${title}.jpg`, type: 'image/jpeg', size: expect.any(Number) }
     const sheets = [
       ['native', { title, url: pageUrl, files: [] }],
       ['instagram', { title, files: [photo] }],
@@ -229,10 +245,16 @@ describe('the page of a gallery whose photos are on their way, in Chromium', () 
     // A screen reader is taken to the gallery's heading.
     expect(await page.evaluate('document.activeElement.tagName + " " + document.activeElement.textContent')).toBe('H1 Ada & Grace')
     expect(await page.title()).toBe('Ada & Grace · Harbour Lights Gala')
-    expect((await photosShown(page)).map(({ naturalWidth, naturalHeight }) => [naturalWidth, naturalHeight])).toEqual([
+    // At their own size: the full-size photos, or their display copies if made by the time the page came.
+    const shown = await photosShown(page)
+    expect(shown.map(({ pixels }) => pixels)).toEqual([
       [36, 24],
       [24, 36],
     ])
+    const { photos } = await copiesMade(session.id)
+    for (const [i, { src }] of shown.entries()) {
+      expect([photos[i]!.url, photos[i]!.copies![0]!.url]).toContain(src)
+    }
     expect(await visitor.beacons.count(1)).toEqual([{ body: { kind: 'view', sessionId: session.id }, status: 204 }])
     expect(visitor.sent).toHaveLength(1)
     expect(await trackingRows(session.id)).toEqual([{ kind: 'view', channel: null }])
@@ -298,18 +320,28 @@ describe('an event’s page and the pages that lead nowhere, in Chromium', () =>
 
 describe('screenshots of the pages', () => {
   it('when shown on a phone and on a desktop, then each page is captured for review', async () => {
+    // Photos as a booth's camera makes them (5184×3456 frames, 6.8 MB, EXIF orientation), in the
+    // shapes cameras and phones take: 3:2, 2:3 (held upright: orientation 6), square, 16:9, 9:16, 4:5.
+    const camera = Promise.all(
+      [
+        { width: 5184, height: 3456 },
+        { width: 5184, height: 3456, orientation: 6 },
+        { width: 3456, height: 3456 },
+        { width: 5184, height: 2916 },
+        { width: 5184, height: 2916, orientation: 6 },
+        { width: 3456, height: 4320 },
+      ].map((shape, i) => makeCameraJpeg({ ...shape, seed: 3 * i + 2 })),
+    )
     const { event, sets } = await seedEvent('Harbour Lights Summer Gala', ['Photo booth', 'Garden terrace'])
-    // Photos of the shapes cameras and phones take: 3:2, 2:3, square, 16:9, 9:16, 4:5.
-    const shapes: [number, number][] = [[36, 24], [24, 36], [30, 30], [48, 27], [27, 48], [32, 40]]
-    const gallery = await liveGallery({
-      setId: sets[0]!.id,
-      names: ['Ada Lovelace', 'Grace Hopper'],
-      images: shapes.map(([width, height], i) => makeJpeg(width, height, 37 * i + 20)),
-    })
-    await liveGallery({ setId: sets[0]!.id, names: ['Katherine Johnson'], images: [makeJpeg(30, 40, 90), makeJpeg(40, 30, 120)] })
-    await liveGallery({ setId: sets[1]!.id, names: ['Alan Turing', 'Joan Clarke', 'Tommy Flowers'], images: [makeJpeg(40, 30, 200)] })
-    await liveGallery({ setId: sets[1]!.id, names: ['Hedy Lamarr'], images: [makeJpeg(30, 30, 150), makeJpeg(30, 40, 60), makeJpeg(40, 30, 10)] })
+    const gallery = await liveGallery({ setId: sets[0]!.id, names: ['Ada Lovelace', 'Grace Hopper'], images: await camera })
+    const others = [
+      await liveGallery({ setId: sets[0]!.id, names: ['Katherine Johnson'], images: [makeJpeg(30, 40, 90), makeJpeg(40, 30, 120)] }),
+      await liveGallery({ setId: sets[1]!.id, names: ['Alan Turing', 'Joan Clarke', 'Tommy Flowers'], images: [makeJpeg(40, 30, 200)] }),
+      await liveGallery({ setId: sets[1]!.id, names: ['Hedy Lamarr'], images: [makeJpeg(30, 30, 150), makeJpeg(30, 40, 60), makeJpeg(40, 30, 10)] }),
+    ]
     const waiting = await register(sets[0]!.id, ['Mary Jackson'])
+    // The pages as guests see them a second or so after the booth: from the display copies.
+    await Promise.all([gallery, ...others].map((session) => copiesMade(session.id, 90_000)))
 
     const pages = { gallery: `/g/${gallery.id}`, waiting: `/g/${waiting.id}`, event: `/g/events/${event.slug}`, missing: '/g/AAAAAAAAAAAAAAAAAAAAAA' }
     for (const [size, options] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
@@ -325,7 +357,7 @@ describe('screenshots of the pages', () => {
       await mkdir(resolve(ROOT, 'docs'), { recursive: true })
       await copyFile(resolve(SCREENSHOTS, 'gallery-phone.png'), resolve(ROOT, 'docs/gallery-phone.png'))
     }
-  })
+  }, 180_000)
 })
 
 // ————— helpers —————
@@ -337,19 +369,44 @@ async function guest(options: GuestOptions = {}): Promise<Guest> {
   return opened
 }
 
-/** Each photo of the page as the guest sees it, in page order, once loaded (lazy ones scrolled to). */
+type ShownImage = { src: string; currentSrc: string; alt: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void>; getAttribute(name: string): string }
+
+/**
+ * Each photo of the page as the guest sees it, in page order, once loaded (lazy ones scrolled to):
+ * its size attributes, the file it shows and that file's pixel size, its description.
+ */
 async function photosShown(page: Page) {
   const shown = []
   for (const image of await page.locator('.photos img').all()) {
     await image.scrollIntoViewIfNeeded()
     shown.push(
-      await image.evaluate(async (img: { decode(): Promise<void>; naturalWidth: number; naturalHeight: number; alt: string; getAttribute(name: string): string }) => {
+      await image.evaluate(async (img: ShownImage) => {
+        // An image of `srcset` reports its natural size in CSS pixels (divided by the density the
+        // browser chose); a fresh image of the same file reports the file's own.
+        const pixelsOf = async (url: string): Promise<[number, number]> => {
+          const probe = new (globalThis as unknown as { Image: new () => ShownImage }).Image()
+          probe.src = url
+          await probe.decode()
+          return [probe.naturalWidth, probe.naturalHeight]
+        }
         await img.decode()
-        return { width: img.getAttribute('width'), height: img.getAttribute('height'), naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight, alt: img.alt }
+        return { width: img.getAttribute('width'), height: img.getAttribute('height'), pixels: await pixelsOf(img.currentSrc), src: img.currentSrc, alt: img.alt }
       }),
     )
   }
   return shown
+}
+
+/**
+ * The gallery once the copies worker has made every photo's copies (a second or so per camera
+ * photo, off the request path): the pages use them from then on.
+ */
+async function copiesMade(sessionId: string, ms = 30_000) {
+  return until(
+    () => kiosk.gallery.getGallery({ sessionId }),
+    (gallery) => gallery.photos.every((photo) => photo.copies !== undefined),
+    ms,
+  )
 }
 
 async function visibleShareButtons(page: Page): Promise<string[]> {

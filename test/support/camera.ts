@@ -19,30 +19,32 @@ export const CAMERA_TAGS = {
 }
 
 /**
- * A photo as a booth's camera makes it: 5184×3456 by default, a scene of smooth shapes under fine
- * sensor noise (so that it weighs what a camera's JPEG weighs, 5 to 8 MB, and shrinks as a photo
- * does), with EXIF orientation, GPS position, make, model and serial. Made with sharp.
+ * A photo as a booth's camera makes it: 5184×3456 by default, weighing what a camera's JPEG weighs
+ * (5 to 8 MB), with EXIF orientation, GPS position, make, model and serial. Its scene has detail at
+ * every scale (noise added at 1/256, 1/64, 1/16, 1/4 and full size, each level enlarged into the
+ * next), so that its smaller copies weigh what a real photo's do: noise at one scale only would
+ * average out when shrunk and make every copy look cheap. Made with sharp.
  */
 export async function makeCameraJpeg(options: CameraOptions = {}): Promise<Buffer> {
   const { width = 5184, height = 3456, orientation = 1, tags = true, seed = 1, quality = 92 } = options
-  const pixels = Buffer.alloc(width * height * 3)
   let random = seed * 2654435761
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      random = (random * 1103515245 + 12345) >>> 0
-      const noise = ((random >>> 16) & 31) - 16
-      const at = (y * width + x) * 3
-      const u = x / width
-      const v = y / height
-      pixels[at] = clamp(128 + 90 * Math.sin(6 * u + seed) * Math.cos(4 * v) + noise)
-      pixels[at + 1] = clamp(110 + 80 * Math.cos(5 * v + seed * 0.7) + 30 * Math.sin(20 * u * v) + noise)
-      pixels[at + 2] = clamp(100 + 100 * u * v + 40 * Math.sin(9 * (u + v) + seed) + noise)
+  const next = () => ((random = (random * 1103515245 + 12345) >>> 0) >>> 16) & 255
+  let pixels: Buffer | undefined
+  let size = { width: 0, height: 0 }
+  for (const [divisor, amplitude] of [[256, 60], [64, 40], [16, 28], [4, 18], [1, 10]] as const) {
+    const level = { width: Math.ceil(width / divisor), height: Math.ceil(height / divisor) }
+    const bytes = pixels
+      ? await sharp(pixels, { raw: { ...size, channels: 3 } }).resize(level.width, level.height, { kernel: 'cubic', fit: 'fill' }).raw().toBuffer()
+      : Buffer.alloc(level.width * level.height * 3, 128)
+    for (let i = 0; i < bytes.length; i++) {
+      const value = bytes[i]! + (((next() - 128) * amplitude) >> 7)
+      bytes[i] = value < 0 ? 0 : value > 255 ? 255 : value
     }
+    pixels = bytes
+    size = level
   }
-  let image = sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality, chromaSubsampling: '4:2:0' })
+  let image = sharp(pixels, { raw: { ...size, channels: 3 } }).jpeg({ quality, chromaSubsampling: '4:2:0' })
   if (tags) image = image.withExif(CAMERA_TAGS)
   if (orientation !== 1 || tags) image = image.withMetadata({ orientation })
   return image.toBuffer()
 }
-
-const clamp = (value: number) => (value < 0 ? 0 : value > 255 ? 255 : Math.round(value))

@@ -15,11 +15,34 @@
     if (status) status.textContent = text
   }
 
-  /** A photo as a file, for the apps that take pictures rather than links (Instagram, TikTok). */
-  const photoFile = async (photo, name) => {
-    const response = await fetch(photo.href, { mode: 'cors' })
-    if (!response.ok) throw new Error(`photo answered ${response.status}`)
-    return new File([await response.blob()], `${name}.jpg`, { type: 'image/jpeg' })
+  /**
+   * A photo as a file, made once per URL. `asJpeg`: its large display copy (WebP) drawn into a JPEG,
+   * which every app takes (Instagram, TikTok); otherwise the file as it is (the full-size JPEG, to
+   * save). Started when a finger touches the button, so that it is ready by the tap: Safari lets a
+   * share follow a tap only promptly, and nothing is downloaded for a guest who never shares.
+   */
+  const files = new Map()
+  const fileOf = (link, name, asJpeg) => {
+    const url = asJpeg ? link.dataset.large || link.href : link.href
+    if (!files.has(url)) {
+      const made = (async () => {
+        const response = await fetch(url, { mode: 'cors' })
+        if (!response.ok) throw new Error(`photo answered ${response.status}`)
+        const blob = await response.blob()
+        if (!asJpeg || blob.type === 'image/jpeg') return new File([blob], `${name}.jpg`, { type: 'image/jpeg' })
+        const bitmap = await createImageBitmap(blob)
+        const canvas = document.createElement('canvas')
+        canvas.width = bitmap.width
+        canvas.height = bitmap.height
+        canvas.getContext('2d').drawImage(bitmap, 0, 0)
+        const jpeg = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.92))
+        return new File([jpeg], `${name}.jpg`, { type: 'image/jpeg' })
+      })()
+      // A failed fetch is tried again at the next touch.
+      made.catch(() => files.delete(url))
+      files.set(url, made)
+    }
+    return files.get(url).catch(() => undefined)
   }
 
   const canShareFiles = () => {
@@ -31,34 +54,44 @@
   }
 
   /**
+   * Hands `data` to the share sheet. A browser that refuses because the file took too long after the
+   * tap (NotAllowedError: the tap's permission has passed) gets it at the next tap, the file ready.
+   */
+  const share = async (data) => {
+    try {
+      await navigator.share(data)
+    } catch (error) {
+      // Closed by the guest (AbortError), or refused: nothing more to do but say how to go on.
+      if (error && error.name === 'NotAllowedError') say('Ready: tap once more to share.')
+    }
+  }
+
+  /**
    * Shares through the Web Share API and counts it: the photo as a file where the browser can share
    * files and the photo could be fetched (a CDN must allow it: CORS), else the link, counted as
    * `native` since the guest then picks the app in the share sheet.
    */
-  const shareCounted = async (sessionId, channel, url, file) => {
+  const shareCounted = (sessionId, channel, url, file) => {
     const title = document.title
     track({ kind: 'share', sessionId, channel: file ? channel : 'native' })
-    try {
-      await navigator.share(file ? { files: [file], title } : { title, url })
-    } catch {
-      // Closed by the guest (AbortError), or refused: nothing more to do.
-    }
+    return share(file ? { files: [file], title } : { title, url })
   }
 
   const setUpSharing = (sessionId, url) => {
     const filesShareable = canShareFiles()
-    // The first photo's file, fetched ahead: Safari lets a share follow a tap only promptly, not
-    // after a download of several megabytes.
     const first = document.querySelector('.photo-open')
-    const firstFile = filesShareable && first ? photoFile(first, document.title).catch(() => undefined) : Promise.resolve(undefined)
+    const firstFile = () => (filesShareable && first ? fileOf(first, document.title, true) : Promise.resolve(undefined))
     for (const button of document.querySelectorAll('[data-share]')) {
       const channel = button.dataset.share
       if (channel === 'native') button.hidden = !navigator.share
       if (channel === 'copy') button.hidden = !(navigator.clipboard && navigator.clipboard.writeText)
-      if (channel === 'instagram' || channel === 'tiktok') button.hidden = !filesShareable
+      if (channel === 'instagram' || channel === 'tiktok') {
+        button.hidden = !filesShareable
+        button.addEventListener('pointerdown', firstFile)
+      }
       button.addEventListener('click', async () => {
         if (channel === 'native') return shareCounted(sessionId, channel, url)
-        if (channel === 'instagram' || channel === 'tiktok') return shareCounted(sessionId, channel, url, await firstFile)
+        if (channel === 'instagram' || channel === 'tiktok') return shareCounted(sessionId, channel, url, await firstFile())
         track({ kind: 'share', sessionId, channel })
         if (channel !== 'copy') return
         try {
@@ -72,24 +105,25 @@
     const viewerShare = document.querySelector('[data-viewer="share"]')
     if (!viewerShare) return
     viewerShare.hidden = !navigator.share
-    viewerShare.addEventListener('click', async () => {
+    const openedFile = () => {
       const opened = viewer.current()
-      const file = filesShareable && opened ? await photoFile(opened, document.title).catch(() => undefined) : undefined
-      shareCounted(sessionId, 'native', url, file)
-    })
+      return filesShareable && opened ? fileOf(opened, document.title, true) : Promise.resolve(undefined)
+    }
+    viewerShare.addEventListener('pointerdown', openedFile)
+    viewerShare.addEventListener('click', async () => shareCounted(sessionId, 'native', url, await openedFile()))
     // "Save to Photos": the full-size photo as a file to the share sheet, where phones offer to save
     // it to the camera roll (a download lands in Files instead). Not a share of the gallery: not counted.
     const save = document.querySelector('[data-viewer="save"]')
     save.hidden = !filesShareable
-    save.addEventListener('click', async () => {
+    const fullFile = () => {
       const opened = viewer.current()
-      const file = opened && (await photoFile(opened, `${document.title} ${Number(opened.dataset.index) + 1}`).catch(() => undefined))
+      return opened ? fileOf(opened, `${document.title} ${Number(opened.dataset.index) + 1}`, false) : Promise.resolve(undefined)
+    }
+    save.addEventListener('pointerdown', fullFile)
+    save.addEventListener('click', async () => {
+      const file = await fullFile()
       if (!file) return say('The photo could not be fetched: use Download instead.')
-      try {
-        await navigator.share({ files: [file] })
-      } catch {
-        // Closed by the guest, or refused.
-      }
+      await share({ files: [file] })
     })
   }
 
