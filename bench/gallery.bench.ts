@@ -70,6 +70,36 @@ type Seeded = {
   gallerySessionId: string
 }
 
+/** Positions of a session whose upload EXIF turned (orientation 6): recorded upright, as portraits. */
+const TURNED_POSITIONS = new Set([3, 7])
+
+/** The local bucket's ETag (local-storage.ts `etagOf`): inode, size and mtime in hex, quoted. */
+const localEtag = (inode: number, size: number, mtimeMs: number) => `"${inode.toString(16)}-${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
+
+/**
+ * A 5184×3456 camera photo as the copies worker leaves its row (bench/copies.bench.ts made them):
+ * the upload (~6.8 MB), its full-size copy (upright: the same bytes less the EXIF; turned: the
+ * re-encode at 92, a little larger) and the display copies' sizes the worker records (WebP, long
+ * side 480, 960, 1600, from a 2048 px intermediate).
+ */
+function cameraPhoto(position: number, completedAt: number, nextInode: () => number) {
+  const turned = TURNED_POSITIONS.has(position % 10)
+  const sizeBytes = 6_790_000 + position * 1_013
+  const fullSize = turned ? 6_880_000 + position * 997 : sizeBytes - 468
+  const copies = turned
+    ? [{ width: 320, height: 480 }, { width: 640, height: 960 }, { width: 1066, height: 1600 }]
+    : [{ width: 480, height: 320 }, { width: 960, height: 640 }, { width: 1600, height: 1066 }]
+  return {
+    width: turned ? 3456 : 5184,
+    height: turned ? 5184 : 3456,
+    sizeBytes,
+    etag: localEtag(nextInode(), sizeBytes, completedAt - 20_000),
+    fullSize,
+    fullEtag: localEtag(nextInode(), fullSize, completedAt + 3_000),
+    copies,
+  }
+}
+
 async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
   const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
   const eventSlug = `bench-event-${suffix}`
@@ -89,27 +119,62 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
   const gallerySet = gallery.sets[0]
   if (!gallerySet) throw new Error('the gallery event has no set')
 
-  const sessions = { id: [] as string[], setId: [] as string[], label: [] as string[], status: [] as string[], photoCount: [] as number[], createdAt: [] as string[] }
-  const photos = { id: [] as string[], sessionId: [] as string[], position: [] as number[], storageKey: [] as string[], width: [] as number[], height: [] as number[] }
+  const sessions = {
+    id: [] as string[],
+    setId: [] as string[],
+    label: [] as string[],
+    status: [] as string[],
+    photoCount: [] as number[],
+    createdAt: [] as string[],
+    completedAt: [] as (string | null)[],
+    readyAt: [] as (string | null)[],
+  }
+  const photos = {
+    id: [] as string[],
+    sessionId: [] as string[],
+    position: [] as number[],
+    storageKey: [] as string[],
+    width: [] as number[],
+    height: [] as number[],
+    sizeBytes: [] as number[],
+    etag: [] as string[],
+    fullSize: [] as number[],
+    fullEtag: [] as string[],
+    copies: [] as string[],
+    preview: [] as boolean[],
+  }
   const base = Date.parse('2026-06-01T18:00:00.000Z')
   let tick = 0
+  let inode = 0x4a000
   // Distinct creation times, with milliseconds, so that order and epoch conversion are exercised.
-  const nextTime = () => new Date(base + ++tick * 7_919 + (tick % 1000)).toISOString()
+  const nextTime = () => base + ++tick * 7_919 + (tick % 1000)
   const addSession = (setId: string, status: string, photoCount: number, label: string) => {
     const id = newId()
+    const createdAt = nextTime()
+    const live = status === 'completed'
     sessions.id.push(id)
     sessions.setId.push(setId)
     sessions.label.push(label)
     sessions.status.push(status)
     sessions.photoCount.push(photoCount)
-    sessions.createdAt.push(nextTime())
+    sessions.createdAt.push(new Date(createdAt).toISOString())
+    // Completed a minute and a half after registration; every copy made 6 s later (bench/copies.bench.ts).
+    sessions.completedAt.push(live ? new Date(createdAt + 90_000).toISOString() : null)
+    sessions.readyAt.push(live ? new Date(createdAt + 96_000).toISOString() : null)
     for (let position = 1; position <= photoCount; position++) {
+      const photo = cameraPhoto(position, createdAt + 90_000, () => ++inode)
       photos.id.push(newId())
       photos.sessionId.push(id)
       photos.position.push(position)
-      photos.storageKey.push(`sessions/${id}/${position}.jpg`)
-      photos.width.push(1200 + position)
-      photos.height.push(1800 + position)
+      photos.storageKey.push(`sessions/${id}/${newId()}.jpg`)
+      photos.width.push(photo.width)
+      photos.height.push(photo.height)
+      photos.sizeBytes.push(photo.sizeBytes)
+      photos.etag.push(photo.etag)
+      photos.fullSize.push(photo.fullSize)
+      photos.fullEtag.push(photo.fullEtag)
+      photos.copies.push(JSON.stringify(photo.copies))
+      photos.preview.push(position === 1)
     }
     return id
   }
@@ -131,21 +196,37 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
 
   await inTransaction(pool, async (client) => {
     await client.query(
-      `insert into session (id, set_id, label, status, photo_count, created_at)
-       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[])`,
-      [sessions.id, sessions.setId, sessions.label, sessions.status, sessions.photoCount, sessions.createdAt],
+      `insert into session (id, set_id, label, status, photo_count, created_at, completed_at, images_settled, images_ready_at)
+       select id, set_id, label, status, photo_count, created_at, completed_at, case when images_ready_at is null then 0 else photo_count end, images_ready_at
+         from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[])
+           as t (id, set_id, label, status, photo_count, created_at, completed_at, images_ready_at)`,
+      [sessions.id, sessions.setId, sessions.label, sessions.status, sessions.photoCount, sessions.createdAt, sessions.completedAt, sessions.readyAt],
     )
+    // As the copies worker leaves them: ready, with the full-size copy and three display copies.
     await client.query(
-      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, image_status)
-       select id, session_id, position, storage_key, width, height, 1000, 'legacy'
-         from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[])
-           as t (id, session_id, position, storage_key, width, height)`,
-      [photos.id, photos.sessionId, photos.position, photos.storageKey, photos.width, photos.height],
+      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, etag, image_status, image_attempts, full_size, full_etag, copies, preview)
+       select id, session_id, position, storage_key, width, height, size_bytes, etag, 'ready', 1, full_size, full_etag, copies, preview
+         from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::int[], $10::text[], $11::jsonb[], $12::bool[])
+           as t (id, session_id, position, storage_key, width, height, size_bytes, etag, full_size, full_etag, copies, preview)`,
+      [
+        photos.id,
+        photos.sessionId,
+        photos.position,
+        photos.storageKey,
+        photos.width,
+        photos.height,
+        photos.sizeBytes,
+        photos.etag,
+        photos.fullSize,
+        photos.fullEtag,
+        photos.copies,
+        photos.preview,
+      ],
     )
   })
   await pool.query('analyze event, event_set, session, photo')
   console.log(`seeded: ${SETS} sets × (${LIVE_PER_SET} live + ${OLDER_LIVE_PER_SET} older live + 2 not live) sessions, ` +
-    `${photos.id.length} photos in all`)
+    `${photos.id.length} photos in all, as the copies worker leaves them (ready: a full-size copy, three display copies, the first one's link preview)`)
   return { eventSlug, eventIds: [event.id, gallery.event.id], expectedLive, gallerySessionId }
 }
 
@@ -166,23 +247,53 @@ function positional(sql: string, params: unknown[]): [string, unknown[]] {
   return [text, values]
 }
 
-type PhotoOut = { id: string; url: string; width: number; height: number }
+type CopyOut = { url: string; width: number; height: number; type: 'image/webp' }
+type PhotoOut = { id: string; url: string; width: number; height: number; copies?: CopyOut[] }
+type PreviewOut = { url: string; width: number; height: number; type: 'image/jpeg' }
+type PhotoRow = {
+  id: string
+  session_id: string
+  storage_key: string
+  width: number
+  height: number
+  image_status: string
+  copies: { width: number; height: number }[] | null
+  preview: boolean
+}
 
 type Baseline = { url: string; server: Server; /** Requests whose handler has not finished yet. */ inFlight: () => number }
 
 function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
-  const photoUrl = (key: string) => `${cdnUrl}/${key.split('/').map(encodeURIComponent).join('/')}`
+  // A key as stored (a legacy photo's upload) is URL-encoded segment by segment; the copies' keys
+  // are made of ids, which need no encoding.
+  const storedUrl = (key: string) => `${cdnUrl}/${key.split('/').map(encodeURIComponent).join('/')}`
+  const copiesUrl = (sessionId: string) => `${cdnUrl}/sessions/${sessionId}/copies/`
 
-  async function photosBySession(sessionIds: string[]): Promise<Map<string, PhotoOut[]>> {
-    const bySession = new Map<string, PhotoOut[]>()
-    if (sessionIds.length === 0) return bySession
-    const { rows } = await pool.query<{ id: string; session_id: string; storage_key: string; width: number; height: number }>(...positional(PHOTOS_SQL, [sessionIds]))
+  async function photosBySession(sessionIds: string[]): Promise<{ photos: Map<string, PhotoOut[]>; previews: Map<string, PreviewOut> }> {
+    const photos = new Map<string, PhotoOut[]>()
+    const previews = new Map<string, PreviewOut>()
+    if (sessionIds.length === 0) return { photos, previews }
+    const { rows } = await pool.query<PhotoRow>(...positional(PHOTOS_SQL, [sessionIds]))
     for (const row of rows) {
-      let list = bySession.get(row.session_id)
-      if (!list) bySession.set(row.session_id, (list = []))
-      list.push({ id: row.id, url: photoUrl(row.storage_key), width: row.width, height: row.height })
+      let list = photos.get(row.session_id)
+      if (!list) {
+        photos.set(row.session_id, (list = []))
+        // The link preview, made from the session's first photo.
+        if (row.preview) previews.set(row.session_id, { url: `${copiesUrl(row.session_id)}preview.jpg`, width: 1200, height: 630, type: 'image/jpeg' })
+      }
+      const copies = copiesUrl(row.session_id)
+      const photo: PhotoOut = {
+        id: row.id,
+        url: row.image_status === 'legacy' ? storedUrl(row.storage_key) : `${copies}${row.id}.jpg`,
+        width: row.width,
+        height: row.height,
+      }
+      if (row.copies) {
+        photo.copies = row.copies.map((copy) => ({ url: `${copies}${row.id}-${copy.width}.webp`, width: copy.width, height: copy.height, type: 'image/webp' }))
+      }
+      list.push(photo)
     }
-    return bySession
+    return { photos, previews }
   }
 
   const app = express()
@@ -208,12 +319,13 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
     const event = sets[0]
     if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
     const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(...positional(LIVE_SESSIONS_SQL, [event.id]))
-    const photos = await photosBySession(sessions.map((session) => session.id))
-    const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: PhotoOut[] }[]>()
+    const { photos, previews } = await photosBySession(sessions.map((session) => session.id))
+    const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: PhotoOut[]; preview?: PreviewOut }[]>()
     for (const session of sessions) {
       let list = sessionsBySet.get(session.set_id)
       if (!list) sessionsBySet.set(session.set_id, (list = []))
-      list.push({ id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [] })
+      const preview = previews.get(session.id)
+      list.push({ id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [], ...(preview && { preview }) })
     }
     const setsOut: { id: string; slug: string; name: string; sessions: unknown[] }[] = []
     for (const row of sets) {
@@ -228,12 +340,14 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
     )
     const session = rows[0]
     if (!session) return sendJson(res, 404, { error: 'no such gallery' })
-    const photos = await photosBySession([session.id])
+    const { photos, previews } = await photosBySession([session.id])
+    const preview = previews.get(session.id)
     sendJson(res, 200, {
       id: session.id,
       label: session.label,
       event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
       photos: photos.get(session.id) ?? [],
+      ...(preview && { preview }),
     })
   }))
 
@@ -367,17 +481,35 @@ type PageFile = { kind: 'HTML' | 'CSS' | 'JS'; path: string; encoding: string; b
  * Checks the page (as a browser asks for it and without compression) and weighs it before images:
  * the HTML, then every stylesheet and script it names, fetched as a browser would, bodies counted as sent.
  */
-async function checkAndWeighPage(pageUrl: string, unknownUrl: string, photoUrls: string[]): Promise<PageFile[]> {
+type GalleryPhoto = { url: string; copies?: { url: string; width: number }[] }
+
+async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPhotos: GalleryPhoto[]): Promise<PageFile[]> {
   const browser = { accept: PAGE_ACCEPT, 'accept-encoding': BROWSER_ENCODINGS }
   const page = await rawGet(pageUrl, browser)
   expectAnswer('gallery page', page, 200, /^text\/html\b/)
   const html = page.text
   if (!/<body\b[^>]*\sdata-page="gallery"/.test(html)) throw new CheckFailed(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
-  const images = [...html.matchAll(/<img\b[^>]*?\ssrc="([^"]*)"/g)].map((match) => unescapeHtml(match[1]!))
+  const imageTags = [...html.matchAll(/<img\b[^>]*>/g)].map((match) => match[0])
+  const attribute = (tag: string, name: string) => {
+    const value = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
+    return value === undefined ? undefined : unescapeHtml(value)
+  }
   // The viewer's own <img> (src "data:,") is the page's one image that is not a photo.
-  const photos = images.filter((src) => !src.startsWith('data:'))
-  if (photos.length !== GALLERY_PHOTOS) throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${images.length} in all), expected ${GALLERY_PHOTOS}`)
-  if (!isDeepStrictEqual(photos, photoUrls)) throw new CheckFailed(`gallery page: its images are not the JSON route's photos, in order\n  page: ${photos[0]}\n  JSON: ${photoUrls[0]}`)
+  const photos = imageTags.filter((tag) => !attribute(tag, 'src')?.startsWith('data:'))
+  if (photos.length !== GALLERY_PHOTOS) throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
+  // Each photo: its 960 px display copy as `src`, every copy in `srcset`, and its link the full-size photo.
+  const shown = photos.map((tag) => ({ src: attribute(tag, 'src'), srcset: attribute(tag, 'srcset') }))
+  const expected = galleryPhotos.map((photo) => {
+    const copies = photo.copies ?? []
+    return copies.length === 0
+      ? { src: photo.url, srcset: undefined }
+      : { src: copies[Math.min(1, copies.length - 1)]!.url, srcset: copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ') }
+  })
+  if (!isDeepStrictEqual(shown, expected)) {
+    throw new CheckFailed(`gallery page: its images are not the JSON route's photos' copies, in order\n  page: ${JSON.stringify(shown[0])}\n  JSON: ${JSON.stringify(expected[0])}`)
+  }
+  const links = [...html.matchAll(/<a\b[^>]*\sclass="photo-open"[^>]*>/g)].map((match) => attribute(match[0], 'href'))
+  if (!isDeepStrictEqual(links, galleryPhotos.map((photo) => photo.url))) throw new CheckFailed(`gallery page: its photos do not link to the JSON route's full-size photos\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.url}`)
 
   // Without Accept-Encoding: the same page, not compressed (the third load target relies on it).
   const plain = await rawGet(pageUrl, { accept: PAGE_ACCEPT })
@@ -484,13 +616,14 @@ async function main(): Promise<void> {
   const eventPage = await assertSameAnswers('event page', oursBase + eventPath, baseline.url + eventPath)
   assertEventPage(eventPage, seeded)
   const gallery = await assertSameAnswers('gallery', oursBase + galleryPath, baseline.url + galleryPath)
-  const galleryPhotos = (JSON.parse(gallery) as { photos: { url: string }[] }).photos
+  const galleryPhotos = (JSON.parse(gallery) as { photos: GalleryPhoto[] }).photos
   if (galleryPhotos.length !== GALLERY_PHOTOS) throw new Mismatch(`gallery: expected ${GALLERY_PHOTOS} photos`)
+  if (galleryPhotos.some((photo) => photo.copies?.length !== 3)) throw new Mismatch('gallery: a photo without its three display copies')
   await assertSameAnswers('unknown event (404)', `${oursBase}/gallery/events/no-such-event`, `${baseline.url}/gallery/events/no-such-event`)
   await assertSameAnswers('unknown gallery (404)', `${oursBase}/gallery/${newId()}`, `${baseline.url}/gallery/${newId()}`)
   console.log(`identical answers: event page ${eventPage.length} bytes, gallery ${gallery.length} bytes, and both 404s`)
 
-  const files = await checkAndWeighPage(oursBase + pagePath, `${oursBase}${GALLERY_PAGES_PATH}/${newId()}`, galleryPhotos.map((photo) => photo.url))
+  const files = await checkAndWeighPage(oursBase + pagePath, `${oursBase}${GALLERY_PAGES_PATH}/${newId()}`, galleryPhotos)
   const transfer = files.reduce((sum, file) => sum + file.bytes, 0)
   console.log(`gallery page (${GALLERY_PHOTOS} photos), bodies as sent for Accept-Encoding: ${BROWSER_ENCODINGS}:`)
   for (const file of files) console.log(`  ${file.kind.padEnd(4)} ${file.path}  ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`)

@@ -29,6 +29,7 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   { name: 'zip', script: 'zip.bench.ts', what: 'a 1 GB zip vs reading the files' },
   { name: 'kiosks', script: 'kiosks.bench.ts', what: '200 kiosks registering 12 guests at once' },
   { name: 'delivery', script: 'delivery.bench.ts', what: 'delivery drain of 10,000 messages, one and two instances' },
+  { name: 'copies', script: 'copies.bench.ts', what: 'photo copies of camera JPEGs: one session to ready, a burst of 50 sessions (time, peak RSS), completion while busy, the full-size quality' },
   { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
   { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
   { name: 'phone', script: 'phone.bench.ts', what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image' },

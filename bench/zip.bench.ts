@@ -1,9 +1,11 @@
 /**
  * Zip download benchmark: `GET /gallery/:sessionId/zip` of our real server (oRPC OpenAPIHandler in
  * Express 5, archiver's stored zip over the local bucket) for one gallery of 200 photos of 5 MiB,
- * against reading the same 200 files back to back without zipping (`fs.createReadStream`). For
- * context it also measures the zip's own reader alone, and the same files sent back to back over
- * HTTP without zipping.
+ * against reading the same 200 files back to back without zipping (`fs.createReadStream`). The
+ * photos are legacy rows (sent as uploaded); a second gallery holds the same files as full-size
+ * copies (photos `ready`, as the copies worker leaves them: what a zip sends today), zipped in every
+ * round too. For context it also measures the zip's own reader alone, and the same files sent back
+ * to back over HTTP without zipping.
  *
  *   pnpm bench:zip                     # or: pnpm bench zip; embedded PostgreSQL
  *   DATABASE_URL=postgres://… pnpm bench:zip
@@ -16,8 +18,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomFillSync } from 'node:crypto'
-import { createReadStream, readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
+import { createReadStream, readFileSync, type Stats } from 'node:fs'
+import { link, mkdir, mkdtemp, open, rm, stat } from 'node:fs/promises'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -125,7 +127,19 @@ function forkServer(): ServerProcess {
   }
 }
 
-type Dataset = { sessionId: string; eventId: string; paths: string[]; fileBytes: number; expectedZipBytes: number }
+type Dataset = {
+  /** The gallery of legacy photos: each sent as it was uploaded. */
+  sessionId: string
+  /** The same files as full-size copies (photos `ready`, as the copies worker leaves them): what a zip sends today. */
+  copiesSessionId: string
+  eventId: string
+  paths: string[]
+  fileBytes: number
+  expectedZipBytes: number
+}
+
+/** The local bucket's ETag of a file (local-storage.ts `etagOf`): inode, size and mtime, in hex. */
+const localEtag = (stats: Stats) => `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`
 
 async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): Promise<Dataset> {
   const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
@@ -175,11 +189,45 @@ async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): P
       [photos.id, photos.position, photos.storageKey, photos.sizeBytes, sessionId],
     )
   })
+
+  // A second gallery of the same bytes as full-size copies: each file linked (not copied) to
+  // `sessions/<id>/copies/<photo id>.jpg`, and to an upload key of its own, so both zips read the
+  // same page cache; its rows as the copies worker leaves them, with the copy's size and ETag.
+  const copiesSessionId = newId()
+  const copies = { id: [] as string[], storageKey: [] as string[], sizeBytes: [] as number[], etag: [] as string[] }
+  await mkdir(join(bucketRoot, 'sessions', copiesSessionId, 'copies'), { recursive: true })
+  for (const [index, path] of paths.entries()) {
+    const id = newId()
+    const storageKey = `sessions/${copiesSessionId}/${id}.jpg`
+    await link(path, join(bucketRoot, storageKey))
+    await link(path, join(bucketRoot, `sessions/${copiesSessionId}/copies/${id}.jpg`))
+    const stats = await stat(join(bucketRoot, `sessions/${copiesSessionId}/copies/${id}.jpg`))
+    if (stats.size !== photos.sizeBytes[index]) throw new Error(`${path}: ${stats.size} bytes linked, ${photos.sizeBytes[index]} written`)
+    copies.id.push(id)
+    copies.storageKey.push(storageKey)
+    copies.sizeBytes.push(stats.size)
+    copies.etag.push(localEtag(stats))
+  }
+  await inTransaction(pool, async (client) => {
+    await client.query(
+      `insert into session (id, set_id, label, status, photo_count, created_at, completed_at, images_settled, images_ready_at)
+       values ($1, $2, $3, 'completed', $4, now(), now(), $4, now())`,
+      [copiesSessionId, setId, LABEL, PHOTOS],
+    )
+    await client.query(
+      `insert into photo (id, session_id, position, storage_key, width, height, size_bytes, etag, image_status, image_attempts, full_size, full_etag, copies, preview)
+       select id, $5, position, storage_key, 4000, 6000, size_bytes, etag, 'ready', 1, size_bytes, etag,
+              '[{"width": 320, "height": 480}, {"width": 640, "height": 960}, {"width": 1066, "height": 1600}]'::jsonb, position = 1
+         from unnest($1::text[], $2::int[], $3::text[], $4::int[], $6::text[]) as t (id, position, storage_key, size_bytes, etag)`,
+      [copies.id, photos.position, copies.storageKey, copies.sizeBytes, copiesSessionId, copies.etag],
+    )
+  })
   await pool.query('analyze session, photo')
 
-  const expectedZipBytes = storedZipSize(photos.sizeBytes.map((size, index) => ({ name: photoFileName(LABEL, index + 1), size })))
+  // The entries' names as the route makes them: zero-padded to the gallery's count ("Zoë & Björn 001.jpg").
+  const expectedZipBytes = storedZipSize(photos.sizeBytes.map((size, index) => ({ name: photoFileName(LABEL, index + 1, PHOTOS), size })))
   if (expectedZipBytes === undefined) throw new Error('the dataset needs ZIP64: the server would not announce a length')
-  return { sessionId, eventId, paths, fileBytes, expectedZipBytes }
+  return { sessionId, copiesSessionId, eventId, paths, fileBytes, expectedZipBytes }
 }
 
 /** Reads every file once, so that both sides then read from the page cache alike. */
@@ -296,7 +344,7 @@ async function main(): Promise<void> {
   }
   console.log(
     `zip benchmark: node ${process.version}, ${availableParallelism()} cores, ${PHOTOS} photos × ${(PHOTO_BYTES / MiB).toFixed(2)} MiB, ` +
-      `${ROUNDS} rounds of zip, read, pooled read and send, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+      `${ROUNDS} rounds of zip, zip of the full-size copies, read, pooled read and send, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
   )
 
   let server: ServerProcess | undefined
@@ -334,15 +382,18 @@ async function main(): Promise<void> {
   const idleRss = await forked.call('idleRss', {})
 
   const url = `http://127.0.0.1:${port}/gallery/${dataset.sessionId}/zip`
-  console.log(`zip: ${url} (${dataset.expectedZipBytes} bytes expected)\n`)
+  const copiesUrl = `http://127.0.0.1:${port}/gallery/${dataset.copiesSessionId}/zip`
+  console.log(`zip: ${url} (${dataset.expectedZipBytes} bytes expected)`)
+  console.log(`zip of the full-size copies: ${copiesUrl}\n`)
   const zips: (ZipRun & { otherCores?: number })[] = []
+  const copyZips: (ZipRun & { otherCores?: number })[] = []
   const reads: (BaselineReport & { otherCores?: number })[] = []
   const pooledReads: BaselineReport[] = []
   const sends: ZipRun[] = []
   const sendUrl = `http://127.0.0.1:${(await forked.call('serveFiles', { paths: dataset.paths, bytes: dataset.fileBytes })).port}/`
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating order, so that neither side always goes first; the first zip starts from the idle server.
-    const order = round % 2 === 0 ? (['zip', 'read', 'pooled', 'send'] as const) : (['send', 'pooled', 'read', 'zip'] as const)
+    const order = round % 2 === 0 ? (['zip', 'copies', 'read', 'pooled', 'send'] as const) : (['send', 'pooled', 'read', 'copies', 'zip'] as const)
     for (const side of order) {
       if (side === 'send') {
         const { run } = await measureDownload(forked, sendUrl, 'application/octet-stream', dataset.fileBytes)
@@ -359,6 +410,14 @@ async function main(): Promise<void> {
             `first byte ${run.firstByteMs.toFixed(1)} ms  server CPU ${seconds(run.rss.cpuMs)} s  ` +
             `RSS peak ${mib(run.rss.peak)} MiB: ${signedMib(run.rss.growth)} on the run's start, ${signedMib(run.rss.peak - idleRss)} on idle  ` +
             `(${run.rss.samples} samples)  others ${cores(run.otherCores)} cores`,
+        )
+      } else if (side === 'copies') {
+        const run = await besideOthers(() => measureZip(forked, copiesUrl, dataset))
+        copyZips.push(run)
+        console.log(
+          `  round ${round + 1} copies${mbPerSecond(run.bytes, run.totalMs).toFixed(0).padStart(5)} MB/s  ${seconds(run.totalMs)} s  ` +
+            `first byte ${run.firstByteMs.toFixed(1)} ms  server CPU ${seconds(run.rss.cpuMs)} s  ` +
+            `RSS peak ${mib(run.rss.peak)} MiB: ${signedMib(run.rss.growth)} on the run's start  others ${cores(run.otherCores)} cores`,
         )
       } else {
         const reader = side === 'read' ? 'stream' : 'pool'
@@ -453,6 +512,16 @@ async function main(): Promise<void> {
     `  ${verdict(medians.firstByteMs <= TARGET_FIRST_BYTE_MS)}  first byte ${medians.firstByteMs.toFixed(1)} ms <= ${TARGET_FIRST_BYTE_MS} ms` +
       `  (worst ${Math.max(...zips.map((run) => run.firstByteMs)).toFixed(1)} ms)`,
   )
+  // The zip of the full-size copies (photos `ready`: what a zip of a gallery sends today), against the same reads.
+  const copyRate = copyZips.map((run) => mbPerSecond(run.bytes, run.totalMs))
+  const copyRatio = median(copyRate) / medians.readRate
+  const copyWorstRatio = Math.min(...copyRate.map((rate, index) => rate / readRate[index]!))
+  const copyWorstGrowth = Math.max(...copyZips.map(growthOf))
+  console.log(
+    `  ${verdict(copyRatio >= TARGET_RATIO)}  full-size copies: throughput ratio ${copyRatio.toFixed(3)} >= ${TARGET_RATIO}` +
+      `  (${median(copyRate).toFixed(0)} / ${medians.readRate.toFixed(0)} MB/s; worst run ${copyWorstRatio.toFixed(3)}; ` +
+      `first byte ${median(copyZips.map((run) => run.firstByteMs)).toFixed(1)} ms; RSS growth ${mib(copyWorstGrowth)} MiB worst)`,
+  )
   const pooledRate = median(pooledReads.map((run) => mbPerSecond(run.bytes, run.ms)))
   const sendRate = median(sends.map((run) => mbPerSecond(run.bytes, run.totalMs)))
   console.log('\ncontext (medians; not targets):')
@@ -489,6 +558,16 @@ async function main(): Promise<void> {
       figures: `worst ${Math.max(...zips.map((run) => run.firstByteMs)).toFixed(1)} ms; whole zip ${seconds(medians.zipMs)} s (median)`,
       target: `≤ ${TARGET_FIRST_BYTE_MS} ms`,
       result: verdict(medians.firstByteMs <= TARGET_FIRST_BYTE_MS),
+    },
+    {
+      row: `zip of ${size} as full-size copies (photos \`ready\`): throughput ÷ reading the files`,
+      value: `${copyRatio.toFixed(3)}×`,
+      figures:
+        `medians of ${ROUNDS} rounds: zip ${median(copyRate).toFixed(0)} MB/s, read ${medians.readRate.toFixed(0)} MB/s (the same files, linked under copies/); worst round ${copyWorstRatio.toFixed(3)}×; ` +
+        `by server CPU time ${(medians.readCpu / median(copyZips.map((run) => run.rss.cpuMs))).toFixed(3)}×; first byte ${median(copyZips.map((run) => run.firstByteMs)).toFixed(1)} ms (median); ` +
+        `RSS growth ${mib(copyWorstGrowth)} MiB (worst)`,
+      target: `≥ ${TARGET_RATIO}×`,
+      result: verdict(copyRatio >= TARGET_RATIO),
     },
   ])
 }

@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { DESKTOP, launchChromium, openGuest, PHONE, type Guest, type GuestOptions } from '../support/browser.js'
+import { copiesSettled } from '../support/gallery-fixture.js'
 import { makeCameraJpeg } from '../support/camera.js'
 import { scratchDatabases } from '../support/databases.js'
 import { createTestBoothKey, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
@@ -488,5 +489,7 @@ async function liveGallery({
 }: { event?: string; setId?: string; names?: string[]; images?: Buffer[] } = {}) {
   const session = await register(setId ?? (await seedEvent(event)).sets[0]!.id, names)
   await complete(session.id, images)
+  // Until its copies are made, the guest's link still says the photos are on their way.
+  await copiesSettled(app, session.id)
   return session
 }

@@ -20,11 +20,12 @@ const FIRST_ROW = 2
 /**
  * How wide a gallery photo is shown, for `srcset` (gallery.css: two columns on a phone, cells of at
  * least 15rem beyond 40rem, in a page of at most 72rem with 1rem or 1.5rem margins). On a phone the
- * width is given as two thirds of the cell's: a 3× screen then takes the copy a 2× screen would
- * (480 px for a 173 px cell, still 2.8 pixels per CSS pixel), a third of the bytes of the next one,
- * and a gallery's first screen stays under 600 KB on a phone's connection (bench/README.md, `phone`).
+ * width is given as 0.6 of the cell's: a 3× screen then takes the copy a 2× screen would (the 480 px
+ * copy for a 173 px cell: 2.8 pixels per CSS pixel across a landscape photo, 1.85 across a portrait
+ * one), a third of the bytes of the next copy, and a gallery's first screen stays under 600 KB on a
+ * phone's connection, portraits included (bench/README.md, `phone`).
  */
-const GALLERY_SIZES = '(max-width: 40rem) calc((50vw - 1.4rem) * 0.67), (max-width: 72rem) calc(33vw - 2rem), 17rem'
+const GALLERY_SIZES = '(max-width: 40rem) calc((50vw - 1.4rem) * 0.6), (max-width: 72rem) calc(33vw - 2rem), 17rem'
 
 /** `src`, `srcset` and `sizes` of a photo: its display copies where made, else the full-size photo. */
 function imageSource(photo: PagePhoto, sizes: string): string {
