@@ -461,7 +461,7 @@ async function measureFullSize(turned: Buffer, upright: Buffer): Promise<Row[]> 
   const saved = upright.length - stripped.result.bytes.length
   console.log(`upright photo: ${mb(upright.length)} → ${mb(stripped.result.bytes.length)} (${saved} bytes of metadata left out), decoded pixels identical, ${stripped.ms.map(msText).join(', ')}`)
 
-  const what = 'orientation-6 camera photo (5184×3456, 6.8 MB), full size re-encoded'
+  const what = `orientation-6 camera photo (5184×3456, ${mb(turned.length)}), full size re-encoded`
   return [
     {
       row: `${what} at ${FULL_SIZE_QUALITY} (FULL_SIZE_QUALITY)`,
