@@ -22,7 +22,7 @@ import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.m
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
-import { galleryRevalidation } from './modules/gallery/gallery-revalidation.js'
+import { galleryReads } from './modules/gallery/gallery-reads.js'
 import { VersionCache } from './modules/gallery/gallery-versions.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
@@ -62,7 +62,7 @@ export function createApp(services: Services): Express {
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(under('/api/auth', authRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))
-  app.use(under('/gallery', galleryRevalidation(services, versions)))
+  app.use(under('/gallery', galleryReads(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))

@@ -3,7 +3,10 @@ import { pub } from '../../orpc.js'
 import { GALLERY_CACHE_CONTROL } from './gallery-versions.js'
 import { readEventPage, readGallery } from './gallery.service.js'
 
-/** The body, with the validator and caching a CDN revalidates it by (304s: gallery-revalidation.ts). */
+/**
+ * The body, with the validator and caching a CDN revalidates it by. Where the read succeeds, Express
+ * answers first (gallery-reads.ts: 304s, and the JSON without oRPC's serializer); these answer the rest.
+ */
 function cacheable<T>({ resHeaders }: AppContext, { body, etag }: { body: T; etag: string }): T {
   resHeaders?.set('ETag', etag)
   resHeaders?.set('Cache-Control', GALLERY_CACHE_CONTROL)
