@@ -6,7 +6,7 @@ import { createEvent } from '@photobooth/server/modules/events/events.service'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { DESKTOP, launchChromium, openGuest, PHONE, type Guest, type GuestOptions } from '../support/browser.js'
+import { closeGuests, DESKTOP, launchChromium, openGuest, PHONE, photosShown, type Guest, type GuestOptions } from '../support/browser.js'
 import { copiesSettled } from '../support/gallery-fixture.js'
 import { makeCameraJpeg } from '../support/camera.js'
 import { scratchDatabases } from '../support/databases.js'
@@ -26,7 +26,7 @@ let app: TestServer
 let browser: Browser
 let kiosk: PhotoBoothClient
 let booth: PhotoBoothClient
-let guests: Guest[] = []
+const guests: Guest[] = []
 
 beforeAll(async () => {
   ;[app, browser] = await Promise.all([databases.create().then((databaseUrl) => startTestServer({ databaseUrl })), launchChromium()])
@@ -35,16 +35,8 @@ beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true })
 })
 
-afterEach(async () => {
-  const opened = guests
-  guests = []
-  await Promise.all(opened.map((guest) => guest.context.close()))
-  // Whatever a test did, no page it opened showed an error, broke its policy or asked another origin.
-  for (const guest of opened) {
-    expect(guest.problems).toEqual([])
-    expect(guest.foreign).toEqual([])
-  }
-})
+// Whatever a test did, no page it opened showed an error, broke its policy or asked another origin.
+afterEach(() => closeGuests(guests.splice(0)))
 
 afterAll(async () => {
   await browser?.close()
@@ -68,7 +60,7 @@ describe('a guest’s gallery page, in Chromium', () => {
     expect(await page.textContent('.meta')).toBe('3 photos')
 
     // Each from its display copy (a photo this small has one, at its own size), never enlarged.
-    const shown = await photosShown(page)
+    const shown = (await photosShown(page)).map(({ cssWidth: _cssWidth, ...photo }) => photo)
     expect(shown).toEqual([
       { width: '48', height: '32', pixels: [48, 32], src: photos[0]!.copies![0]!.url, alt: 'Photo 1 of 3, Ada & Grace at Harbour Lights Gala' },
       { width: '30', height: '45', pixels: [30, 45], src: photos[1]!.copies![0]!.url, alt: 'Photo 2 of 3, Ada & Grace at Harbour Lights Gala' },
@@ -370,33 +362,6 @@ async function guest(options: GuestOptions = {}): Promise<Guest> {
   return opened
 }
 
-type ShownImage = { src: string; currentSrc: string; alt: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void>; getAttribute(name: string): string }
-
-/**
- * Each photo of the page as the guest sees it, in page order, once loaded (lazy ones scrolled to):
- * its size attributes, the file it shows and that file's pixel size, its description.
- */
-async function photosShown(page: Page) {
-  const shown = []
-  for (const image of await page.locator('.photos img').all()) {
-    await image.scrollIntoViewIfNeeded()
-    shown.push(
-      await image.evaluate(async (img: ShownImage) => {
-        // An image of `srcset` reports its natural size in CSS pixels (divided by the density the
-        // browser chose); a fresh image of the same file reports the file's own.
-        const pixelsOf = async (url: string): Promise<[number, number]> => {
-          const probe = new (globalThis as unknown as { Image: new () => ShownImage }).Image()
-          probe.src = url
-          await probe.decode()
-          return [probe.naturalWidth, probe.naturalHeight]
-        }
-        await img.decode()
-        return { width: img.getAttribute('width'), height: img.getAttribute('height'), pixels: await pixelsOf(img.currentSrc), src: img.currentSrc, alt: img.alt }
-      }),
-    )
-  }
-  return shown
-}
 
 /**
  * The gallery once the copies worker has made every photo's copies (a second or so per camera

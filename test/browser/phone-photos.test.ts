@@ -4,7 +4,7 @@ import axe from 'axe-core'
 import type { Browser, BrowserContextOptions, CDPSession, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { launchChromium, openGuest, type Guest, type GuestOptions } from '../support/browser.js'
+import { closeGuests, launchChromium, openGuest, photosShown, type Guest, type GuestOptions, type ShownImage } from '../support/browser.js'
 import { makeCameraJpeg } from '../support/camera.js'
 import { scratchDatabases } from '../support/databases.js'
 import { createTestBoothKey, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
@@ -36,7 +36,7 @@ let kiosk: PhotoBoothClient
 let gallery: LiveGallery
 /** Every gallery of the event, the 10-photo one first. */
 let cards: LiveGallery[]
-let guests: Guest[] = []
+const guests: Guest[] = []
 
 beforeAll(async () => {
   // The camera's files, made while the service and the browser start (seeds vary the scenes; two are
@@ -91,16 +91,8 @@ beforeAll(async () => {
   expect(gallery.photos.filter((photo) => photo.height > photo.width)).toHaveLength(2)
 }, 180_000)
 
-afterEach(async () => {
-  const opened = guests
-  guests = []
-  await Promise.all(opened.map((guest) => guest.context.close()))
-  // Whatever a test did, no page it opened showed an error, broke its policy or asked another origin.
-  for (const guest of opened) {
-    expect(guest.problems).toEqual([])
-    expect(guest.foreign).toEqual([])
-  }
-})
+// Whatever a test did, no page it opened showed an error, broke its policy or asked another origin.
+afterEach(() => closeGuests(guests.splice(0)))
 
 afterAll(async () => {
   await browser?.close()
@@ -123,10 +115,10 @@ describe('a gallery of camera photos on a phone, in Chromium', () => {
     expect(shown).toHaveLength(PHOTOS)
     for (const [i, image] of shown.entries()) {
       const photo = gallery.photos[i]!
-      const copy = photo.copies!.find((candidate) => candidate.url === image.currentSrc)
-      const what = `photo ${i + 1} at ${width} px: ${image.currentSrc} in a cell ${image.cssWidth} px wide`
+      const copy = photo.copies!.find((candidate) => candidate.url === image.src)
+      const what = `photo ${i + 1} at ${width} px: ${image.src} in a cell ${image.cssWidth} px wide`
       // A display copy (WebP), not the full-size photo the download gives.
-      expect(image.currentSrc, what).not.toBe(photo.url)
+      expect(image.src, what).not.toBe(photo.url)
       expect(copy, what).toBeDefined()
       expect(image.pixels, what).toEqual([copy!.width, copy!.height])
       const devicePixels = image.cssWidth * 3
@@ -234,32 +226,6 @@ async function guest(options: GuestOptions): Promise<Guest> {
   return opened
 }
 
-type Shown = { currentSrc: string; cssWidth: number; pixels: [number, number] }
-
-/** Each photo of the grid once loaded and decoded (scrolled to, for the lazy ones), with the image file's own pixel size. */
-async function photosShown(page: Page): Promise<Shown[]> {
-  const shown: Shown[] = []
-  for (const image of await page.locator('.photos img').all()) {
-    await image.scrollIntoViewIfNeeded()
-    shown.push(
-      await image.evaluate(async (img: ShownImage) => {
-        // An image of `srcset` reports its natural size in CSS pixels (divided by the density the
-        // browser chose); a fresh image of the same file reports the file's own.
-        const pixelsOf = async (url: string): Promise<[number, number]> => {
-          const probe = new (globalThis as unknown as { Image: new () => ShownImage }).Image()
-          probe.src = url
-          await probe.decode()
-          return [probe.naturalWidth, probe.naturalHeight]
-        }
-        await img.decode()
-        return { currentSrc: img.currentSrc, cssWidth: img.getBoundingClientRect().width, pixels: await pixelsOf(img.currentSrc) }
-      }),
-    )
-  }
-  return shown
-}
-
-type ShownImage = { src: string; currentSrc: string; naturalWidth: number; naturalHeight: number; decode(): Promise<void>; getBoundingClientRect(): { width: number } }
 
 /** The viewer's position, and the image it shows once decoded, with the position's box. */
 async function viewerShows(page: Page) {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 
 /** Debian's Chromium (`apt-get install chromium`); playwright-core only drives it, it downloads nothing. */
@@ -131,4 +132,61 @@ export async function openGuest(browser: Browser, origin: string, { context: opt
   })
 
   return { context, page: await context.newPage(), problems, foreign, sent, beacons, shared }
+}
+
+/** Closes the guests' browsers and checks that no page they opened showed an error, broke its policy or asked another origin. */
+export async function closeGuests(opened: Guest[]): Promise<void> {
+  await Promise.all(opened.map((guest) => guest.context.close()))
+  for (const guest of opened) {
+    expect(guest.problems).toEqual([])
+    expect(guest.foreign).toEqual([])
+  }
+}
+
+/** What a page's `<img>` is, to a test's `evaluate`. */
+export type ShownImage = {
+  currentSrc: string
+  alt: string
+  naturalWidth: number
+  naturalHeight: number
+  decode(): Promise<void>
+  getAttribute(name: string): string | null
+  getBoundingClientRect(): { width: number }
+}
+
+/** A photo of the grid as the guest sees it. */
+export type ShownPhoto = { width: string | null; height: string | null; cssWidth: number; pixels: [number, number]; src: string; alt: string }
+
+/**
+ * Each photo of the page's grid as the guest sees it, in page order, once loaded and decoded (lazy
+ * ones scrolled to): its size attributes, its width on the screen, the file it shows (`currentSrc`)
+ * and that file's own pixel size, its description.
+ */
+export async function photosShown(page: Page): Promise<ShownPhoto[]> {
+  const shown: ShownPhoto[] = []
+  for (const image of await page.locator('.photos img').all()) {
+    await image.scrollIntoViewIfNeeded()
+    shown.push(
+      await image.evaluate(async (img: ShownImage) => {
+        // An image of `srcset` reports its natural size in CSS pixels (divided by the density the
+        // browser chose); a fresh image of the same file reports the file's own.
+        const pixelsOf = async (url: string): Promise<[number, number]> => {
+          const probe = new (globalThis as unknown as { Image: new () => ShownImage & { src: string } }).Image()
+          probe.src = url
+          await probe.decode()
+          return [probe.naturalWidth, probe.naturalHeight]
+        }
+        await img.decode()
+        return {
+          width: img.getAttribute('width'),
+          height: img.getAttribute('height'),
+          cssWidth: img.getBoundingClientRect().width,
+          pixels: await pixelsOf(img.currentSrc),
+          src: img.currentSrc,
+          alt: img.alt,
+        }
+      }),
+    )
+  }
+  return shown
 }
