@@ -27,7 +27,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { get } from 'node:http'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,7 +42,7 @@ import sharp from 'sharp'
 
 import { makeCameraJpeg } from '../test/support/camera.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { Broken, cleanUp, envNumber, freePort, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { Broken, cleanUp, envNumber, freePort, httpStatus, obtainDatabase, onCleanup, runBenchmark, runToEnd } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
@@ -172,30 +171,7 @@ class Memory {
 
 type Server = { url: string; pid: number; child: ChildProcess; log: () => string; memory: Memory }
 
-/** The status of `GET url`, or undefined while nothing listens. */
-function status(url: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const request = get(url, { agent: false, timeout: 2_000 }, (res) => {
-      res.resume()
-      res.once('end', () => resolve(res.statusCode))
-    })
-    request.once('error', () => resolve(undefined))
-    request.once('timeout', () => request.destroy())
-  })
-}
 
-/** Runs a command to its end; its output is shown only if it fails. */
-function run(command: string, args: string[]): Promise<number> {
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Broken(`${command} ${args.join(' ')} exited with ${code}:\n${output}`))))
-  })
-}
 
 async function startServer(databaseUrl: string, dataDir: string): Promise<Server> {
   const port = await freePort()
@@ -244,7 +220,7 @@ async function startServer(databaseUrl: string, dataDir: string): Promise<Server
   for (;;) {
     if (exit !== undefined) throw new Broken(`the server exited (${exit}) before it was ready:\n${log}`)
     if (performance.now() - started > 60_000) throw new Broken(`the server was not ready after 60 s:\n${log}`)
-    if ((await status(`${url}/readyz`)) === 200) break
+    if ((await httpStatus(`${url}/readyz`)) === 200) break
     await sleep(20)
   }
   return { url, pid: child.pid!, child, log: () => log, memory: new Memory(child.pid!) }
@@ -500,7 +476,7 @@ async function main(): Promise<void> {
 
   // The database and the build run while the camera photos are made.
   const databaseReady = obtainDatabase(dataDir)
-  const built = run(process.execPath, ['--import', 'tsx', 'server/build.ts'])
+  const built = runToEnd(process.execPath, ['--import', 'tsx', 'server/build.ts'], root)
   const started = performance.now()
   const photos: Buffer[] = []
   for (const [index, turned] of LAYOUT.entries()) {
@@ -510,7 +486,7 @@ async function main(): Promise<void> {
   const photoBytes = photos.reduce((sum, photo) => sum + photo.length, 0)
   console.log(`; ${mb(photoBytes)} a session (${PHOTOS - TURNED} upright, ${TURNED} with orientation 6)`)
   const databaseUrl = await databaseReady
-  console.log(`built server/dist/main.js in ${s(await built)}`)
+  console.log(`built server/dist/main.js in ${s((await built) * 1000)}`)
 
   const server = await startServer(databaseUrl, dataDir)
   onCleanup('memory sampler', async () => server.memory.stop())

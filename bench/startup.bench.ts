@@ -15,7 +15,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { get } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
 import { reportRows, verdict } from './rows.js'
-import { Broken, cleanUp, envNumber, freePort, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { Broken, cleanUp, envNumber, freePort, httpStatus, obtainDatabase, onCleanup, runBenchmark, runToEnd } from './support.js'
 
 const WARM_TARGET_S = 3
 const WARM_STARTS = Math.round(envNumber('BENCH_WARM_STARTS', 3, 1))
@@ -47,30 +46,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-/** Runs a command to its end; its output is shown only if it fails. */
-function run(command: string, args: string[]): Promise<number> {
-  const started = performance.now()
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.once('error', reject)
-    child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Broken(`${command} ${args.join(' ')} exited with ${code}:\n${output}`))))
-  })
-}
 
-/** The status of `GET url`, or undefined while nothing listens. */
-function status(url: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const request = get(url, { agent: false, timeout: 2_000 }, (res) => {
-      res.resume()
-      res.once('end', () => resolve(res.statusCode))
-    })
-    request.once('error', () => resolve(undefined))
-    request.once('timeout', () => request.destroy())
-  })
-}
 
 type Start = { listeningS: number; readyS: number; stopS: number; log: string }
 
@@ -91,7 +67,7 @@ async function startAndStop(env: NodeJS.ProcessEnv, port: number): Promise<Start
   while (readyS === undefined) {
     if (exit) throw new Broken(`the server exited (${exit.signal ?? exit.code}) before it was ready:\n${log}`)
     if (performance.now() - started > READY_TIMEOUT_MS) throw new Broken(`not ready after ${READY_TIMEOUT_MS / 1000} s:\n${log}`)
-    const answer = await status(`http://127.0.0.1:${port}/readyz`)
+    const answer = await httpStatus(`http://127.0.0.1:${port}/readyz`)
     if (answer !== undefined) listeningS ??= (performance.now() - started) / 1000
     if (answer === 200) readyS = (performance.now() - started) / 1000
     else await new Promise((resolve) => setTimeout(resolve, POLL_MS))
@@ -108,7 +84,7 @@ const s = (seconds: number) => `${seconds.toFixed(2)} s`
 
 async function main(): Promise<void> {
   console.log(`start-up benchmark: node ${process.version}; the built server in production mode, cold on an empty database, then ${WARM_STARTS} warm restarts`)
-  const buildS = await run(process.execPath, ['--import', 'tsx', 'server/build.ts'])
+  const buildS = await runToEnd(process.execPath, ['--import', 'tsx', 'server/build.ts'], root)
   console.log(`built server/dist/main.js in ${s(buildS)} (node --import tsx server/build.ts)`)
 
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-startup-bench-'))

@@ -1,5 +1,6 @@
 /** What the benchmarks share: parameters from the environment, clean-up, and a database. */
-import type { ServerResponse } from 'node:http'
+import { spawn } from 'node:child_process'
+import { get, type ServerResponse } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
 import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
@@ -90,4 +91,29 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   const text = JSON.stringify(body)
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
   res.end(text)
+}
+
+/** Runs a command in `cwd` to its end; answers its seconds. Its output is shown only if it fails. */
+export function runToEnd(command: string, args: string[], cwd: string): Promise<number> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('error', reject)
+    child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Broken(`${command} ${args.join(' ')} exited with ${code}:\n${output}`))))
+  })
+}
+
+/** The status of `GET url`, or undefined while nothing listens. */
+export function httpStatus(url: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const request = get(url, { agent: false, timeout: 2_000 }, (res) => {
+      res.resume()
+      res.once('end', () => resolve(res.statusCode))
+    })
+    request.once('error', () => resolve(undefined))
+    request.once('timeout', () => request.destroy())
+  })
 }
