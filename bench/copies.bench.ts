@@ -171,8 +171,6 @@ class Memory {
 
 type Server = { url: string; pid: number; child: ChildProcess; log: () => string; memory: Memory }
 
-
-
 async function startServer(databaseUrl: string, dataDir: string): Promise<Server> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {

@@ -46,8 +46,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-
-
 type Start = { listeningS: number; readyS: number; stopS: number; log: string }
 
 /** Spawn to the first 200 of /readyz, then SIGTERM to exit (which must be 0). */
