@@ -2,11 +2,12 @@
  * The real service in a process of its own, for the drills (test/drills) and the delivery test that
  * kills one mid-send: configured from the environment as `main.ts` is, with the dispatcher's pace
  * from TEST_DISPATCHER and the copies worker's from TEST_COPIES (JSON, merged over the defaults, so
- * that a dead instance's leases run out within a test). Says where it listens: `{ ready: true, url }` over IPC. Killed outright (SIGKILL),
+ * that a dead instance's leases run out within a test), and its log's level from TEST_LOG_LEVEL
+ * (`error` by default: faults only; a drill that reads every line sets `info` or `trace`). Says where it listens: `{ ready: true, url }` over IPC. Killed outright (SIGKILL),
  * or stopped gracefully on SIGTERM as `main.ts` stops (exit 0 once drained).
  */
 import { loadSettings } from '@photobooth/server/config'
-import { createLogger } from '@photobooth/server/logger'
+import { createLogger, type LogLevel } from '@photobooth/server/logger'
 import { startServer } from '@photobooth/server/server'
 
 const settings = loadSettings(process.env)
@@ -19,8 +20,8 @@ const running = await startServer({
     delivery: { ...settings.delivery, dispatcher: { ...settings.delivery.dispatcher, ...JSON.parse(process.env.TEST_DISPATCHER ?? '{}') } },
     copies: { ...settings.copies, worker: { ...settings.copies.worker, ...JSON.parse(process.env.TEST_COPIES ?? '{}') } },
   },
-  // Faults only, on standard error (the drills show it when something fails).
-  logger: createLogger({ level: 'error', write: (line) => process.stderr.write(line) }),
+  // Faults only by default, on standard error (the drills show it when something fails).
+  logger: createLogger({ level: (process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'error', write: (line) => process.stderr.write(line) }),
 })
 process.on('SIGTERM', () => {
   running.stop().then(
