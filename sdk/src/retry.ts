@@ -3,7 +3,8 @@ import { ApiError, NetworkError, TimeoutError } from './errors.js'
 /**
  * When and how often a call is tried again. Only GETs and calls carrying an `Idempotency-Key` are
  * retried (the SDK gives every non-GET kiosk, booth and staff call one, reused across its retries),
- * on a network error, a timeout, a 5xx, or the server's 409 for the same key still in flight.
+ * on a network error, a timeout, a 5xx (a 503's `Retry-After` honoured, up to `maxDelayMs`), or the
+ * server's 409 for the same key still in flight.
  */
 export type RetryOptions = {
   /** Tries after the first one. Default 3; 0 turns retries off. */
@@ -64,7 +65,11 @@ export function pauseBeforeRetry(error: unknown, attempt: number, repeatable: bo
     error instanceof NetworkError ||
     error instanceof TimeoutError ||
     (error instanceof ApiError && (error.status >= 500 || isInFlightConflict(error)))
-  return transient ? backoffDelay(attempt, retry) : undefined
+  if (!transient) return undefined
+  // A 503 with Retry-After (the database or storage away): its pause, within the longest allowed.
+  const retryAfter = error instanceof ApiError && error.status === 503 ? Number(error.headers.get('retry-after')) : NaN
+  const backoff = backoffDelay(attempt, retry)
+  return retryAfter > 0 ? Math.max(backoff, Math.min(retry.maxDelayMs, retryAfter * 1000)) : backoff
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

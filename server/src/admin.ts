@@ -142,7 +142,7 @@ async function authFor(orm: Orm) {
   const config = resolveConfig(settings, settings.port)
   const created = createAuth(
     { secret: await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir), publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: false },
-    orm.config.get('clientUrl'),
+    { url: orm.config.get('clientUrl'), timeouts: settings.databaseTimeouts },
     createLogger({ silent: true }),
   )
   closeAuth = created.close
@@ -195,7 +195,8 @@ async function main(argv: string[]): Promise<number> {
   const embedded = settings.databaseUrl
     ? undefined
     : await startEmbeddedPostgres({ dataDir: settings.dataDir, port: settings.embeddedPostgresPort, database: 'photobooth' })
-  const orm = await openOrm(settings.databaseUrl ?? embedded!.url)
+  // A command run by hand waits on a long statement (a migration of a large table) as long as it takes.
+  const orm = await openOrm(settings.databaseUrl ?? embedded!.url, { timeouts: { ...settings.databaseTimeouts, statementMs: 0 } })
   try {
     return await command.run(orm, await migrate(orm))
   } finally {

@@ -8,6 +8,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler, t
 import { GALLERY_PAGES_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
 import { AppError, encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableError, UNAVAILABLE_MESSAGES } from './outages.js'
 import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
@@ -37,7 +38,7 @@ const MAX_BODY_BYTES = 64 * 1024
 
 /** The HTTP app: the edge (http/), then who answers what, in order. */
 export function createApp(services: Services): Express {
-  const limit = createRateLimiter(services.config.rateLimits, services.rateLimitStore, services.metrics)
+  const limit = createRateLimiter(services.config.rateLimits, services.rateLimitCounts, services.metrics)
   const versions = new VersionCache(services.now)
   const app = express()
   app.disable('x-powered-by')
@@ -93,7 +94,24 @@ function serveApi(services: Services): RequestHandler {
     if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) services.logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
-  const handler = new StandardOpenAPIHandler(router, { customErrorResponseBodyEncoder, rootInterceptors: [storeIdempotentAnswer], plugins: [new ResponseHeadersPlugin()] })
+  // A procedure that met a dependency's outage answers 503 with what is unavailable (outages.ts).
+  const answerOutages = async ({ next, context }: { next: () => Promise<unknown>; context: AppContext }) => {
+    try {
+      return await next()
+    } catch (error) {
+      const outage = outageOf(error)
+      if (!outage) throw error
+      noteOutage(outage, error, services)
+      context.resHeaders?.set('Retry-After', String(RETRY_AFTER_SECONDS))
+      throw unavailableError(outage, error)
+    }
+  }
+  const handler = new StandardOpenAPIHandler(router, {
+    customErrorResponseBodyEncoder,
+    rootInterceptors: [storeIdempotentAnswer],
+    clientInterceptors: [answerOutages],
+    plugins: [new ResponseHeadersPlugin()],
+  })
   return async (req, res, next) => {
     if (!BODYLESS_METHODS.has(req.method)) limitBody(req, res, MAX_BODY_BYTES)
     // oRPC routes no HEAD: answered as the GET, whose body Node leaves out of a HEAD's answer.
@@ -141,12 +159,20 @@ const BODYLESS_STATUSES = new Set([204, 304])
 
 const notFound: RequestHandler = (_req, res) => sendError(res, 404, NOT_FOUND_BODY)
 
-function lastResort({ logger }: Services): ErrorRequestHandler {
+function lastResort(services: Services): ErrorRequestHandler {
+  const { logger } = services
   return (error, _req, res, _next) => {
     if (res.headersSent) return void res.destroy()
     // Express's own refusals (a malformed %-escape in the path) carry a 4xx status: bad input.
     const status = (error as { status?: unknown }).status
     if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, status, { error: 'Malformed request' })
+    // The routes Express answers itself (gallery reads, bytes, the CSV export) meet outages too.
+    const outage = outageOf(error)
+    if (outage) {
+      noteOutage(outage, error, services)
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS))
+      return sendError(res, 503, { error: UNAVAILABLE_MESSAGES[outage] })
+    }
     logger.error('unhandled error', error)
     sendError(res, 500, INTERNAL_ERROR_BODY)
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { z } from 'zod'
 
 import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
+import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.js'
 import { LOG_LEVELS, type LogLevel } from './logger.js'
 import { DEFAULT_COPIES_SETTINGS, type CopiesWorkerSettings } from './modules/photos/copies-worker.js'
 import type { ContactFormSource } from './modules/contact/contact-labels.js'
@@ -30,6 +31,8 @@ const Environment = z
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATABASE_URL: z.url().optional(),
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
+    DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
     DATA_DIR: z.string().min(1).default('.data'),
     EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
     PUBLIC_URL: optionalUrl,
@@ -50,23 +53,26 @@ const Environment = z
     S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
     S3_ACCESS_KEY_ID: z.string().min(1).optional(),
     S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    S3_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
     LOCAL_UPLOAD_SECRET: z.string().min(32).optional(),
     DELIVERY: z.enum(['on', 'off']).default('on'),
     DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_DISPATCHER_SETTINGS.concurrency),
     DELIVERY_EMAIL_PER_SECOND: z.coerce.number().positive().optional(),
     DELIVERY_SMS_PER_SECOND: z.coerce.number().positive().optional(),
+    DELIVERY_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(DEFAULT_DISPATCHER_SETTINGS.retryForMs / 3_600_000),
     DELIVERY_EMAIL_BATCH: z.coerce.number().int().min(1).max(500).default(DEFAULT_DISPATCHER_SETTINGS.providerBatch),
     COPIES: z.enum(['on', 'off']).default('on'),
     COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
     COPIES_LINK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).default(0),
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).optional(),
     CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
     REQUEST_ID_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').default('X-Request-Id'),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
     REDIS_URL: z.url().optional(),
+    REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
     CONTACT_TO: z.email().optional(),
     CONTACT_FORM_URL: z.url().optional(),
     CONTACT_FORM_FILE: z.string().min(1).default('server/contact-form.json'),
@@ -131,6 +137,10 @@ export type Config = {
   rateLimits: RateLimitSettings
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
+  /** How long a rate limit waits on Redis before it lets the request through uncounted. */
+  redisTimeoutMs: number
+  /** How long anything waits on PostgreSQL (db/orm.ts). */
+  databaseTimeouts: DatabaseTimeouts
   contact: ContactSettings
   /** The edge's request-id header, whose sane value becomes this request's id (`X-Request-Id`). */
   requestIdHeader: string
@@ -183,9 +193,26 @@ export type CopiesSettings = {
  * production (the routes that need storage then answer 503).
  */
 export type StorageSettings =
-  | { kind: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean; accessKeyId: string; secretAccessKey: string }
+  | {
+      kind: 's3'
+      bucket: string
+      region: string
+      endpoint?: string
+      forcePathStyle: boolean
+      accessKeyId: string
+      secretAccessKey: string
+      /** How long one storage call may go without an answer (connecting, then each wait for bytes). */
+      timeoutMs: number
+    }
   | { kind: 'local'; root: string; secret: string }
   | { kind: 'none' }
+
+/**
+ * How long a production instance goes on serving after SIGTERM, not ready, before it drains: what a
+ * load balancer needs to see `/readyz` fail and stop sending it requests, probe interval × failures
+ * to mark it down + one probe's timeout: 2 s × 2 + 1 s (README, Running in production).
+ */
+const PRODUCTION_SHUTDOWN_DELAY_MS = 5_000
 
 /** A provider call that takes longer is abandoned and retried later. */
 const PROVIDER_TIMEOUT_MS = 15_000
@@ -241,6 +268,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
           forcePathStyle: e.S3_FORCE_PATH_STYLE === 'true',
           accessKeyId: e.S3_ACCESS_KEY_ID!,
           secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+          timeoutMs: e.S3_TIMEOUT_MS,
         }
       : e.MODE === 'development'
         ? // Upload URLs signed with a per-process secret die on restart; they live 15 minutes anyway.
@@ -261,11 +289,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       mail: postmark && e.CONTACT_TO ? { kind: 'postmark', to: e.CONTACT_TO, ...postmark } : development ? { kind: 'console' } : undefined,
     },
     redisUrl: e.REDIS_URL,
+    redisTimeoutMs: e.REDIS_TIMEOUT_MS,
+    databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, statementMs: e.DATABASE_TIMEOUT_MS },
     requestIdHeader: e.REQUEST_ID_HEADER,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
-    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS ?? (development ? 0 : PRODUCTION_SHUTDOWN_DELAY_MS),
     delivery: {
       dispatch: e.DELIVERY === 'on',
       email: postmark ? { kind: 'postmark', ...postmark } : development ? { kind: 'console' } : undefined,
@@ -287,6 +317,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         concurrency: e.DELIVERY_CONCURRENCY,
         perSecond: { email: e.DELIVERY_EMAIL_PER_SECOND, sms: e.DELIVERY_SMS_PER_SECOND },
         providerBatch: e.DELIVERY_EMAIL_BATCH,
+        retryForMs: e.DELIVERY_RETRY_HOURS * 3_600_000,
       },
     },
   }

@@ -9,7 +9,7 @@ import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import type { StaffAuth } from './modules/staff/auth.js'
 import type { StaffCaller } from './modules/staff/staff-auth.middleware.js'
-import type { SharedStore } from './modules/rate-limits/rate-limits.js'
+import type { RedisCounts } from './modules/rate-limits/rate-limits.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 import type { OpenApiDocument } from './openapi.js'
 
@@ -33,8 +33,8 @@ export type Services = {
   wakeCopies: () => void
   /** This instance's bound on image work in flight: the copies worker's and the downloads' that make a copy now. */
   imageLimit: LimitFunction
-  /** Shared rate-limit counts; absent: each instance counts its own. */
-  rateLimitStore?: SharedStore
+  /** Rate-limit counts shared in Redis; absent: each instance counts its own. */
+  rateLimitCounts?: RedisCounts
   /** The labels of the published contact page. */
   contactLabels: ContactLabels
   /** Absent when mail is not configured: the contact form answers 503. */

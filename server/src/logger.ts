@@ -49,36 +49,47 @@ const isDatabaseError = (error: Error): error is DatabaseError => {
 }
 
 /**
- * An error as logged. A database error's message holds the statement with its values written in
- * (MikroORM inlines them) and a `detail` that repeats the conflicting values: guests' names, emails
- * and phones. It is logged as its SQLSTATE, where it happened, and the statement with every literal
- * replaced by `?`.
+ * An error as logged: its name, its code where it has one, where it happened, and its words with
+ * every guest's value taken out (`redact`). Any error may carry a statement with its values written
+ * in, not only PostgreSQL's: a connection dropped mid-query has no SQLSTATE, and the driver's
+ * message still holds the statement. A database error's `detail` (the conflicting values) is never
+ * read.
  */
 export function describeError(error: unknown, depth = 0): unknown {
-  if (!(error instanceof Error)) return error
-  if (isDatabaseError(error)) {
-    const frames = (error.stack ?? '').split('\n').filter((line) => line.trim().startsWith('at '))
-    return {
-      name: error.name,
-      code: error.code,
-      ...pick(error, ['constraint', 'table', 'column', 'routine']),
-      message: withoutValues(error.message),
-      stack: frames.join('\n'),
-    }
-  }
+  if (!(error instanceof Error)) return typeof error === 'string' ? redact(error) : error
+  const code = (error as { code?: unknown }).code
   return {
     name: error.name,
-    message: withoutSessionIds(error.message),
-    stack: error.stack && withoutSessionIds(error.stack),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    ...(isDatabaseError(error) ? pick(error, ['constraint', 'table', 'column', 'routine']) : {}),
+    message: redact(error.message),
+    stack: error.stack && redact(error.stack),
     ...(error.cause !== undefined && depth < 3 ? { cause: describeError(error.cause, depth + 1) } : {}),
   }
 }
 
 /**
- * Storage errors name the object (a file's path, a key): `sessions/<session id>/…`. A session id is a
- * gallery's secret link, so it is left out; what failed and where still shows.
+ * A text as it may be logged: where it holds a statement, its literals become `?` and PostgreSQL's
+ * detail goes (`withoutValues`; other quoted words, such as a file's path, stay); a session's id, the secret of its gallery link, becomes `…` wherever it stands
+ * (`withoutSessionIds`); and an address or a phone number left in a message is masked, should a
+ * library have quoted one some other way.
  */
-export const withoutSessionIds = (text: string) => text.replace(/sessions\/[A-Za-z0-9_-]{1,64}\//g, 'sessions/…/')
+export const redact = (text: string): string =>
+  withoutSessionIds(STATEMENT.test(text) ? withoutValues(text) : text)
+    .replace(/[^\s@'"/<>()]+@[^\s@'"/<>()]+\.[A-Za-z]{2,}/g, '…@…')
+    .replace(/\+\d{7,15}\b/g, '+…')
+
+const STATEMENT = /\b(select|insert into|update|delete from|returning)\b/i
+
+/**
+ * A session id is a gallery's secret link: storage errors name objects by it (`sessions/<id>/…`), a
+ * gallery link carries it, and a statement may hold it. Ids are 22 random URL-safe characters
+ * (ids.ts); a word of that length with digits and both cases is taken for one.
+ */
+export const withoutSessionIds = (text: string) =>
+  text
+    .replace(/sessions\/[A-Za-z0-9_-]{1,64}\//g, 'sessions/…/')
+    .replace(/(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{0,21}[0-9])(?=[A-Za-z0-9_-]{0,21}[a-z])(?=[A-Za-z0-9_-]{0,21}[A-Z])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, '…')
 
 /** The statement and PostgreSQL's own words, without the values: literals become `?`, the detail goes. */
 export function withoutValues(message: string): string {

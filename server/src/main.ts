@@ -2,7 +2,7 @@ import { constants } from 'node:os'
 
 import { GALLERY_PAGES_PATH, loadSettings } from './config.js'
 import { DEMO } from './db/seed.js'
-import { createLogger } from './logger.js'
+import { createLogger, redact } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
 
 /** Replaced by one at the configured level once the settings are read. */
@@ -11,9 +11,25 @@ let logger = createLogger()
 /** What closing the database and stopping the embedded cluster may take after the grace. */
 const STOP_MARGIN_MS = 15_000
 
+/**
+ * The log stream is JSON lines only: Node's warnings (a library's deprecation, the AWS SDK's notice
+ * about Node versions) become warning lines instead of a block on stderr, and a crash is a last
+ * error line. A promise rejected with nobody listening is a bug to fix, not a reason to stop serving.
+ */
+function logProcessEvents() {
+  process.removeAllListeners('warning')
+  process.on('warning', (warning) => logger.warn(`process warning: ${warning.name}`, { text: redact(warning.message) }))
+  process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', reason))
+  process.on('uncaughtException', (error) => {
+    logger.error('crashed', error)
+    process.exit(1)
+  })
+}
+
 async function main() {
   const settings = loadSettings()
   logger = createLogger({ level: settings.logLevel })
+  logProcessEvents()
   /** Set once started: a signal before that has nothing to drain. */
   const service: { running?: RunningServer } = {}
   let stopping = false

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 import type { Orm } from './db/orm.js'
+import { withTimeout } from './timeouts.js'
 import { CHANNELS, MESSAGE_STATUSES } from './modules/delivery/outbox-message.entity.js'
 
 /**
@@ -12,12 +13,20 @@ export type Metrics = ReturnType<typeof createMetrics>
 /** The pool MikroORM's knex keeps (tarn): what `photobooth_db_pool_connections` reports. */
 type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number }
 
-/** The outbox's messages by channel and status, and (channel null) the photos queued for copies. */
-type BacklogCount = { channel: string | null; status: string; count: number }
+/**
+ * The outbox's messages by channel and status, with the age of each group's oldest (seconds), and
+ * (channel null) the photos queued for copies.
+ */
+type BacklogCount = { channel: string | null; status: string; count: number; oldest: number | null }
 
 /** One statement: the photos' count reads the partial index on queued photos, never the table. */
-const BACKLOG_QUERY = `select channel, status, count(*)::int as count from outbox_message group by channel, status
-  union all select null, 'queued', count(*)::int from photo where image_status = 'queued'`
+const BACKLOG_QUERY = `select channel, status, count(*)::int as count, extract(epoch from now() - min(created_at))::float8 as oldest
+    from outbox_message group by channel, status
+  union all select null, 'queued', count(*)::int, null from photo where image_status = 'queued'`
+
+/** What the service depends on at run time, as its metrics and its readiness name them. */
+export const DEPENDENCIES = ['database', 'storage', 'redis'] as const
+export type Dependency = (typeof DEPENDENCIES)[number]
 
 /**
  * How long a scrape waits for the outbox's counts. A database that does not answer must not hold
@@ -87,6 +96,43 @@ export function createMetrics({ orm }: { orm: Orm }) {
     registers: [registry],
   })
   for (const outcome of ['ready', 'failed', 'retried']) copiesMade.zero({ outcome })
+  const oldestPending = new Gauge({
+    name: 'photobooth_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest gallery-link message still to be sent, by channel (0: none waiting; read and left out with photobooth_outbox_messages)',
+    labelNames: ['channel'] as const,
+    registers: [registry],
+  })
+  const deliveryRecordFailures = new Counter({
+    name: 'photobooth_delivery_record_failures_total',
+    help: "Sent messages whose result could not be written, by outcome (retried: written again; abandoned: not written before the message's lease ended, so it may be sent twice)",
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  })
+  for (const outcome of ['retried', 'abandoned']) deliveryRecordFailures.inc({ outcome }, 0)
+  const dependencyErrors = new Counter({
+    name: 'photobooth_dependency_errors_total',
+    help: 'Calls to a dependency that failed or timed out, by dependency (database: requests and readiness checks; storage: every S3 call; redis: every rate-limit count and connection error)',
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+  })
+  for (const dependency of DEPENDENCIES) dependencyErrors.inc({ dependency }, 0)
+  const rateLimitUnchecked = new Counter({
+    name: 'photobooth_rate_limit_unchecked_total',
+    help: 'Requests let through without a rate-limit count because Redis did not answer in time (the limits fail open), by limit',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  })
+  const dependencyUp = new Gauge({
+    name: 'photobooth_dependency_up',
+    help: "Whether a dependency answered this instance's last check (1) or not (0), by dependency: database and storage as /readyz sees them, redis as its client is connected (absent when not configured)",
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+  })
+  const ready = new Gauge({
+    name: 'photobooth_ready',
+    help: 'Whether /readyz answered 200 at its last probe (1) or 503 (0)',
+    registers: [registry],
+  })
   let reading: Promise<BacklogCount[]> | undefined
   async function readOutbox() {
     // One read at a time: while the database stalls, each scrape waits on the read already sent
@@ -95,22 +141,23 @@ export function createMetrics({ orm }: { orm: Orm }) {
       .fork()
       .execute<BacklogCount[]>(BACKLOG_QUERY)
       .finally(() => (reading = undefined))
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), OUTBOX_READ_TIMEOUT_MS)))
-    const rows = await Promise.race([reading, timeout])
-      .catch(() => undefined)
-      .finally(() => clearTimeout(timer))
+    const rows = await withTimeout(reading, OUTBOX_READ_TIMEOUT_MS).catch(() => undefined)
     // No figure rather than an old one: an alert on the outbox sees the series go, and the counter says why.
     outboxMessages.reset()
     photos.reset()
+    oldestPending.reset()
     if (!rows) {
       outboxReadFailures.inc()
       return
     }
-    for (const channel of CHANNELS) for (const status of MESSAGE_STATUSES) outboxMessages.set({ channel, status }, 0)
+    for (const channel of CHANNELS) {
+      oldestPending.set({ channel }, 0)
+      for (const status of MESSAGE_STATUSES) outboxMessages.set({ channel, status }, 0)
+    }
     for (const row of rows) {
       if (row.channel === null) photos.set({ copies: row.status }, row.count)
       else outboxMessages.set({ channel: row.channel, status: row.status }, row.count)
+      if (row.channel !== null && row.status === 'pending') oldestPending.set({ channel: row.channel }, Math.max(0, Math.round(row.oldest ?? 0)))
     }
   }
   new Gauge({
@@ -134,5 +181,19 @@ export function createMetrics({ orm }: { orm: Orm }) {
     await readOutbox()
     return registry.metrics()
   }
-  return { registry, scrape, requestDuration, rateLimited, zipBytes, deliveryLatency, dispatchFailures, copiesMade }
+  return {
+    registry,
+    scrape,
+    requestDuration,
+    rateLimited,
+    rateLimitUnchecked,
+    zipBytes,
+    deliveryLatency,
+    dispatchFailures,
+    deliveryRecordFailures,
+    copiesMade,
+    dependencyErrors,
+    dependencyUp,
+    ready,
+  }
 }

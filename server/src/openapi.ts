@@ -22,7 +22,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '429': 'Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header.',
   '422': 'Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written.',
   '500': 'Server fault; nothing about it is disclosed. Retry with backoff.',
-  '503': 'Not configured on this deployment (photo storage, mail), or the contact page is unavailable.',
+  '503': 'A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed.',
 }
 
 /**
@@ -224,7 +224,27 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   }
   documentIdempotencyKeys(document)
   documentGalleryValidators(document)
+  documentRetryAfter(document)
   return document
+}
+
+/** Every 503 may be an outage (outages.ts): it then carries `Retry-After`. */
+function documentRetryAfter(document: OpenApiDocument): void {
+  const components = (document.components ??= {})
+  components.headers = {
+    ...components.headers,
+    RetryAfter: {
+      description: 'Present when the database or photo storage is away: seconds to wait before trying again.',
+      schema: { type: 'integer', minimum: 1, example: 5 },
+    },
+  }
+  for (const pathItem of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(pathItem ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue
+      const unavailable = operation.responses?.['503']
+      if (unavailable && !('$ref' in unavailable)) unavailable.headers = { ...unavailable.headers, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
+    }
+  }
 }
 
 /**

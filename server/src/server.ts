@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 
 import pLimit from 'p-limit'
-import type { RedisClientType } from 'redis'
 
 import { createApp } from './app.js'
 import { resolveConfig, type Config, type ContactSettings, type DeliverySettings, type Settings } from './config.js'
@@ -27,7 +26,7 @@ import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
 import type { Transports } from './modules/delivery/transport.js'
 import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
-import { redisStores } from './modules/rate-limits/rate-limits.js'
+import { connectRedisCounts, type RedisCounts } from './modules/rate-limits/rate-limits.js'
 import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
 import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
@@ -41,14 +40,6 @@ import { buildOpenApiDocument } from './openapi.js'
 function createContactMailer(settings: ContactSettings, logger: Logger): ContactMailer | undefined {
   if (!settings.mail) return undefined
   return settings.mail.kind === 'postmark' ? createPostmarkContactMailer(settings.mail) : createConsoleContactMailer(logger)
-}
-
-/** Loaded only when `REDIS_URL` is set: a start without it does not pay for the client. */
-async function connectRedis(url: string): Promise<RedisClientType> {
-  const { createClient } = await import('redis')
-  const client: RedisClientType = createClient({ url })
-  await client.connect()
-  return client
 }
 
 function createTransports(settings: DeliverySettings, logger: Logger): Transports {
@@ -102,10 +93,10 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     databaseUrl = embedded.url
     logger.info('embedded PostgreSQL started', { dataDir: settings.dataDir, port: settings.embeddedPostgresPort })
   }
-  const orm = await openOrm(databaseUrl, { onQuery })
+  const orm = await openOrm(databaseUrl, { onQuery, timeouts: settings.databaseTimeouts, logger })
   const metrics = createMetrics({ orm })
   const clock = now ?? (() => new Date())
-  let redis: RedisClientType | undefined
+  let redis: RedisCounts | undefined
   let server: Server | undefined
   let auth: AuthService | undefined
   try {
@@ -133,8 +124,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     }
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
-    redis = settings.redisUrl ? await connectRedis(settings.redisUrl) : undefined
-    const rateLimitStore = redis && (await redisStores(redis))
+    // Not waited for: Redis only counts rate limits, which let requests through while it is away.
+    redis = settings.redisUrl ? await connectRedisCounts({ url: settings.redisUrl, timeoutMs: settings.redisTimeoutMs }, { logger, metrics }) : undefined
 
     server = createServer({
       // Checked by answerNodeRefusals, which answers in the service's error shape.
@@ -157,12 +148,12 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const config = resolveConfig(settings, port)
     auth = createAuth(
       { secret: authSecret, publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: config.mode === 'production' },
-      databaseUrl,
+      { url: databaseUrl, timeouts: settings.databaseTimeouts },
       logger,
     )
     // Nothing below awaits: the request listener is attached in the same tick as the listen
     // callback, so no request can arrive before it.
-    const storage = createStorage(settings.storage, config.publicUrl, clock)
+    const storage = createStorage(settings.storage, config.publicUrl, clock, () => metrics.dependencyErrors.inc({ dependency: 'storage' }))
     // A crash mid-upload leaves a partial file beside the photos; one untouched this long is dead.
     // Swept in the background: a large bucket must not delay the start.
     if (storage?.kind === 'local') {
@@ -183,7 +174,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       wakeDelivery: () => dispatcher?.wake(),
       wakeCopies: () => copies?.wake(),
       imageLimit,
-      rateLimitStore,
+      rateLimitCounts: redis,
       contactLabels: createContactLabels(settings.contact.form, logger, clock),
       contactMailer: createContactMailer(settings.contact, logger),
       auth: auth.auth,
@@ -208,7 +199,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         copies = startCopiesWorker({ orm, logger, storage, imageLimit, metrics, settings: settings.copies.worker, wakeDelivery: () => dispatcher?.wake() })
         wake[COPIES_CHANNEL] = copies.wake
       }
-      if (Object.keys(wake).length > 0) listener = listenForNotifications(databaseUrl, wake, logger)
+      if (Object.keys(wake).length > 0) listener = listenForNotifications({ url: databaseUrl, timeouts: settings.databaseTimeouts }, wake, logger)
     }
     const stopRequested = new AbortController()
     let waiting: Promise<void> | undefined
@@ -246,7 +237,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         if ((await Promise.race([delivery, graceOver])) === 'grace over') logger.info('shutdown grace ran out: delivery not stopped', { graceMs })
         clearTimeout(graceTimer)
         // The database last: every request that was received has had its answer, or its grace.
-        await redis?.quit()
+        await redis?.close()
         await auth?.close()
         await orm.close()
         await embedded?.stop()
@@ -257,7 +248,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     return { url: `http://localhost:${port}`, config, orm, server, auth: auth.auth, stop }
   } catch (error) {
     server?.close()
-    await redis?.quit()
+    await redis?.close()
     await auth?.close()
     await orm.close()
     // An adopted cluster may be another running instance's (this one could not listen): left alone.

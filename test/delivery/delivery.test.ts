@@ -25,7 +25,7 @@ import { startTestServer, type TestServer } from '../support/harness.js'
 import { serviceEnv } from '../support/processes.js'
 import { until } from '../support/until.js'
 
-const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
+const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
 const TOKEN = 'postmark-server-token'
 const SID = 'AC0123456789abcdef0123456789abcdef'
 

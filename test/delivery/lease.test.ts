@@ -33,7 +33,7 @@ describe('a provider pause longer than the lease', () => {
       logger: createLogger({ silent: true }),
       // One request at a time, a 1 s lease and a 2.5 s pause: the two messages claimed with the
       // throttled one would wait out their lease.
-      settings: { intervalMs: 50, batchSize: 10, maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 5_000, leaseMs: 1_000, concurrency: 1, throttleMs: 2_500 },
+      settings: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 5_000, leaseMs: 1_000, concurrency: 1, throttleMs: 2_500 },
     })
     try {
       await until(

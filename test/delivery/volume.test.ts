@@ -26,7 +26,7 @@ import { until } from '../support/until.js'
 const FAST: DispatcherSettings = {
   ...DEFAULT_DISPATCHER_SETTINGS,
   intervalMs: 50,
-  maxAttempts: 6,
+  retryForMs: 3_600_000,
   baseDelayMs: 20,
   maxDelayMs: 2_000,
   leaseMs: 10_000,
@@ -184,8 +184,8 @@ describe('delivery at event-end volume', () => {
   it('when a provider keeps answering 429, then the message stays pending with the reason, never failed', async () => {
     const sessions = await galleries(1, { phone: true })
     twilio.queue(...Array.from({ length: 8 }, () => TWILIO_TOO_MANY_REQUESTS))
-    const dispatcher = dispatch({ throttleMs: 20, maxAttempts: 2 }, ['sms'])
-    // Four 429s, twice the attempts that would fail the message; then stop, the fourth settled.
+    const dispatcher = dispatch({ throttleMs: 20, retryForMs: 1 }, ['sms'])
+    // Four 429s, long past the retry time that would fail a message that failed; then stop, the fourth settled.
     await twilio.received(4)
     await dispatcher.stop()
     const [row] = await rowsOf(sessions)

@@ -64,7 +64,7 @@ describe('what the logs hold', () => {
       orm: app.orm,
       transports: { email: createPostmarkTransport({ serverToken: 't', from: 'Photos <p@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 }) },
       logger,
-      settings: { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
+      settings: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
     })
     try {
       await expect.poll(() => lines.length, { timeout: 5_000 }).toBeGreaterThan(0)

@@ -198,7 +198,7 @@ describe('GET /metrics', () => {
       delivery: {
         dispatch: true,
         email: { kind: 'postmark', serverToken: 'token', from: 'Photos <photos@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 },
-        dispatcher: { intervalMs: 50, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
+        dispatcher: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
       },
     })
     try {

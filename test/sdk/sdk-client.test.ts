@@ -63,6 +63,7 @@ describe('the SDK against a live server', () => {
         break
       case 'BAD_REQUEST':
       case 'INTERNAL_SERVER_ERROR':
+      case 'SERVICE_UNAVAILABLE':
         throw new Error(`unexpected ${error.code}`)
       default: {
         const unreachable: never = error

@@ -142,7 +142,7 @@ describe('POST /staff/messages/:messageId/retry', () => {
 
 describe('with the dispatcher running', () => {
   /** A dispatcher that would not look again for a minute on its own: only being woken sends. */
-  const SLOW: DispatcherSettings = { intervalMs: 60_000, batchSize: 10, maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
+  const SLOW: DispatcherSettings = { intervalMs: 60_000, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
   let postmark: FakeProvider
   let sending: TestServer
   let sendingStaff: StaffSession

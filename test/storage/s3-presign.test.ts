@@ -9,6 +9,7 @@ describe('S3 presigned uploads', () => {
     forcePathStyle: true,
     accessKeyId: 'AKIDEXAMPLE',
     secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    timeoutMs: 5_000,
   })
 
   it('when a target is presigned, then the signature binds Content-Type: image/jpeg and the target expires', async () => {

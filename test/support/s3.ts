@@ -42,6 +42,7 @@ export async function startFakeS3(bucket = 'photos'): Promise<FakeS3> {
       // s3rver's own credentials.
       accessKeyId: 'S3RVER',
       secretAccessKey: 'S3RVER',
+      timeoutMs: 5_000,
     },
     reads: () => ({ ...reads }),
     close: async () => {

@@ -39,6 +39,8 @@ export const base = oc.$meta<EdgePolicy>({}).errors({
     data: z.object({ issues: z.array(ValidationIssue) }).optional(),
   },
   INTERNAL_SERVER_ERROR: { status: 500, message: 'Internal server error' },
+  // The database or photo storage did not answer in time: `{ error }` names which, with a Retry-After.
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The database is unavailable. Try again in a moment.' },
 })
 
 export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as const

@@ -37,7 +37,7 @@ export const operations = {
       operationId: 'ready',
       summary: 'Whether this instance should be sent requests',
       description:
-        'Readiness: 200 `{ "status": "ready" }` when the database answers within 2 seconds, every migration is applied and the instance is not shutting down; otherwise 503 with the reason. Take the instance out of the load balancer while it is 503.',
+        'Readiness: 200 `{ "status": "ready" }` when the database answers within 2 seconds, every migration is applied, photo storage answers (checked at most every 5 seconds, in the background; two checks in a row change its state) and the instance is not shutting down; otherwise 503 with the reason. Redis is not part of it: the rate limits work without it. Take the instance out of the load balancer while it is 503.',
       tags,
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
         ...operation,
@@ -45,7 +45,7 @@ export const operations = {
           '200': { ...(operation.responses?.['200'] as OpenAPI.ResponseObject), headers: NO_STORE },
           '503': {
             description:
-              '`{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run.',
+              '`{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run, `{ "error": "storage unreachable" }` after two failed storage checks in a row (until two succeed).',
             headers: NO_STORE,
             content: { 'application/json': { schema: ErrorRef } },
           },

@@ -176,6 +176,12 @@ export const Resent = z.object({
   queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
 }).meta({ examples: [{ queued: 2 }] })
 
+export const Retried = z.object({
+  retried: z
+    .int()
+    .describe('Failed messages made pending and due now: the newest failed one per guest and channel, unless that guest and channel already has one waiting'),
+}).meta({ examples: [{ retried: 3 }] })
+
 // Statistics
 
 export const ShareCounts = z.object({

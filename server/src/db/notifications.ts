@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import pg from 'pg'
 
 import type { Logger } from '../logger.js'
+import { pgTimeouts, type DatabaseTimeouts } from './timeouts.js'
 
 /** Announces work on `channel` to the listeners of every instance; inside a transaction, at its commit. */
 export async function notify(tx: EntityManager, channel: string): Promise<void> {
@@ -19,7 +20,11 @@ const RETRY_MS = { first: 500, max: 30_000 }
  * connection is made again, with backoff, and every handler runs once it is back, for what was
  * queued meanwhile; the workers' intervals cover the gap in any case.
  */
-export function listenForNotifications(databaseUrl: string, handlers: Record<string, () => void>, logger: Logger): NotificationListener {
+export function listenForNotifications(
+  database: { url: string; timeouts: DatabaseTimeouts },
+  handlers: Record<string, () => void>,
+  logger: Logger,
+): NotificationListener {
   let client: pg.Client | undefined
   let closed = false
   let retryMs = RETRY_MS.first
@@ -36,8 +41,7 @@ export function listenForNotifications(databaseUrl: string, handlers: Record<str
   }
 
   const connect = async () => {
-    // Keepalives: a connection a NAT or a failover drops in silence would otherwise hear nothing, for ever.
-    const next = new pg.Client({ connectionString: databaseUrl, keepAlive: true, connectionTimeoutMillis: 10_000 })
+    const next = new pg.Client({ connectionString: database.url, ...pgTimeouts(database.timeouts) })
     let lost = false
     const lose = (error: unknown) => {
       if (lost) return

@@ -14,6 +14,8 @@ import { SessionSchema } from '../modules/sessions/session.entity.js'
 import { AUTH_TABLES } from '../modules/staff/auth-schema.js'
 import { StorageDeletionSchema } from '../modules/storage/storage-deletion.entity.js'
 import { TrackingEventSchema } from '../modules/tracking/tracking-event.entity.js'
+import { redact, type Logger } from '../logger.js'
+import { DEFAULT_DATABASE_TIMEOUTS, pgTimeouts, type DatabaseTimeouts } from './timeouts.js'
 import { lockFor } from './lock.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
@@ -21,6 +23,7 @@ import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
 import { GalleryVersionsSchema } from './migrations/20261125-gallery-versions.js'
 import { IdempotencySchema } from './migrations/20261125-idempotency.js'
 import { OutboxChannelDueSchema } from './migrations/20261125-outbox-channel-due.js'
+import { OutboxRetrySinceSchema } from './migrations/20261126-outbox-retry-since.js'
 import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
@@ -44,8 +47,16 @@ class ListeningLogger extends DefaultLogger {
   }
 }
 
-export async function openOrm(databaseUrl: string, options: { onQuery?: QueryListener } = {}): Promise<Orm> {
-  const { onQuery } = options
+export type OrmOptions = {
+  onQuery?: QueryListener
+  /** The service's by default; a command run by hand (a long migration) may allow more. */
+  timeouts?: DatabaseTimeouts
+  /** Where the driver's own warnings go (knex: "Connection Error"); the log stream stays JSON. */
+  logger?: Pick<Logger, 'warn'>
+}
+
+export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Promise<Orm> {
+  const { onQuery, timeouts = DEFAULT_DATABASE_TIMEOUTS, logger } = options
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
@@ -63,6 +74,7 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
         { name: '20261125-gallery-versions', class: GalleryVersionsSchema },
         { name: '20261125-outbox-channel-due', class: OutboxChannelDueSchema },
         { name: '20261126-photo-copies', class: PhotoCopiesSchema },
+        { name: '20261126-outbox-retry-since', class: OutboxRetrySinceSchema },
       ],
       silent: true,
       transactional: true,
@@ -73,6 +85,16 @@ export async function openOrm(databaseUrl: string, options: { onQuery?: QueryLis
     schemaGenerator: { skipTables: AUTH_TABLES },
     // Every request forks its own entity manager; a slip onto the global one is a bug.
     allowGlobalContext: false,
+    pool: { acquireTimeoutMillis: timeouts.connectMs },
+    driverOptions: {
+      connection: pgTimeouts(timeouts),
+      // A failed statement's error names it with its placeholders, never with the guests' values in it.
+      compileSqlOnError: false,
+      log: {
+        warn: (message: unknown) => (logger ? logger.warn(`database driver: ${redact(String(message))}`) : undefined),
+        deprecate: () => {},
+      },
+    },
     ...(onQuery ? { loggerFactory: (loggerOptions: LoggerOptions) => new ListeningLogger(loggerOptions, onQuery) } : {}),
   })
 }

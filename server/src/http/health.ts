@@ -3,40 +3,88 @@ import { Router, type Response } from 'express'
 
 import type { Services } from '../context.js'
 import { pendingMigrations } from '../db/orm.js'
+import { describeError } from '../logger.js'
+import type { PhotoStorage } from '../modules/storage/storage.js'
+import { withTimeout } from '../timeouts.js'
 import { expressPath } from './edge.js'
 
 /** How long `/readyz` waits for the database before calling it unreachable. */
 const DATABASE_CHECK_MS = 2_000
 
+/** Storage is asked at most this often, whatever the probes' pace: a check is a request to the bucket. */
+const STORAGE_CHECK_INTERVAL_MS = 5_000
+const STORAGE_CHECK_MS = 2_000
+/** Checks in a row that must agree before storage is called down, or up again: one blip does not flap. */
+const STORAGE_CHECKS_TO_CHANGE = 2
+
 /**
  * For the load balancer and the orchestrator, beside the API (contract: `operations`): `GET /healthz`, the process answers;
- * `GET /readyz`, this instance should be sent requests (the database answers, every migration is
- * applied, and it is not draining after a SIGTERM). Never rate limited, never cached, nothing
- * about anyone in them.
+ * `GET /readyz`, this instance should be sent requests: the database answers, every migration is
+ * applied, storage answers (a cached check, README), and it is not draining after a SIGTERM. Never
+ * rate limited, never cached, nothing about anyone in them. Redis is not part of it: the rate limits
+ * work without it.
  */
-export function healthRoutes({ orm, logger, draining }: Pick<Services, 'orm' | 'logger' | 'draining'>): Router {
+export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimitCounts }: Services): Router {
   // Once applied, migrations stay applied: asked until then, not on every probe.
   let migrated = false
-  const answer = (res: Response, status: number, body: object) => void res.status(status).setHeader('Cache-Control', 'no-store').json(body)
+  const storageUp = storage ? storageHealth(storage, logger, () => metrics.dependencyErrors.inc({ dependency: 'storage' })) : () => true
+  const answer = (res: Response, status: number, body: object) => {
+    metrics.ready.set(status === 200 ? 1 : 0)
+    res.status(status).setHeader('Cache-Control', 'no-store').json(body)
+  }
   const router = Router()
-  router.get(expressPath(contract.operations.live), (_req, res) => answer(res, 200, { status: 'ok' }))
+  router.get(expressPath(contract.operations.live), (_req, res) => void res.status(200).setHeader('Cache-Control', 'no-store').json({ status: 'ok' }))
   router.get(expressPath(contract.operations.ready), async (_req, res) => {
+    if (rateLimitCounts) metrics.dependencyUp.set({ dependency: 'redis' }, rateLimitCounts.isUp() ? 1 : 0)
     if (draining()) return answer(res, 503, { error: 'draining' })
     try {
       await withTimeout(orm.em.getConnection().execute('select 1'), DATABASE_CHECK_MS)
       migrated ||= (await withTimeout(pendingMigrations(orm), DATABASE_CHECK_MS)).length === 0
+      metrics.dependencyUp.set({ dependency: 'database' }, 1)
     } catch (error) {
-      logger.error('not ready: the database does not answer', error)
+      metrics.dependencyUp.set({ dependency: 'database' }, 0)
+      metrics.dependencyErrors.inc({ dependency: 'database' })
+      logger.warn('not ready: the database does not answer', { error: describeError(error) })
       return answer(res, 503, { error: 'database unreachable' })
     }
     if (!migrated) return answer(res, 503, { error: 'migrations pending' })
+    const up = storageUp()
+    if (storage) metrics.dependencyUp.set({ dependency: 'storage' }, up ? 1 : 0)
+    if (!up) return answer(res, 503, { error: 'storage unreachable' })
     answer(res, 200, { status: 'ready' })
   })
   return router
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+/**
+ * Whether storage answers, as its last checks said: a probe starts a check when the last is older
+ * than the interval and answers with what is known, never waiting on the bucket. The state changes
+ * only when `STORAGE_CHECKS_TO_CHANGE` checks in a row say so.
+ */
+function storageHealth(storage: PhotoStorage, logger: Services['logger'], failed: () => void): () => boolean {
+  let up = true
+  let streak = 0
+  let checkedAt = -Infinity
+  let checking = false
+  const settle = (answered: boolean, error?: unknown) => {
+    checking = false
+    if (!answered) failed()
+    streak = answered === up ? 0 : streak + 1
+    if (streak < STORAGE_CHECKS_TO_CHANGE) return
+    up = answered
+    streak = 0
+    if (up) logger.info('ready again: storage answers')
+    else logger.warn('not ready: storage does not answer', { error: describeError(error) })
+  }
+  return () => {
+    if (!checking && performance.now() - checkedAt >= STORAGE_CHECK_INTERVAL_MS) {
+      checking = true
+      checkedAt = performance.now()
+      withTimeout(storage.check(), STORAGE_CHECK_MS).then(
+        () => settle(true),
+        (error: unknown) => settle(false, error),
+      )
+    }
+    return up
+  }
 }

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 
 import type { Services } from '../../context.js'
+import { describeError } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { CHANNELS, OutboxMessage, type Channel } from './outbox-message.entity.js'
 import { OUTBOX_QUERIES, type Settlement } from './outbox.queries.js'
@@ -12,12 +13,19 @@ export type DispatcherSettings = {
   intervalMs: number
   /** Most messages one claim takes, per channel. */
   batchSize: number
-  /** Attempts before a message that keeps failing is marked failed. */
-  maxAttempts: number
-  /** Retry delay: exponential from the base, capped, with full jitter. */
+  /**
+   * How long after its queueing a message that keeps failing (a provider's outage) is still tried:
+   * counted in time, not attempts, so that an outage of minutes or hours does not spend it.
+   */
+  retryForMs: number
+  /** Retry delay: exponential from the base, capped, half of it jittered. */
   baseDelayMs: number
   maxDelayMs: number
-  /** A claimed message that is not settled within this time (its instance died) is taken again. */
+  /**
+   * A claimed message that is not settled within this time (its instance died) is taken again. Longer
+   * than a send may take (a provider's timeout) with the time to record it; short enough that a dead
+   * instance's messages move on within a minute.
+   */
   leaseMs: number
   // The pace of each channel; absent, the defaults.
   /** Provider requests in flight at once, per channel, in this instance (a Postmark batch is one). */
@@ -33,10 +41,10 @@ export type DispatcherSettings = {
 export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
   intervalMs: 2_000,
   batchSize: 500,
-  maxAttempts: 8,
+  retryForMs: 24 * 3_600_000,
   baseDelayMs: 5_000,
-  maxDelayMs: 15 * 60_000,
-  leaseMs: 2 * 60_000,
+  maxDelayMs: 5 * 60_000,
+  leaseMs: 60_000,
   concurrency: 16,
   perSecond: {},
   providerBatch: 500,
@@ -50,10 +58,18 @@ export type Dispatcher = {
   stop(): Promise<void>
 }
 
-/** `queuedAt`: when the message was queued (the completion), in epoch milliseconds, for the latency metric. */
-type Claimed = OutgoingMessage & { attempts: number; queuedAt: number }
+/**
+ * `queuedAt`: when the message was queued (the completion), for the latency metric; `retrySince`:
+ * since when it has been tried (its queueing, or staff's last retry), for its retry time. Epoch ms.
+ */
+type Claimed = OutgoingMessage & { attempts: number; queuedAt: number; retrySince: number }
 
 export const NOT_CONFIGURED = 'not configured'
+
+/** The first wait before a failed record is written again, doubling up to the last. */
+const RECORD_RETRY_MS = { first: 250, max: 4_000 }
+/** A record still failing this long before its lease ends is given up: the message may go twice. */
+const RECORD_MARGIN_MS = 5_000
 
 /**
  * Sends the outbox: safe with several instances on one database, since messages are claimed with
@@ -65,7 +81,12 @@ export const NOT_CONFIGURED = 'not configured'
  * message by its own result.
  */
 export function startDispatcher(
-  deps: Pick<Services, 'orm' | 'logger'> & { transports: Transports; settings: DispatcherSettings; clock?: Clock; metrics?: Pick<Metrics, 'deliveryLatency' | 'dispatchFailures'> },
+  deps: Pick<Services, 'orm' | 'logger'> & {
+    transports: Transports
+    settings: DispatcherSettings
+    clock?: Clock
+    metrics?: Pick<Metrics, 'deliveryLatency' | 'dispatchFailures' | 'deliveryRecordFailures'>
+  },
 ): Dispatcher {
   const { orm, transports, logger, metrics } = deps
   const settings = { ...DEFAULT_DISPATCHER_SETTINGS, ...deps.settings }
@@ -78,8 +99,11 @@ export function startDispatcher(
   let stopping = false
   let marking: Promise<unknown> | undefined
 
-  const retryDelayMs = (attempts: number) =>
-    randomInt(0, Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempts - 1)) + 1)
+  /** Exponential, capped; half of it random, so that the messages of one outage come back spread out. */
+  const retryDelayMs = (attempts: number) => {
+    const half = Math.floor(Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempts - 1)) / 2)
+    return half + randomInt(0, half + 1)
+  }
 
   /** Messages on a channel without a transport wait, and say why. */
   function markUnconfigured(): void {
@@ -103,12 +127,14 @@ export function startDispatcher(
     const unit = transport.sendBatch
       ? Math.max(1, Math.min(settings.providerBatch, transport.maxBatch ?? 1, rate ? Math.floor(rate) : Infinity))
       : 1
-    // Claimed messages wait for a free slot here: enough to keep every slot busy through the next
-    // claim, and at a set rate no more than half a lease's worth, so that none waits out its lease.
-    let target = Math.min(settings.batchSize, 2 * concurrency * unit)
-    if (rate) target = Math.min(target, Math.floor((rate * settings.leaseMs) / 2000))
-    target = Math.max(1, target)
-    const refillAt = Math.floor(target / 2)
+    // Claimed messages are what the free slots send now, no more: a message claimed ahead would, on
+    // this instance's death, wait out its lease; and at a set rate, no more than half a lease's worth,
+    // so that none waits out its lease here.
+    let window = Math.min(settings.batchSize, concurrency * unit)
+    if (rate) window = Math.min(window, Math.floor((rate * settings.leaseMs) / 2000))
+    window = Math.max(1, window)
+    /** Room for claims: the free slots' messages, less what already waits for them. */
+    const room = () => Math.min(window, (concurrency - inFlight) * unit) - ready.length
 
     const ready: Claimed[] = []
     /** When each waiting message was claimed (the clock's ms): none may wait out its lease here. */
@@ -154,9 +180,9 @@ export function startDispatcher(
       return pauseMs
     }
 
-    /** Given up: refused for good, or out of attempts (a throttled message never is). */
+    /** Given up: refused for good, or still failing once its retry time is over (a throttled message never is). */
     const permanentlyFailed = (message: Claimed, error: unknown) =>
-      !(error instanceof Throttled) && (error instanceof PermanentFailure || message.attempts >= settings.maxAttempts)
+      !(error instanceof Throttled) && (error instanceof PermanentFailure || Date.now() - message.retrySince >= settings.retryForMs)
 
     function settlement(message: Claimed, outcome: Outcome): Settlement {
       const base = { id: message.id, refund: 0 as const, provider_message_id: null, keep_error: false, delay_ms: null }
@@ -192,11 +218,30 @@ export function startDispatcher(
         outcomes = job.map(() => ({ error }))
       }
       const rows = job.map((message, index) => settlement(message, outcomes[index] ?? { error: new Error('the provider gave no result for this message') }))
-      try {
-        await em().execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
-      } catch (error) {
-        // The lease runs out and the messages go again: at least once, as after a crash.
-        logger.error(`${channel} results could not be recorded`, error)
+      await record(rows, Math.min(...job.map((message) => claimedAt.get(message) ?? clock.now())) + settings.leaseMs)
+    }
+
+    /**
+     * The sends' results, written until the write lands: a message whose record is lost is sent again
+     * once its lease runs out. Tried again with backoff (a database cut, a failover) until shortly
+     * before the lease ends; only then given up (at least once, as after a crash).
+     */
+    async function record(rows: Settlement[], leaseEndsAt: number): Promise<void> {
+      const giveUpAt = leaseEndsAt - Math.min(RECORD_MARGIN_MS, settings.leaseMs / 4)
+      for (let waitMs = RECORD_RETRY_MS.first; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MS.max)) {
+        try {
+          await em().execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
+          return
+        } catch (error) {
+          if (clock.now() + waitMs >= giveUpAt) {
+            metrics?.deliveryRecordFailures.inc({ outcome: 'abandoned' }, rows.length)
+            logger.error(`${channel} results could not be recorded before their lease ends: ${rows.length} messages may go twice`, error)
+            return
+          }
+          metrics?.deliveryRecordFailures.inc({ outcome: 'retried' }, rows.length)
+          logger.warn(`${channel} results could not be recorded: trying again`, { messages: rows.length, inMs: waitMs, error: describeError(error) })
+          await new Promise((resolve) => setTimeout(resolve, waitMs))
+        }
       }
     }
 
@@ -219,9 +264,11 @@ export function startDispatcher(
 
     async function run(): Promise<void> {
       while (!stopping) {
-        if (wanted && ready.length <= refillAt) {
+        // Claimed once half the window is free (or nothing waits): one claim per request done would cost a
+        // round trip each.
+        if (wanted && room() > 0 && (ready.length === 0 || room() >= window / 2)) {
           wanted = false
-          const want = target - ready.length
+          const want = room()
           try {
             const rows = await em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs])
             const at = clock.now()

@@ -1,8 +1,10 @@
 import { staffProcedure } from '../staff/staff.procedure.js'
-import { retryMessage } from './staff-messages.service.js'
+import { retryFailedMessages, retryMessage } from './staff-messages.service.js'
 
 const messages = staffProcedure.staff.messages
 
 export const staffMessagesRouter = {
   retry: messages.retry.handler(({ input, context }) => retryMessage(context, input.params)),
+  retrySession: messages.retrySession.handler(({ input, context }) => retryFailedMessages(context, input.params)),
+  retryEvent: messages.retryEvent.handler(({ input, context }) => retryFailedMessages(context, input.params)),
 }

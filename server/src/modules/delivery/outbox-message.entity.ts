@@ -22,6 +22,8 @@ export class OutboxMessage {
   providerMessageId?: string
   lastError?: string
   createdAt = new Date()
+  /** Since when it has been tried: its queueing, or staff's last retry (the retry time counts from here). */
+  retrySince = new Date()
   sentAt?: Date
 }
 
@@ -63,6 +65,7 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
     providerMessageId: { type: 'text', nullable: true },
     lastError: { type: 'text', nullable: true },
     createdAt: { type: 'Date', defaultRaw: 'now()' },
+    retrySince: { type: 'Date', defaultRaw: 'now()' },
     sentAt: { type: 'Date', nullable: true },
   },
 })

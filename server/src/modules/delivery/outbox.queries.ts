@@ -53,7 +53,8 @@ export const OUTBOX_QUERIES = {
          from due, session_guest g, session s, event_set st, event e
         where m.id = due.id and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
        returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName",
-                 (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt"`,
+                 (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt",
+                 (extract(epoch from m.retry_since) * 1000)::float8 as "retrySince"`,
   /**
    * What became of claimed messages, all in one statement (a Postmark batch settles up to 500): per
    * message its status, attempts given back (a throttled or handed-back message was not judged by the
@@ -69,6 +70,32 @@ export const OUTBOX_QUERIES = {
               next_attempt_at = case when v.delay_ms is null then m.next_attempt_at else now() + v.delay_ms * interval '1 millisecond' end
          from json_to_recordset(?::json) as v (id text, status text, refund integer, provider_message_id text, last_error text, keep_error boolean, delay_ms double precision)
         where m.id = v.id`,
+}
+
+/**
+ * Staff's bulk retry: the newest failed message of each guest and channel among `scope`'s, unless
+ * that guest and channel has one waiting (the partial unique index allows one), pending and due
+ * now with its attempts given back. `scope` selects the sessions (one param).
+ */
+const retryFailed = (scope: string) => `with chosen as (
+         select distinct on (m.session_guest_id, m.channel) m.id, m.status from outbox_message m
+          where m.session_id in (${scope})
+            and not exists (
+              select 1 from outbox_message w where w.session_guest_id = m.session_guest_id and w.channel = m.channel and w.status = 'pending'
+            )
+          order by m.session_guest_id, m.channel, m.created_at desc, m.id desc
+       )
+       update outbox_message m
+          set status = 'pending', attempts = 0, next_attempt_at = now(), retry_since = now()
+         from chosen
+        where m.id = chosen.id and chosen.status = 'failed'
+       returning m.id`
+
+export const RETRY_QUERIES = {
+  /** Param: session id. */
+  session: retryFailed('select ?::text'),
+  /** Param: event id. */
+  event: retryFailed('select s.id from session s join event_set st on st.id = s.set_id where st.event_id = ?'),
 }
 
 /** One row of `OUTBOX_QUERIES.settle`. */

@@ -6,7 +6,12 @@ import type { z } from 'zod'
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
+import { Event } from '../events/event.entity.js'
+import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { NO_SUCH_SESSION } from '../sessions/session-state.js'
+import { Session } from '../sessions/session.entity.js'
 import { OutboxMessage } from './outbox-message.entity.js'
+import { RETRY_QUERIES } from './outbox.queries.js'
 import { notifyDispatchers } from './outbox.service.js'
 
 export type StaffMessageBody = z.output<typeof StaffMessage>
@@ -31,15 +36,14 @@ export async function messagesByGuest(em: EntityManager, sessionIds: readonly st
 }
 
 /**
- * Sends a failed message again: pending, due now, with the dispatcher's whole budget of attempts
- * (it fails a message whose count has reached its maximum at the first transient error, and a
- * retry after an outage deserves the full backoff). `lastError` stays until the next attempt, so
- * staff still see why it failed. Answers the message as the retry left it.
+ * Sends a failed message again: pending, due now, with the dispatcher's whole retry time again
+ * (counted from `retrySince`: a retry after an outage deserves the full backoff). `lastError` stays
+ * until the next attempt, so staff still see why it failed. Answers the message as the retry left it.
  */
 export async function retryMessage({ em, wakeDelivery }: Pick<AppContext, 'em' | 'wakeDelivery'>, { messageId }: { messageId: string }): Promise<StaffMessageBody> {
   const message = await em.transactional(async (tx) => {
     const moved = await tx
-      .nativeUpdate(OutboxMessage, { id: messageId, status: 'failed' }, { status: 'pending', attempts: 0, nextAttemptAt: raw('now()') as Date })
+      .nativeUpdate(OutboxMessage, { id: messageId, status: 'failed' }, { status: 'pending', attempts: 0, nextAttemptAt: raw('now()') as Date, retrySince: raw('now()') as Date })
       .catch((error: unknown) => {
         // The partial unique index: a guest has one waiting message per channel (a resend queued it).
         if (error instanceof UniqueConstraintViolationException) {
@@ -55,4 +59,29 @@ export async function retryMessage({ em, wakeDelivery }: Pick<AppContext, 'em' |
   })
   wakeDelivery()
   return toStaffMessage(message)
+}
+
+/**
+ * After a provider outage: every failed message of a session, or of an event, tried again at once
+ * (RETRY_QUERIES). Answers how many were.
+ */
+export async function retryFailedMessages(
+  { em, wakeDelivery }: Pick<AppContext, 'em' | 'wakeDelivery'>,
+  scope: { sessionId: string } | { eventId: string },
+): Promise<{ retried: number }> {
+  const retried = await em.transactional(async (tx) => {
+    if ('sessionId' in scope) {
+      if ((await tx.count(Session, { id: scope.sessionId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+    } else if ((await tx.count(Event, { id: scope.eventId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    const [query, id] = 'sessionId' in scope ? [RETRY_QUERIES.session, scope.sessionId] : [RETRY_QUERIES.event, scope.eventId]
+    const rows = await tx.execute<{ id: string }[]>(query, [id]).catch((error: unknown) => {
+      // A resend racing this one queued a message for the same guest and channel first.
+      if (error instanceof UniqueConstraintViolationException) throw new AppError('CONFLICT', 'Messages were queued meanwhile: try again')
+      throw error
+    })
+    if (rows.length > 0) await notifyDispatchers(tx)
+    return rows.length
+  })
+  if (retried > 0) wakeDelivery()
+  return { retried }
 }

@@ -144,9 +144,15 @@ const NOT_FOUND = {
     heading: 'We can’t find this event',
     text: 'There is no public page for this event. A link to your own photos still works.',
   },
+  // Not a missing page but one that could not be read: the database or storage is away (a 503), or a fault (a 500).
+  unavailable: {
+    title: 'Try again in a moment',
+    heading: 'Your photos are safe, but we can’t show them right now',
+    text: 'Something on our side is not answering. Try again in a moment: this link will keep working.',
+  },
 }
 
-export function notFoundPage(links: PageLinks, what: keyof typeof NOT_FOUND): string {
+export function noticePage(links: PageLinks, what: keyof typeof NOT_FOUND): string {
   const { title, heading, text } = NOT_FOUND[what]
   return layout({
     title,

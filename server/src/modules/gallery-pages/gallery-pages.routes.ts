@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 
 import compression from 'compression'
-import { Router, type Request, type Response } from 'express'
+import { Router, type ErrorRequestHandler, type Request, type Response } from 'express'
 
 import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
+import { noteOutage, outageOf, RETRY_AFTER_SECONDS } from '../../outages.js'
 import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, versionTag, type VersionCache } from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
-import { eventPage, galleryPage, notFoundPage, waitingPage, type PageLinks } from './gallery-pages.html.js'
+import { eventPage, galleryPage, noticePage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { readGalleryPage } from './gallery-pages.service.js'
 
 /** The pages' two files, named by their content so that they can be cached for good. */
@@ -27,7 +28,8 @@ function loadAsset(file: string, type: string) {
  * only adds beacons, sharing, the viewer and the wait. An operator with a front end of their own
  * points `GALLERY_URL` at it instead.
  */
-export function galleryPageRoutes({ config, orm, now }: Pick<Services, 'config' | 'orm' | 'now'>, versions: VersionCache): Router {
+export function galleryPageRoutes(services: Pick<Services, 'config' | 'orm' | 'now' | 'logger' | 'metrics'>, versions: VersionCache): Router {
+  const { config, orm, now, logger } = services
   const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
   const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
   const base = `${config.publicUrl}${GALLERY_PAGES_PATH}`
@@ -59,7 +61,7 @@ export function galleryPageRoutes({ config, orm, now }: Pick<Services, 'config' 
     const { slug } = req.params
     if (GALLERY_KEY.test(slug) && (await notModified(req, res, () => versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))))) return
     const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
-    if (!read) return send(res, 404, 'no-store', notFoundPage(links, 'event'))
+    if (!read) return send(res, 404, 'no-store', noticePage(links, 'event'))
     sendCacheable(res, read.version, eventPage(read.page, links))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
@@ -69,12 +71,24 @@ export function galleryPageRoutes({ config, orm, now }: Pick<Services, 'config' 
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
     if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, stage: page.stage }, links))
-    send(res, 404, 'no-store', notFoundPage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
+    send(res, 404, 'no-store', noticePage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.
-  const noSuchPage = (_req: Request, res: Response) => send(res, 404, 'no-store', notFoundPage(links, 'gallery'))
+  const noSuchPage = (_req: Request, res: Response) => send(res, 404, 'no-store', noticePage(links, 'gallery'))
   // Two routes, not one with both paths: each names its own pattern in the request log.
   router.get(GALLERY_PAGES_PATH, noSuchPage)
   router.get(`${GALLERY_PAGES_PATH}/{*rest}`, noSuchPage)
+  // A page that could not be read is still answered as a page (a guest opened a link): 503 while the
+  // database or storage is away, with a Retry-After; 500 for a fault of ours.
+  const failed: ErrorRequestHandler = (error, _req, res, _next) => {
+    if (res.headersSent) return void res.destroy()
+    const outage = outageOf(error)
+    if (outage) {
+      noteOutage(outage, error, services)
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS))
+    } else logger.error('page failed', error)
+    send(res, outage ? 503 : 500, 'no-store', noticePage(links, 'unavailable'))
+  }
+  router.use(GALLERY_PAGES_PATH, failed)
   return router
 }

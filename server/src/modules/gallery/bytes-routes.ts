@@ -45,12 +45,18 @@ function bytesRoute(
     res.once('close', () => abort.abort())
     let headers: Record<string, string>
     let bytes: BytesBody
+    let first: IteratorResult<Buffer>
+    let rest: AsyncIterator<Buffer>
     try {
       const answered = await answer(req, { em: services.orm.em.fork(), storage: services.storage, now: services.now, imageLimit: services.imageLimit, signal: abort.signal, onError })
       headers = answered.headers
       // A HEAD (a download manager sizing the file) reads nothing and is not a download.
       if (req.method === 'HEAD') return void res.writeHead(200, headers).end()
       bytes = await answered.open()
+      // The first bytes before the status: a zip whose first photo cannot be read (storage away) is
+      // answered as the failure it is, not as a 200 cut short.
+      rest = bytes.body[Symbol.asyncIterator]()
+      first = await rest.next()
     } catch (error) {
       if (!(error instanceof AppError)) return next(error)
       if (error.code === 'NOT_FOUND') return sendPlain(res, 404)
@@ -60,7 +66,16 @@ function bytesRoute(
     res.writeHead(200, headers)
     // A client that goes away ends the sending; the sources are closed by the abort signal.
     const sent = bytes.sent
-    await sendChunks(bytes.body, res, (chunk) => (sent?.(chunk), streamed(chunk)), abort.signal).catch(() => {})
+    await sendChunks(resumed(first, rest), res, (chunk) => (sent?.(chunk), streamed(chunk)), abort.signal).catch(() => {})
+  }
+}
+
+/** The chunks of a body whose first was already read. */
+async function* resumed(first: IteratorResult<Buffer>, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    for (let next = first; !next.done; next = await rest.next()) yield next.value
+  } finally {
+    await rest.return?.()
   }
 }
 

@@ -3,6 +3,7 @@ import { Router, type Request, type Response, type NextFunction } from 'express'
 import type { AppContext, Services } from '../../context.js'
 import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, type VersionCache } from './gallery-versions.js'
 import { jsonTag, readEventPage, readGallery } from './gallery.service.js'
+import { outageOf } from '../../outages.js'
 
 type Version = readonly (string | number)[] | undefined
 type Read = (context: Pick<AppContext, 'em' | 'config'>, key: string) => Promise<{ body: unknown; etag: string }>
@@ -34,7 +35,9 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
           'cache-control': GALLERY_CACHE_CONTROL,
         })
         res.end(body)
-      } catch {
+      } catch (error) {
+        // A database that is away is answered now (503), not asked again by oRPC, which would double the wait.
+        if (outageOf(error)) return next(error)
         // "No such gallery", or a fault: oRPC answers it as the contract says (and logs a fault).
         next()
       }

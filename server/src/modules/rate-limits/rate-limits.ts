@@ -1,10 +1,12 @@
+import { createHash, randomInt } from 'node:crypto'
 import { isIP } from 'node:net'
 
 import type { Request, RequestHandler } from 'express'
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit'
-import type { RedisClientType } from 'redis'
+import type { RedisReply, SendCommandFn } from 'rate-limit-redis'
 
 import { sendError } from '../../http/answers.js'
+import { describeError, type Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 
 export const TOO_MANY_REQUESTS = { error: 'Too many requests. Try again in a minute.' } as const
@@ -32,9 +34,13 @@ export function clientKey(req: Request, clientIpHeader: string | undefined): str
  * location"), or in Redis when one count across instances is wanted. The 429 carries the spec's
  * body and no Retry-After or RateLimit headers.
  */
-export function createRateLimiter(settings: RateLimitSettings, sharedStore: SharedStore | undefined, metrics: Pick<Metrics, 'rateLimited'>) {
+export function createRateLimiter(
+  settings: RateLimitSettings,
+  shared: SharedCounts | undefined,
+  metrics: Pick<Metrics, 'rateLimited' | 'rateLimitUnchecked'>,
+) {
   return (name: string, limit: number): RequestHandler => {
-    const store = sharedStore?.(name)
+    const store = shared?.store(name)
     // Its refusals' series starts at zero, so that an alert sees it on a fresh instance.
     metrics.rateLimited.inc({ limit: name }, 0)
     return rateLimit({
@@ -47,18 +53,96 @@ export function createRateLimiter(settings: RateLimitSettings, sharedStore: Shar
         metrics.rateLimited.inc({ limit: name })
         sendError(res, 429, TOO_MANY_REQUESTS)
       },
-      ...(store ? { store } : {}),
+      ...(store
+        ? {
+            store,
+            // Redis failed or did not answer within REDIS_TIMEOUT_MS: the request goes on uncounted (the
+            // spec's limits are "a light lock, not flood protection"), and the count says how many did.
+            passOnStoreError: true,
+            logger: {
+              error: () => {
+                metrics.rateLimitUnchecked.inc({ limit: name })
+                shared?.failed()
+              },
+              warn: () => {},
+            },
+          }
+        : {}),
       // The key generator masks IPv6 itself; the library's start-up checks only warn about it.
       validate: { keyGeneratorIpFallback: false },
     })
   }
 }
 
-/** A limit's count shared across instances, by limit name. */
-export type SharedStore = (name: string) => Store
+/** Counts shared across instances: a limit's store by its name, and what to do when one fails. */
+export type SharedCounts = { store: (name: string) => Store; failed: () => void }
 
-/** Counts in Redis. Its store is loaded only when `REDIS_URL` is set: most instances count in memory. */
-export async function redisStores(redis: RedisClientType): Promise<SharedStore> {
-  const { RedisStore } = await import('rate-limit-redis')
-  return (name) => new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand: (...args: string[]) => redis.sendCommand(args) })
+export type RedisCounts = SharedCounts & {
+  /** Whether Redis is connected now (the `photobooth_dependency_up` gauge). */
+  isUp: () => boolean
+  close: () => Promise<void>
+}
+
+/** Reconnection: doubling from 100 ms up to 5 s, with jitter, for as long as Redis stays away. */
+const RECONNECT_MS = { first: 100, max: 5_000 }
+
+/**
+ * Counts in Redis, when `REDIS_URL` is set (the client and its store are loaded only then: most
+ * instances count in memory). Redis is optional at run time: the instance starts without waiting
+ * for it, a command fails at once while it is away and after `timeoutMs` while it stalls, the limits
+ * then let requests through (`passOnStoreError`), and the client reconnects by itself. One warning
+ * when it goes, one line when it is back; every failure is counted.
+ */
+export async function connectRedisCounts(
+  settings: { url: string; timeoutMs: number },
+  deps: { logger: Logger; metrics: Pick<Metrics, 'dependencyErrors'> },
+): Promise<RedisCounts> {
+  const [{ createClient }, { RedisStore }] = await Promise.all([import('redis'), import('rate-limit-redis')])
+  const { logger, metrics } = deps
+  const client = createClient({
+    url: settings.url,
+    // While disconnected a command fails at once rather than waiting in a queue for the reconnection.
+    disableOfflineQueue: true,
+    commandOptions: { timeout: settings.timeoutMs },
+    socket: {
+      connectTimeout: Math.max(1_000, settings.timeoutMs),
+      reconnectStrategy: (retries) => Math.min(RECONNECT_MS.first * 2 ** retries, RECONNECT_MS.max) + randomInt(0, RECONNECT_MS.first),
+    },
+  })
+  let away = false
+  const failed = (error?: unknown) => {
+    metrics.dependencyErrors.inc({ dependency: 'redis' })
+    if (away) return
+    away = true
+    logger.warn('Redis is unavailable: rate limits let requests through uncounted until it is back', error === undefined ? {} : { error: describeError(error) })
+  }
+  const answered = () => {
+    if (!away) return
+    away = false
+    logger.info('Redis is back: rate limits count in it again')
+  }
+  // Without a listener, an 'error' event would end the process.
+  client.on('error', failed)
+  client.on('ready', answered)
+  // Not awaited: the instance serves (uncounted) until Redis answers. Failures come as 'error' events.
+  client.connect().catch(() => {})
+  const sendCommand: SendCommandFn = async (...args) => {
+    // The store loads its scripts once, when a limit is created: a load that fails while Redis is away
+    // would leave it without them for good. Their SHA-1 is the script's own, so it stands in for the
+    // answer, and the first EVALSHA once Redis is back meets NOSCRIPT, on which the store loads it.
+    if (args[0] === 'SCRIPT' && args[1] === 'LOAD') {
+      return client.sendCommand<RedisReply>(args).catch(() => createHash('sha1').update(args[2]!).digest('hex'))
+    }
+    const reply = await client.sendCommand<RedisReply>(args)
+    // A stall ends without a reconnection: the first answer says Redis is back.
+    answered()
+    return reply
+  }
+  return {
+    store: (name) => new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand }),
+    failed,
+    isUp: () => client.isReady,
+    // A client that is not connected has nothing to finish: it stops reconnecting at once.
+    close: async () => (client.isReady ? client.close().catch(() => client.destroy()) : client.destroy()),
+  }
 }

@@ -2,7 +2,8 @@ import { betterAuth, type BetterAuthOptions } from 'better-auth'
 import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 import pg from 'pg'
 
-import type { Logger } from '../../logger.js'
+import { pgTimeouts, type DatabaseTimeouts } from '../../db/timeouts.js'
+import { describeError, type Logger } from '../../logger.js'
 import { AUTH_SCHEMA } from './auth-schema.js'
 
 /** A staff session lasts a week of inactivity at most; its expiry moves on at most once a day of use. */
@@ -61,8 +62,11 @@ export type StaffAuth = ReturnType<typeof betterAuth<ReturnType<typeof authOptio
 export type AuthService = { auth: StaffAuth; close: () => Promise<void> }
 
 /** Better Auth on our PostgreSQL, through a small pool of its own (its Kysely adapter takes a pg.Pool). */
-export function createAuth(settings: AuthSettings, databaseUrl: string, logger: Logger): AuthService {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 })
+export function createAuth(settings: AuthSettings, database: { url: string; timeouts: DatabaseTimeouts }, logger: Logger): AuthService {
+  const pool = new pg.Pool({ connectionString: database.url, max: 4, ...pgTimeouts(database.timeouts) })
+  // An idle connection the database drops (a restart, a cut) is an 'error' on the pool, which would
+  // otherwise end the process; the pool makes a new one when it is next needed.
+  pool.on('error', (error) => logger.warn('auth: an idle database connection was lost', { error: describeError(error) }))
   const auth = betterAuth(authOptions(settings, pool, logger))
   return { auth, close: () => pool.end() }
 }

@@ -107,6 +107,11 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
       await rm(join(root, requireSessionPrefix(prefix)), { recursive: true, force: true })
     },
 
+    async check() {
+      // The bucket's folder is there, or can be: the disk answers.
+      await mkdir(root, { recursive: true })
+    },
+
     async head(key) {
       const stats = await stat(requirePath(key)).catch(() => undefined)
       return stats?.isFile() ? etagAndSize(stats) : undefined

@@ -31,6 +31,8 @@ export type PhotoStorage = {
   readonly kind: 'local' | 's3'
   /** A PUT that can only create the object, never replace one: a published photo is immutable. */
   presignUpload(key: string, expiresInSeconds: number): Promise<UploadTarget>
+  /** Resolves when the bucket answers (`/readyz`'s storage check); throws otherwise. */
+  check(): Promise<void>
   /** Size and ETag of a stored object, or undefined when there is none under the key. */
   head(key: string): Promise<StoredObject | undefined>
   /** Bytes [start, start + length) of a stored object, fewer at its end. */
