@@ -169,8 +169,8 @@ describe('the log when the database fails mid-work', () => {
 
     expect(notJson).toEqual([])
     expect(Object.fromEntries(found.map(([what, hits]) => [what, hits.slice(0, 3)]))).toEqual({})
-    // The drill did what it says: the database failures were logged.
-    expect(levels.error ?? 0).toBeGreaterThan(0)
+    // The drill did what it says: the database's failures were logged (as errors or warnings).
+    expect((levels.error ?? 0) + (levels.warn ?? 0)).toBeGreaterThan(0)
     if (sent instanceof Error) throw sent
   }, 60_000)
 })
