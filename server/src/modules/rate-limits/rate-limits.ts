@@ -8,6 +8,7 @@ import type { RedisReply, SendCommandFn } from 'rate-limit-redis'
 import { sendError } from '../../http/answers.js'
 import { describeError, type Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
+import { withTimeout } from '../../timeouts.js'
 
 export const TOO_MANY_REQUESTS = { error: 'Too many requests. Try again in a minute.' } as const
 
@@ -83,6 +84,9 @@ export type RedisCounts = SharedCounts & {
   close: () => Promise<void>
 }
 
+/** How often an idle connection to Redis is pinged. */
+const PING_MS = 5_000
+
 /** Reconnection: doubling from 100 ms up to 5 s, with jitter, for as long as Redis stays away. */
 const RECONNECT_MS = { first: 100, max: 5_000 }
 
@@ -103,8 +107,11 @@ export async function connectRedisCounts(
     url: settings.url,
     // While disconnected a command fails at once rather than waiting in a queue for the reconnection.
     disableOfflineQueue: true,
-    commandOptions: { timeout: settings.timeoutMs },
+    // A PING now and then, so that a connection that hears nothing (a stall, a partition) is known for
+    // dead after `socketTimeout` and made again; a healthy one always hears its PONG.
+    pingInterval: PING_MS,
     socket: {
+      socketTimeout: 3 * PING_MS,
       connectTimeout: Math.max(1_000, settings.timeoutMs),
       reconnectStrategy: (retries) => Math.min(RECONNECT_MS.first * 2 ** retries, RECONNECT_MS.max) + randomInt(0, RECONNECT_MS.first),
     },
@@ -126,14 +133,17 @@ export async function connectRedisCounts(
   client.on('ready', answered)
   // Not awaited: the instance serves (uncounted) until Redis answers. Failures come as 'error' events.
   client.connect().catch(() => {})
+  // The client's own command timeout ends only the wait to be written: a command written to a stalled
+  // connection would wait for its reply for ever.
+  const send = (args: string[]) => withTimeout(client.sendCommand<RedisReply>(args), settings.timeoutMs)
   const sendCommand: SendCommandFn = async (...args) => {
     // The store loads its scripts once, when a limit is created: a load that fails while Redis is away
     // would leave it without them for good. Their SHA-1 is the script's own, so it stands in for the
     // answer, and the first EVALSHA once Redis is back meets NOSCRIPT, on which the store loads it.
     if (args[0] === 'SCRIPT' && args[1] === 'LOAD') {
-      return client.sendCommand<RedisReply>(args).catch(() => createHash('sha1').update(args[2]!).digest('hex'))
+      return send(args).catch(() => createHash('sha1').update(args[2]!).digest('hex'))
     }
-    const reply = await client.sendCommand<RedisReply>(args)
+    const reply = await send(args)
     // A stall ends without a reconnection: the first answer says Redis is back.
     answered()
     return reply
@@ -142,7 +152,7 @@ export async function connectRedisCounts(
     store: (name) => new RedisStore({ prefix: `photobooth:rate:${name}:`, sendCommand }),
     failed,
     isUp: () => client.isReady,
-    // A client that is not connected has nothing to finish: it stops reconnecting at once.
-    close: async () => (client.isReady ? client.close().catch(() => client.destroy()) : client.destroy()),
+    // Commands in flight get a moment to finish; a client that is not connected, or stalled, is dropped.
+    close: async () => (client.isReady ? withTimeout(client.close(), settings.timeoutMs).catch(() => client.destroy()) : client.destroy()),
   }
 }

@@ -20,7 +20,7 @@ export type S3Settings = {
 /**
  * Every call is bounded (README, Running in production): connecting and each wait for bytes by the
  * HTTP handler's timeouts, and the call as a whole (its retry included), until its answer's headers,
- * by a deadline of twice that; one retry at most (the SDK's default three would triple the wait of a stalled
+ * by a deadline of the same length; one retry at most (the SDK's default three would triple the wait of a stalled
  * bucket). A bucket that fails (5xx) or does not answer throws `StorageUnavailableError`, which a
  * request answers 503; its refusals (403, 404, 412) stay what they are.
  */
@@ -39,7 +39,7 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date; onOut
   /** One call, within the deadline; an outage becomes `StorageUnavailableError`. */
   const send: S3Client['send'] = (async (command: Parameters<S3Client['send']>[0]) => {
     const deadline = new AbortController()
-    const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${settings.timeoutMs} ms`)), 2 * settings.timeoutMs)
+    const timer = setTimeout(() => deadline.abort(new Error(`no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs)
     try {
       return await client.send(command, { abortSignal: deadline.signal })
     } catch (error) {
