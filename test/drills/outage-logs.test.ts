@@ -9,7 +9,8 @@
  *
  * Asserts: every line of the log parses as JSON, and not one holds the guest's email, phone
  * (whole, or its last seven digits), first or last name, or any of the sessions' ids (a gallery's
- * secret link). Prints the lines logged, by level, and the occurrences found.
+ * secret link). Prints the lines logged, by level, the occurrences found, and whether the guest's
+ * links were all sent within 30 s of the restore (outage-database-delivery.test.ts asserts that).
  */
 import { randomBytes, randomInt } from 'node:crypto'
 
@@ -20,6 +21,7 @@ import { createLogger } from '@photobooth/server/logger'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
+import { messagesOf } from '../support/drill-processes.js'
 import { startFakePostmark, startFakeTwilio, type FakeProvider } from '../support/fake-providers.js'
 import { createTestBoothKey, postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
@@ -135,12 +137,26 @@ describe('the log when the database fails mid-work', () => {
     proxy.stall()
     await new Promise((resolve) => setTimeout(resolve, STALL_MS))
     proxy.restore()
-    // Back: every link recorded sent, then the load stops.
+    // Back: the load goes on until every link is recorded sent (their lines logged too), or 30 s.
+    const restoredAt = Date.now()
     const sent = await until(
       () => orm.em.fork().execute<{ status: string }[]>('select status from outbox_message'),
       (rows) => rows.length > 0 && rows.every((row) => row.status === 'sent'),
       30_000,
-    ).catch((error: Error) => error)
+    ).then(
+      () => `all sent ${Date.now() - restoredAt} ms after the restore`,
+      async () => {
+        const left = await orm.em
+          .fork()
+          .execute<{ channel: string; link: string; status: string; attempts: number; last_error: string | null; due_in_s: number }[]>(
+            "select channel, link, status, attempts, last_error, round(extract(epoch from next_attempt_at - now()))::int as due_in_s from outbox_message where status <> 'sent'",
+          )
+        // Whether a provider already has it (it would go twice), or it never left (held by its lease).
+        const received = [...messagesOf(postmark, 'email'), ...messagesOf(twilio, 'sms')]
+        const described = left.map(({ link, ...row }) => ({ ...row, atProvider: received.some((message) => message.text.includes(link)) }))
+        return `not all sent 30 s after the restore: ${JSON.stringify(described)}`
+      },
+    )
     running = false
     await Promise.all(loops)
 
@@ -164,14 +180,14 @@ describe('the log when the database fails mid-work', () => {
     }
     console.log(
       `logs through a database cut and stall: ${requests} requests ${JSON.stringify(statuses)}, ${lines.length} lines ${JSON.stringify(levels)}, ` +
-        `${notJson.length} not JSON, occurrences of the guest's details or session ids: ${found.length === 0 ? 0 : found.map(([what, hits]) => `${what} ${hits.length}`).join(', ')}`,
+        `${notJson.length} not JSON, occurrences of the guest's details or session ids: ${found.length === 0 ? 0 : found.map(([what, hits]) => `${what} ${hits.length}`).join(', ')}; ` +
+        `the guest's links: ${sent}`,
     )
 
     expect(notJson).toEqual([])
     expect(Object.fromEntries(found.map(([what, hits]) => [what, hits.slice(0, 3)]))).toEqual({})
     // The drill did what it says: the database's failures were logged (as errors or warnings).
     expect((levels.error ?? 0) + (levels.warn ?? 0)).toBeGreaterThan(0)
-    if (sent instanceof Error) throw sent
   }, 60_000)
 })
 
