@@ -35,6 +35,17 @@ describe('configuration', () => {
     expect(settings.publicUrl).toBe('https://api.booth.example.com')
   })
 
+  it('when nothing bounds the waits, then every dependency still has its bound, and production waits out a balancer on SIGTERM', () => {
+    const development = loadSettings({})
+    expect(development).toMatchObject({ databaseTimeouts: { connectMs: 3_000, statementMs: 5_000 }, redisTimeoutMs: 250, shutdownDelayMs: 0 })
+    expect(development.delivery.dispatcher).toMatchObject({ retryForMs: 24 * 3_600_000, leaseMs: 60_000 })
+    const production = loadSettings({ ...PRODUCTION, S3_BUCKET: 'photos', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })
+    expect(production).toMatchObject({ shutdownDelayMs: 5_000, storage: { kind: 's3', timeoutMs: 5_000 } })
+    const chosen = loadSettings({ ...PRODUCTION, SHUTDOWN_DELAY_MS: '0', DATABASE_TIMEOUT_MS: '20000', DELIVERY_RETRY_HOURS: '2', REDIS_TIMEOUT_MS: '100' })
+    expect(chosen).toMatchObject({ shutdownDelayMs: 0, databaseTimeouts: { statementMs: 20_000 }, redisTimeoutMs: 100 })
+    expect(chosen.delivery.dispatcher.retryForMs).toBe(2 * 3_600_000)
+  })
+
   it('when production misses its addresses, then start-up fails listing every one', () => {
     expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL[\s\S]*AUTH_SECRET: required in production/)
   })

@@ -41,12 +41,12 @@ async function main() {
     // Still starting: nothing to drain. The embedded cluster, if it was started, is stopped by its
     // 'exit' hook.
     if (!running) process.exit(128 + constants.signals[signal])
-    // The drain is bounded by the grace; closing the database and the embedded cluster after it
-    // takes a moment. Should they hang, the process still ends.
+    // The drain is bounded by the delay and the grace; closing the database and the embedded cluster
+    // after it takes a moment. Should they hang, the process still ends.
     setTimeout(() => {
-      logger.error('stop did not finish in time', new Error(`still stopping ${STOP_MARGIN_MS} ms after the grace`))
+      logger.error('stop did not finish in time', new Error(`still stopping ${STOP_MARGIN_MS} ms after the delay and the grace`))
       process.exit(1)
-    }, settings.shutdownGraceMs + STOP_MARGIN_MS).unref()
+    }, settings.shutdownDelayMs + settings.shutdownGraceMs + STOP_MARGIN_MS).unref()
     running.stop().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -52,9 +52,12 @@ const DATABASE_WORDS =
  */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'])
 
-/** An outage a request met: a warning (not a fault of ours), and its count. */
+/**
+ * An outage a request met: a warning (not a fault of ours), and for the database its count (each
+ * failed storage call is counted where it fails, by the storage adapter).
+ */
 export function noteOutage(outage: Outage, error: unknown, deps: { logger: Logger; metrics: Pick<Metrics, 'dependencyErrors'> }): void {
-  deps.metrics.dependencyErrors.inc({ dependency: outage })
+  if (outage === 'database') deps.metrics.dependencyErrors.inc({ dependency: outage })
   deps.logger.warn(`${outage} unavailable: answered 503`, { error: describeError(error) })
 }
 

@@ -189,6 +189,20 @@ describe('gallery links by Postmark and Twilio', () => {
     expect(twilio.accepted).toHaveLength(1)
   })
 
+  it('when a provider keeps failing, then the message is retried for its retry time, whatever its attempts, and only then fails', async () => {
+    postmark.queue(...Array.from({ length: 200 }, () => SERVER_ERROR))
+    const retryForMs = 1_500
+    const app = await server({ settings: { retryForMs } })
+    const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+    const [row] = await until(() => messagesOf(app, gallery.sessionId), ([message]) => message?.status !== 'pending', 20_000)
+    expect(row).toMatchObject({ status: 'failed', last_error: 'Internal error' })
+    // More attempts than the old budget of 8 could spend, in the retry time and no sooner.
+    expect(row!.attempts).toBeGreaterThan(8)
+    // The retry time runs from the queueing (the completion): the last try came after it was over.
+    const [queued] = await app.orm.em.fork().execute<{ at: number }[]>('select (extract(epoch from created_at) * 1000)::float8 as at from outbox_message where session_id = ?', [gallery.sessionId])
+    expect(postmark.requests.at(-1)!.at - queued!.at).toBeGreaterThanOrEqual(retryForMs)
+  })
+
   it('when a provider refuses a recipient for good, then the message fails after one attempt', async () => {
     postmark.queue(POSTMARK_INACTIVE)
     twilio.queue(TWILIO_INVALID_NUMBER)

@@ -121,6 +121,29 @@ describe('GET /metrics', () => {
       expect(sample(text, 'photobooth_outbox_read_failures_total', '')).toBe(0)
       expect(sample(text, 'photobooth_photos', 'copies="queued"')).toBe(0)
       for (const outcome of ['ready', 'failed', 'retried']) expect(sample(text, 'photobooth_photo_copies_seconds_count', `outcome="${outcome}"`), outcome).toBe(0)
+      // What an on-call's alerts read (docs/alerts.yml): there from the start, at zero.
+      for (const channel of ['email', 'sms']) expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', `channel="${channel}"`), channel).toBe(0)
+      for (const outcome of ['retried', 'abandoned']) expect(sample(text, 'photobooth_delivery_record_failures_total', `outcome="${outcome}"`), outcome).toBe(0)
+      for (const dependency of ['database', 'storage', 'redis']) expect(sample(text, 'photobooth_dependency_errors_total', `dependency="${dependency}"`), dependency).toBe(0)
+    } finally {
+      await fresh.stop()
+      await databases.dropAll()
+    }
+  })
+
+  it('when a gallery link has waited ten minutes and /readyz was probed, then the oldest-pending age and readiness say so', async () => {
+    const databases = scratchDatabases('metrics')
+    const fresh = await startTestServer({ databaseUrl: await databases.create(), metricsToken: TOKEN })
+    try {
+      const gallery = await makeLiveGallery(fresh, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
+      await fresh.orm.em.fork().execute(`update outbox_message set created_at = now() - interval '10 minutes' where session_id = ?`, [gallery.sessionId])
+      expect((await fetch(`${fresh.url}/readyz`)).status).toBe(200)
+      const text = await (await scrape(fresh)).text()
+      expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', 'channel="email"')).toBeGreaterThanOrEqual(600)
+      expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', 'channel="sms"')).toBe(0)
+      expect(sample(text, 'photobooth_ready', '')).toBe(1)
+      expect(sample(text, 'photobooth_dependency_up', 'dependency="database"')).toBe(1)
+      expect(sample(text, 'photobooth_dependency_up', 'dependency="storage"')).toBe(1)
     } finally {
       await fresh.stop()
       await databases.dropAll()

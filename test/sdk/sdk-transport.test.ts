@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { ApiError, createClient, isDefinedError, NetworkError, safe, SDK_VERSION, TimeoutError, type ClientOptions } from '@photobooth/sdk'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { backoffDelay, resolveRetry } from '../../sdk/src/retry.js'
+import { backoffDelay, pauseBeforeRetry, resolveRetry } from '../../sdk/src/retry.js'
 
 /** What the fake server received, one entry per request. */
 type Received = { method: string; url: string; headers: IncomingHttpHeaders; body: string }
@@ -92,6 +92,24 @@ describe('the SDK transport', () => {
     expect(await client.kiosk.getContext({ eventSlug: 'party', setSlug: 'wall' })).toEqual(context)
     expect(received.map((r) => `${r.method} ${r.url}`)).toEqual(Array(3).fill('GET /events/party/sets/wall'))
     expect(received.every((r) => r.headers['idempotency-key'] === undefined)).toBe(true)
+  })
+
+  it('when a 503 says Retry-After (the database away), then the retry waits that long, within maxDelayMs', () => {
+    const retry = resolveRetry({ minDelayMs: 100, maxDelayMs: 8_000, random: () => 0 })
+    const unavailable = (retryAfter?: string) =>
+      new ApiError('SERVICE_UNAVAILABLE', {
+        status: 503,
+        message: 'The database is unavailable. Try again in a moment.',
+        data: undefined,
+        defined: true,
+        headers: new Headers(retryAfter ? { 'retry-after': retryAfter } : {}),
+      })
+    expect(pauseBeforeRetry(unavailable('5'), 0, true, retry)).toBe(5_000)
+    expect(pauseBeforeRetry(unavailable('30'), 0, true, retry)).toBe(8_000)
+    // Without the header, the backoff alone (0 with this jitter).
+    expect(pauseBeforeRetry(unavailable(), 0, true, retry)).toBe(0)
+    // A change that cannot be repeated is not retried, Retry-After or not.
+    expect(pauseBeforeRetry(unavailable('5'), 0, false, retry)).toBeUndefined()
   })
 
   it('when retries run out, then the last 5xx is given back, typed as its route declares it', async () => {

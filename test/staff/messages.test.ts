@@ -140,6 +140,61 @@ describe('POST /staff/messages/:messageId/retry', () => {
   })
 })
 
+describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/:eventId/messages/retry', () => {
+  const retrySession = (sessionId: string) => staffFetch(app, staff, `/staff/sessions/${sessionId}/messages/retry`, { method: 'POST' })
+  const retryEvent = (eventId: string) => staffFetch(app, staff, `/staff/events/${eventId}/messages/retry`, { method: 'POST' })
+  /** When each message of the session began to be tried, in seconds before now. */
+  const triedFor = (sessionId: string) =>
+    app.orm.em
+      .fork()
+      .execute<{ seconds: number }[]>(`select extract(epoch from now() - retry_since)::float8 as seconds from outbox_message where session_id = ? and status = 'pending'`, [
+        sessionId,
+      ])
+
+  it("when a provider's outage failed a session's messages days ago, then one call makes every one pending, due now, with the whole retry time again; a second call retries none", async () => {
+    const { sessionId } = await sentGallery()
+    await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'Postmark answered 500', attempts = 9, retry_since = now() - interval '3 days' where session_id = ?`, [sessionId])
+
+    const response = await retrySession(sessionId)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ retried: 3 })
+    const rows = await messagesOf(sessionId)
+    expect(rows.map(({ status, attempts, last_error }) => ({ status, attempts, last_error }))).toEqual(
+      Array.from({ length: 3 }, () => ({ status: 'pending', attempts: 0, last_error: 'Postmark answered 500' })),
+    )
+    expect((await triedFor(sessionId)).every((row) => row.seconds < 60)).toBe(true)
+    expect(await (await retrySession(sessionId)).json()).toEqual({ retried: 0 })
+  })
+
+  it("when an event's sessions have failed, sent and waiting messages, then only each guest and channel whose newest message failed is retried, and nothing of another event", async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    const [failing, mixed] = [await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Ada', email: email('ada'), phone: '+1 415 555 2671' }] }), await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Grace', email: email('grace') }] })]
+    const elsewhere = await makeLiveGallery(app, { guests: [{ name: 'Lin', email: email('lin') }] })
+    await settle(failing.sessionId, 'failed', { createdAgo: 300 })
+    await settle(elsewhere.sessionId, 'failed', { createdAgo: 300 })
+    // Grace's first link failed, and a resend since then went out: her newest message is sent.
+    await settle(mixed.sessionId, 'failed', { createdAgo: 300 })
+    expect(await (await resend(mixed.sessionId)).json()).toEqual({ queued: 1 })
+    await app.orm.em.fork().execute(`update outbox_message set status = 'sent', sent_at = now() where session_id = ? and status = 'pending'`, [mixed.sessionId])
+
+    const response = await retryEvent(event.id)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ retried: 2 })
+    expect((await messagesOf(failing.sessionId)).map((row) => row.status)).toEqual(['pending', 'pending'])
+    expect((await messagesOf(mixed.sessionId)).map((row) => row.status)).toEqual(['failed', 'sent'])
+    expect((await messagesOf(elsewhere.sessionId)).map((row) => row.status)).toEqual(['failed'])
+  })
+
+  it('when the session or the event is unknown, then 404 and nothing changes', async () => {
+    const unknownSession = await retrySession('AAAAAAAAAAAAAAAAAAAAAA')
+    expect(unknownSession.status).toBe(404)
+    expect(await unknownSession.json()).toEqual({ error: 'no such session' })
+    const unknownEvent = await retryEvent('AAAAAAAAAAAAAAAAAAAAAA')
+    expect(unknownEvent.status).toBe(404)
+    expect(await unknownEvent.json()).toEqual({ error: 'no such event' })
+  })
+})
+
 describe('with the dispatcher running', () => {
   /** A dispatcher that would not look again for a minute on its own: only being woken sends. */
   const SLOW: DispatcherSettings = { intervalMs: 60_000, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }

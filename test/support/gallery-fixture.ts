@@ -14,15 +14,16 @@ export type FixtureGuest = { name: string; email?: string; phone?: string }
 
 export async function makeLiveGallery(
   app: TestServer,
-  options: { names?: string[]; guests?: FixtureGuest[]; images?: Buffer[] } = {},
+  /** `setId`: a set of an event seeded beforehand (several galleries of one event); else a new event's. */
+  options: { names?: string[]; guests?: FixtureGuest[]; images?: Buffer[]; setId?: string } = {},
 ): Promise<LiveGallery> {
   const guests = options.guests ?? (options.names ?? ['Ada Lovelace']).map((name, i) => ({ name, email: `guest${i}@example.org` }))
   const images = options.images ?? [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
-  const { sets } = await seedEvent(app.orm)
+  const setId = options.setId ?? (await seedEvent(app.orm)).sets[0]!.id
   const kiosk = createClient({ baseUrl: app.url })
   const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
   const session = await kiosk.kiosk.registerGuests({
-    params: { setId: sets[0]!.id },
+    params: { setId },
     body: { guests },
   })
   const { uploads } = await booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: images.length } })

@@ -27,7 +27,8 @@ const STORAGE_CHECKS_TO_CHANGE = 2
 export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimitCounts }: Services): Router {
   // Once applied, migrations stay applied: asked until then, not on every probe.
   let migrated = false
-  const storageUp = storage ? storageHealth(storage, logger, () => metrics.dependencyErrors.inc({ dependency: 'storage' })) : () => true
+  // A failed check is counted by the storage adapter, as every failed storage call is.
+  const storageUp = storage ? storageHealth(storage, logger) : () => true
   const answer = (res: Response, status: number, body: object) => {
     metrics.ready.set(status === 200 ? 1 : 0)
     res.status(status).setHeader('Cache-Control', 'no-store').json(body)
@@ -61,14 +62,13 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
  * than the interval and answers with what is known, never waiting on the bucket. The state changes
  * only when `STORAGE_CHECKS_TO_CHANGE` checks in a row say so.
  */
-function storageHealth(storage: PhotoStorage, logger: Services['logger'], failed: () => void): () => boolean {
+function storageHealth(storage: PhotoStorage, logger: Services['logger']): () => boolean {
   let up = true
   let streak = 0
   let checkedAt = -Infinity
   let checking = false
   const settle = (answered: boolean, error?: unknown) => {
     checking = false
-    if (!answered) failed()
     streak = answered === up ? 0 : streak + 1
     if (streak < STORAGE_CHECKS_TO_CHANGE) return
     up = answered

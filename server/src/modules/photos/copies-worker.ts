@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto'
 
 import type { Services } from '../../context.js'
+import { describeError } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
+import { outageOf } from '../../outages.js'
 import type { PhotoStorage } from '../storage/storage.js'
 import { makeCopies, settleCopies, type CopiesDeps } from './photo-copies.service.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
@@ -13,11 +15,14 @@ export type CopiesWorkerSettings = {
   intervalMs: number
   /** A claimed photo not settled within this (its instance died) is taken again. */
   leaseMs: number
-  /** Attempts (storage or the database failing) before a photo is marked failed. */
+  /** Attempts that fail (for another reason than an outage of storage or the database) before a photo is marked failed. */
   maxAttempts: number
   /** First retry delay, doubled per attempt, with full jitter. */
   baseDelayMs: number
 }
+
+/** While storage or the database is away, a photo in hand is looked at again after 5 to 10 s. */
+const OUTAGE_RETRY_MS = 5_000
 
 export const DEFAULT_COPIES_SETTINGS: CopiesWorkerSettings = { concurrency: 2, intervalMs: 2_000, leaseMs: 60_000, maxAttempts: 5, baseDelayMs: 2_000 }
 
@@ -62,9 +67,18 @@ export function startCopiesWorker(
       if (made.status === 'failed') logger.warn('photo copies failed', { photoId: photo.id, reason: made.error })
     } catch (error) {
       timer?.({ outcome: 'retried' })
-      // Storage or the database: tried again after a delay, and given up on (failed, for staff) past the limit.
-      logger.error('photo copies attempt failed', error)
       const message = error instanceof Error ? error.message.slice(0, 300) : 'unknown error'
+      // Storage or the database away: not the photo's fault, so no attempt is spent (an outage of an
+      // hour must not fail the photos in hand); it is tried again every few seconds until it is back.
+      if (outageOf(error)) {
+        logger.warn('photo copies wait for storage or the database', { photoId: photo.id, error: describeError(error) })
+        await em()
+          .execute(COPIES_QUERIES.retryLater, [1, OUTAGE_RETRY_MS + randomInt(0, OUTAGE_RETRY_MS + 1), message, photo.id])
+          .catch((settleError: unknown) => logger.error('photo copies could not be settled', settleError))
+        return
+      }
+      // Any other failure: tried again after a delay, and given up on (failed, for staff) past the limit.
+      logger.error('photo copies attempt failed', error)
       try {
         if (photo.image_attempts >= settings.maxAttempts) {
           await settleCopies(em(), deps.storage, photo, {
@@ -77,7 +91,7 @@ export function startCopiesWorker(
             preview: false,
           }).then(({ released }) => released && deps.wakeDelivery())
         } else {
-          await em().execute(COPIES_QUERIES.retryLater, [retryDelayMs(photo.image_attempts), message, photo.id])
+          await em().execute(COPIES_QUERIES.retryLater, [0, retryDelayMs(photo.image_attempts), message, photo.id])
         }
       } catch (settleError) {
         // Its lease runs out and it is taken again.

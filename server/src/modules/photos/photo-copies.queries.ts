@@ -45,8 +45,13 @@ export const COPIES_QUERIES = {
           set next_attempt_at = now()
         where session_id = ? and status = 'pending' and attempts = 0 and next_attempt_at > now()
        returning id`,
-  /** An attempt that failed for a reason outside the photo (storage, the database): due again later. Params: delay ms, photo id. */
-  retryLater: `update photo set image_due_at = now() + ? * interval '1 millisecond', image_error = ? where id = ? and image_status = 'queued'`,
+  /**
+   * An attempt that failed for a reason outside the photo (storage, the database): due again later,
+   * its attempt given back when the cause was an outage. Params: attempts given back (0 or 1), delay
+   * ms, error, photo id.
+   */
+  retryLater: `update photo set image_attempts = image_attempts - ?, image_due_at = now() + ? * interval '1 millisecond', image_error = ?
+        where id = ? and image_status = 'queued'`,
   /** The full-size copy, made ahead of the worker by a download: recorded once. Params: size, ETag, photo id. */
   recordFullSize: 'update photo set full_size = coalesce(full_size, ?), full_etag = coalesce(full_etag, ?) where id = ? returning full_size, full_etag',
   /** Photos recorded before copies existed, queued for the worker. Param: most rows. */

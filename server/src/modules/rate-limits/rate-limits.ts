@@ -44,6 +44,7 @@ export function createRateLimiter(
     const store = shared?.store(name)
     // Its refusals' series starts at zero, so that an alert sees it on a fresh instance.
     metrics.rateLimited.inc({ limit: name }, 0)
+    if (store) metrics.rateLimitUnchecked.inc({ limit: name }, 0)
     return rateLimit({
       windowMs: settings.windowMs,
       limit,
