@@ -70,7 +70,8 @@ describe('SIGTERM on the built server', () => {
     child = spawn(process.execPath, [join(bundle, 'main.js')], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: productionEnv(port, databaseUrl, { DELIVERY: 'off', SHUTDOWN_GRACE_MS: String(GRACE_MS), CLIENT_IP_HEADER: IP_HEADER }),
+      // The drain itself, at once: the delay a balancer needs before it (production's default) is the rolling-restart drill's.
+      env: productionEnv(port, databaseUrl, { DELIVERY: 'off', SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_DELAY_MS: '0', CLIENT_IP_HEADER: IP_HEADER }),
     })
     const service = child
     let stderr = ''

@@ -17,7 +17,9 @@ import { scratchDatabases } from '../support/databases.js'
 import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { until } from '../support/until.js'
 import { freePort, serviceEnv } from '../support/processes.js'
+import { startFakeS3 } from '../support/s3.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -145,6 +147,48 @@ describe('what the logs hold', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL')
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('when the process starts with S3 and stops, then its whole output is JSON lines on stdout: library warnings (the AWS SDK on Node 20) included, nothing on stderr', async () => {
+    const s3 = await startFakeS3()
+    const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: serviceEnv({
+        DATABASE_URL: inject('databaseUrl'),
+        AUTH_SECRET: randomBytes(32).toString('base64url'),
+        DELIVERY: 'off',
+        S3_BUCKET: s3.settings.bucket,
+        S3_ENDPOINT: s3.endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_ACCESS_KEY_ID: s3.settings.accessKeyId,
+        S3_SECRET_ACCESS_KEY: s3.settings.secretAccessKey,
+      }),
+    })
+    try {
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      await until(
+        async () => stdout,
+        (text) => text.includes('"photo booth service listening"') || child.exitCode !== null,
+        20_000,
+      )
+      // Readiness asks the bucket: the S3 client is made and used.
+      const port = (JSON.parse(stdout.split('\n').find((line) => line.includes('"photo booth service listening"'))!) as { port: number }).port
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      expect(stderr).toBe('')
+      const lines = stdout.split('\n').filter(Boolean)
+      for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow()
+      expect(lines.map((line) => (JSON.parse(line) as { message: string }).message)).toContain('stopped')
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      await s3.close()
     }
   })
 })

@@ -373,6 +373,9 @@ describe('every answer, against the document', () => {
     await documented('retryMessage', await send('retryMessage', { messageId: message.id }))
     await app.orm.em.fork().execute(`update outbox_message set status = 'failed' where id = ?`, [message.id])
     await documented('retryMessage', await send('retryMessage', { messageId: message.id }))
+    await app.orm.em.fork().execute(`update outbox_message set status = 'failed' where session_id = ?`, [gallery.sessionId])
+    await documented('retrySessionMessages', await send('retrySessionMessages', { sessionId: gallery.sessionId }))
+    await documented('retryEventMessages', await send('retryEventMessages', { eventId }))
 
     const active = await seedSession(app.orm, set.id, { status: 'active' })
     await documented('resendGalleryLinks', await send('resendGalleryLinks', { sessionId: active.id }))

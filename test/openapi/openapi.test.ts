@@ -94,6 +94,9 @@ describe('the OpenAPI document', () => {
         'POST /staff/sessions/{sessionId}/cancel',
         'DELETE /staff/sessions/{sessionId}',
         'POST /staff/messages/{messageId}/retry',
+        // Bulk retry after a provider's outage (issue 25).
+        'POST /staff/sessions/{sessionId}/messages/retry',
+        'POST /staff/events/{eventId}/messages/retry',
         // The health probes (issue 14).
         'GET /healthz',
         'GET /readyz',

@@ -61,6 +61,8 @@ const OWN_ANSWER: Record<string, { status: number; error?: string }> = {
   'sessions.cancel': { status: 404, error: 'no such session' },
   'sessions.delete': { status: 404, error: 'no such session' },
   'messages.retry': { status: 404, error: 'no such message' },
+  'messages.retrySession': { status: 404, error: 'no such session' },
+  'messages.retryEvent': { status: 404, error: 'no such event' },
   'members.me': { status: 200 },
   'members.list': { status: 200 },
   'members.invite': { status: 400 },

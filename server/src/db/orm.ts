@@ -85,7 +85,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
     schemaGenerator: { skipTables: AUTH_TABLES },
     // Every request forks its own entity manager; a slip onto the global one is a bug.
     allowGlobalContext: false,
-    pool: { acquireTimeoutMillis: timeouts.connectMs },
+    pool: { acquireTimeoutMillis: timeouts.acquireMs },
     driverOptions: {
       connection: pgTimeouts(timeouts),
       // A failed statement's error names it with its placeholders, never with the guests' values in it.

@@ -3,14 +3,19 @@
  * otherwise holds every request, and the pool's connections, for as long as it does.
  */
 export type DatabaseTimeouts = {
-  /** Opening a connection, and waiting for a free one of the pool. */
+  /** Opening a connection: a database that does not answer its handshake is away. */
   connectMs: number
+  /**
+   * Waiting for a free connection of the pool: longer than a burst's queue (200 kiosks registering at
+   * once wait a few seconds for one of the pool's 10), short enough to bound a request.
+   */
+  acquireMs: number
   /** One statement: cancelled by the server after this long, abandoned by the client a moment later; 0: no limit. */
   statementMs: number
 }
 
-/** The service's: a request that needs the database answers within connect + statement (README). */
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3_000, statementMs: 5_000 }
+/** The service's: a request that needs the database answers within acquire + statement (README). */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3_000, acquireMs: 10_000, statementMs: 5_000 }
 
 /**
  * What the client gives up after when the server says nothing (a stall): the server's own cancel
