@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { signIn } from '../support/staff.js'
 import { serviceEnv } from '../support/processes.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -14,7 +15,7 @@ type Run = { code: number; stdout: string; stderr: string }
 /** `pnpm admin …` as an operator types it, in a process of its own, on the run's database; `input` is its standard input. */
 function adminWith(input: string | undefined, ...args: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env = serviceEnv({ DATABASE_URL: inject('databaseUrl'), AUTH_SECRET: 'a'.repeat(32) })
+    const env = serviceEnv({ DATABASE_URL: testDatabaseUrl(), AUTH_SECRET: 'a'.repeat(32) })
     const child = execFile('pnpm', ['-s', 'admin', ...args], { cwd: root, env }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return void reject(new Error(`pnpm admin did not run: ${error.message}`))
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr })

@@ -1,8 +1,9 @@
 import { openOrm, type Orm } from '@photobooth/server/db/orm'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 // Empty databases of their own: the first start of a deployment, which several instances may make at once.
 const databases = scratchDatabases('first_start')
@@ -10,7 +11,7 @@ const started: TestServer[] = []
 let admin: Orm
 
 beforeAll(async () => {
-  admin = await openOrm(inject('databaseUrl'))
+  admin = await openOrm(testDatabaseUrl())
 })
 
 afterAll(async () => {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 
 import { migrate, openOrm, type Orm } from '@photobooth/server/db/orm'
 import { AUTH_TABLES } from '@photobooth/server/modules/staff/auth-schema'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 /**
  * Statements of MikroORM's schema diff that an entity cannot express, each with its reason.
@@ -25,7 +26,7 @@ let fromEntities: Orm
 
 async function freshDatabase(name: string): Promise<Orm> {
   await admin.em.getConnection().execute(`create database ${name}`)
-  const url = new URL(inject('databaseUrl'))
+  const url = new URL(testDatabaseUrl())
   url.pathname = `/${name}`
   const orm = await openOrm(url.toString())
   orms.push(orm)
@@ -64,7 +65,7 @@ async function catalog(orm: Orm): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  admin = await openOrm(inject('databaseUrl'))
+  admin = await openOrm(testDatabaseUrl())
   migrated = await freshDatabase(names.migrated)
   await migrate(migrated)
   fromEntities = await freshDatabase(names.fromEntities)

@@ -9,7 +9,7 @@ import { createLogger } from '@photobooth/server/logger'
 import { startDispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
 import { createTwilioTransport } from '@photobooth/server/modules/delivery/twilio-transport'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import {
   POSTMARK_INACTIVE,
@@ -24,6 +24,7 @@ import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { serviceEnv } from '../support/processes.js'
 import { until } from '../support/until.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 const FAST: DispatcherSettings = { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
 const TOKEN = 'postmark-server-token'
@@ -42,7 +43,7 @@ beforeAll(async () => {
  * dispatcher here would send those too. Each test starts with nothing pending but its own.
  */
 beforeEach(async () => {
-  const orm = await openOrm(inject('databaseUrl'))
+  const orm = await openOrm(testDatabaseUrl())
   try {
     await orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
   } finally {
@@ -105,7 +106,7 @@ async function forkService(script: URL, env: Record<string, string>) {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: serviceEnv({
       DATA_DIR: dataDir,
-      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_URL: testDatabaseUrl(),
       DELIVERY: 'on',
       POSTMARK_SERVER_TOKEN: TOKEN,
       POSTMARK_FROM: 'Photos <photos@example.com>',

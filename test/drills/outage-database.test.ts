@@ -5,8 +5,9 @@
  * page under /g/) and /readyz, while the proxy is cut (PostgreSQL "died": connections reset, new
  * ones refused) and then stalled (a partition: connections open, not a byte through).
  *
- * Asserts, for each: every request gets an answer, none later than 10 s (the documented bound: 3 s
- * to get a connection + 5 s a statement + margin); the JSON routes answer 503
+ * Asserts, for each: every request gets an answer, none later than the documented bound (a free
+ * connection of the pool within DATABASE_ACQUIRE_TIMEOUT_MS, then a statement within
+ * DATABASE_TIMEOUT_MS and the client's 1 s more: 16 s with the defaults); the JSON routes answer 503
  * `{ "error": "The database is unavailable. Try again in a moment." }` with a Retry-After, the
  * gallery page 503 text/html saying to try again in a moment, /readyz 503; nothing is left
  * unhandled (this process would fail); and once the proxy is restored, the routes answer 2xx again
@@ -15,6 +16,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { openOrm, type Orm } from '@photobooth/server/db/orm'
+import { DEFAULT_DATABASE_TIMEOUTS } from '@photobooth/server/db/timeouts'
 import { createLogger } from '@photobooth/server/logger'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -24,10 +26,13 @@ import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 
 const IP_HEADER = 'x-drill-client-ip'
 const DATABASE_UNAVAILABLE = { error: 'The database is unavailable. Try again in a moment.' }
-/** The documented bound on any request while the database is away. */
-const LONGEST_WAIT_MS = 10_000
+/** The documented bound on any request while the database is away (README, Outages). */
+const LONGEST_WAIT_MS = DEFAULT_DATABASE_TIMEOUTS.acquireMs + DEFAULT_DATABASE_TIMEOUTS.statementMs + 1_000
 const CUT_MS = 5_000
-/** Longer than the bound: a request asked as the stall begins is answered while it lasts. */
+/**
+ * Longer than a statement's wait (5 s + 1 s) with the pool full: a request asked as the stall begins
+ * is answered while it lasts. Those asked later may be answered after it, within the bound.
+ */
 const STALL_MS = 11_000
 
 const databases = scratchDatabases('outage_db')
@@ -214,11 +219,11 @@ async function drill(how: 'cut' | 'stall', ms: number) {
 }
 
 describe('the database goes away under load', () => {
-  it('when PostgreSQL is cut (connections reset, new ones refused) and comes back, then every request is answered 503 within 10 s, and the routes recover without a restart', async () => {
+  it('when PostgreSQL is cut (connections reset, new ones refused) and comes back, then every request is answered 503 within its bound, and the routes recover without a restart', async () => {
     await drill('cut', CUT_MS)
   }, 40_000)
 
-  it('when PostgreSQL stalls (connections open, no byte through) and comes back, then every request is answered 503 within 10 s, and the routes recover without a restart', async () => {
+  it('when PostgreSQL stalls (connections open, no byte through) and comes back, then every request is answered 503 within its bound, and the routes recover without a restart', async () => {
     await drill('stall', STALL_MS)
     // The log stayed JSON, line by line, through both.
     expect(logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))).toEqual([])

@@ -10,11 +10,12 @@
  */
 import { writeFile } from 'node:fs/promises'
 
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { SECURITY_HEADERS } from './checks.js'
 import { assertFuzz, describeClasses, Figures, surveyFuzz } from './runner.js'
 import { startFuzzService, type FuzzService } from './service.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 const FIXED_SEED = 20_260_601
 const runs = Number(process.env.FUZZ_RUNS ?? 300)
@@ -31,7 +32,7 @@ const log = (line: string) => process.stderr.write(`[fuzz] ${line}\n`)
 
 let service: FuzzService
 beforeAll(async () => {
-  service = await startFuzzService(inject('databaseUrl'))
+  service = await startFuzzService(testDatabaseUrl())
 })
 afterAll(() => service?.close())
 

@@ -11,7 +11,7 @@ import { createLogger } from '@photobooth/server/logger'
 import { startDispatcher } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
 import { createClient, isDefinedError, safe } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
@@ -20,6 +20,7 @@ import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from 
 import { until } from '../support/until.js'
 import { freePort, serviceEnv } from '../support/processes.js'
 import { startFakeS3 } from '../support/s3.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -121,7 +122,7 @@ describe('what the logs hold', () => {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: serviceEnv({
-        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_URL: testDatabaseUrl(),
         PORT: String(port),
         PUBLIC_URL: 'https://photos.example.com',
         DATA_DIR: dataDir,
@@ -156,7 +157,7 @@ describe('what the logs hold', () => {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: serviceEnv({
-        DATABASE_URL: inject('databaseUrl'),
+        DATABASE_URL: testDatabaseUrl(),
         AUTH_SECRET: randomBytes(32).toString('base64url'),
         DELIVERY: 'off',
         S3_BUCKET: s3.settings.bucket,

@@ -1,13 +1,14 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 
 import { loadSettings } from '@photobooth/server/config'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { SERVER_ERROR, startFakePostmark } from '../support/fake-providers.js'
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { until } from '../support/until.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 const TOKEN = 'metrics-token-0123456789'
 const DEFAULT_COPIES = loadSettings({}).copies
@@ -151,7 +152,7 @@ describe('GET /metrics', () => {
   })
 
   it('when PostgreSQL stops answering, then a scrape still answers within about a second, the outbox left out and the failure counted', async () => {
-    const proxy = await startStallingProxy(inject('databaseUrl'))
+    const proxy = await startStallingProxy(testDatabaseUrl())
     // Without the copies worker, whose look every 2 s would take a connection of the stalled pool too.
     const stalling = await startTestServer({ databaseUrl: proxy.url, metricsToken: TOKEN, copies: { ...DEFAULT_COPIES, work: false } })
     try {

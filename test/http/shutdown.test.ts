@@ -8,10 +8,11 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 import { openOrm } from '@photobooth/server/db/orm'
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { seedEvent } from '../support/harness.js'
 import { freePort, serviceEnv } from '../support/processes.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 /**
  * Shutting the service down, in a process of its own, started as the README says to run it in
@@ -266,7 +267,7 @@ describe('shutdown, against the run’s PostgreSQL', () => {
   let slug: string
   let setId: string
   beforeAll(async () => {
-    databaseUrl = inject('databaseUrl')
+    databaseUrl = testDatabaseUrl()
     const orm = await openOrm(databaseUrl)
     try {
       const { event, sets } = await seedEvent(orm)

@@ -1,15 +1,16 @@
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { postJson, seedEvent, type TestServer } from '../support/harness.js'
 import { startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 let app: TestServer
 let staff: StaffSession
 let deleter: pg.Client
 beforeAll(async () => {
   ;({ app, staff } = await startStaffTestServer())
-  deleter = new pg.Client({ connectionString: inject('databaseUrl') })
+  deleter = new pg.Client({ connectionString: testDatabaseUrl() })
   await deleter.connect()
 })
 afterAll(async () => {

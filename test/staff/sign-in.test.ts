@@ -5,10 +5,11 @@ import { AUTH_SCHEMA } from '@photobooth/server/modules/staff/auth-schema'
 import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
 import { getMigrations } from 'better-auth/db/migration'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch } from '../support/staff.js'
+import { testDatabaseUrl } from '../support/database-url.js'
 
 let app: TestServer
 beforeAll(async () => {
@@ -224,7 +225,7 @@ describe("Better Auth's log", () => {
 
 describe("Better Auth's tables", () => {
   it('when the database is migrated, then Better Auth finds nothing of its schema missing', async () => {
-    const pool = new pg.Pool({ connectionString: inject('databaseUrl') })
+    const pool = new pg.Pool({ connectionString: testDatabaseUrl() })
     try {
       const { toBeCreated, toBeAdded, compileMigrations } = await getMigrations({ ...AUTH_SCHEMA, database: pool, emailAndPassword: { enabled: true } })
       expect({ toBeCreated, toBeAdded }).toEqual({ toBeCreated: [], toBeAdded: [] })

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { openOrm, type Orm } from '@photobooth/server/db/orm'
-import { inject } from 'vitest'
+import { testDatabaseUrl } from './database-url.js'
 
 /**
  * Empty databases of a test file's own on the run's PostgreSQL (a deployment's first start, or a
@@ -13,11 +13,11 @@ export function scratchDatabases(prefix: string) {
   return {
     /** A new empty database's URL. */
     async create(): Promise<string> {
-      admin ??= await openOrm(inject('databaseUrl'))
+      admin ??= await openOrm(testDatabaseUrl())
       const name = `${prefix}_${randomBytes(6).toString('hex')}`
       await admin.em.getConnection().execute(`create database ${name}`)
       names.push(name)
-      const url = new URL(inject('databaseUrl'))
+      const url = new URL(testDatabaseUrl())
       url.pathname = `/${name}`
       return url.toString()
     },

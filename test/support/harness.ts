@@ -10,7 +10,8 @@ import { createLogger, type Logger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { startServer, type RunningServer } from '@photobooth/server/server'
-import { expect, inject } from 'vitest'
+import { expect } from 'vitest'
+import { testDatabaseUrl } from './database-url.js'
 
 export type TestServer = RunningServer & {
   /** SQL statements sent since the last `queries.length = 0`. */
@@ -54,7 +55,7 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
     ...defaults,
     // Tests that are about delivery turn the dispatcher on; elsewhere outbox rows stay as written.
     delivery: { ...defaults.delivery, dispatch: false },
-    databaseUrl: inject('databaseUrl'),
+    databaseUrl: testDatabaseUrl(),
     host: '127.0.0.1',
     port: 0,
     seedDemo: false,

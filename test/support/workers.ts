@@ -1,0 +1,6 @@
+/**
+ * Test files run this many at a time, each worker on a database of its own (global-setup.ts): files
+ * of one worker run one after the other, so that a file's "nothing was written" row counts and its
+ * dispatchers and copies workers see no other file's rows.
+ */
+export const TEST_WORKERS = 2
