@@ -46,6 +46,12 @@ describe('configuration', () => {
     expect(chosen.delivery.dispatcher.retryForMs).toBe(2 * 3_600_000)
   })
 
+  it('when a variable is set to nothing, then it has its default, as if unset', () => {
+    const settings = loadSettings({ PORT: '', SHUTDOWN_GRACE_MS: ' ', DELIVERY_CONCURRENCY: '', SHUTDOWN_DELAY_MS: '', MODE: '' })
+    expect(settings).toMatchObject({ mode: 'development', port: 3000, shutdownGraceMs: 10_000, shutdownDelayMs: 0 })
+    expect(settings.delivery.dispatcher.concurrency).toBe(16)
+  })
+
   it('when production misses its addresses, then start-up fails listing every one', () => {
     expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL[\s\S]*AUTH_SECRET: required in production/)
   })

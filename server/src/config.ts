@@ -198,6 +198,7 @@ export type StorageSettings =
       kind: 's3'
       bucket: string
       region: string
+      /** For R2, MinIO and other S3-compatible services. */
       endpoint?: string
       forcePathStyle: boolean
       accessKeyId: string
@@ -228,7 +229,9 @@ export type Settings = Omit<Config, 'publicUrl' | 'cdnUrl' | 'galleryUrl' | 'kio
 
 /** Parses the environment once at start-up and fails with every problem listed at once. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = Environment.safeParse(env)
+  // A variable set to nothing (`PORT= pnpm start`, a compose file's `${PORT:-}`) is unset: its default,
+  // not a number read from '' (0: a random port, no shutdown grace).
+  const parsed = Environment.safeParse(Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim())))
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)
     throw new Error(`Invalid configuration:\n${problems.join('\n')}`)

@@ -154,11 +154,10 @@ describe('delivery at event-end volume', () => {
     expectSentOnce(rows)
     const arrivals = twilio.requests.map((request) => request.at)
     expect(arrivals).toHaveLength(6)
-    // 10 a second: 100 ms apart as they leave. At the provider a request may arrive some ms late (a
-    // busy machine, a new connection) and the next on time: no two closer than 70 ms, and the six no
-    // faster than the rate over the whole run (unpaced, they arrive within a few ms of each other).
-    for (let i = 1; i < arrivals.length; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThanOrEqual(70)
-    expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(495)
+    // 10 a second: 100 ms apart as they leave, so at most 2 in any 200 ms. At the provider one may
+    // arrive late (a busy machine, the SDK's first request) and bunch with the next: at most 3 in any
+    // 200 ms, where unpaced all six arrive within a few ms of each other.
+    for (const start of arrivals) expect(arrivals.filter((at) => at >= start && at < start + 200).length, `from ${start}`).toBeLessThanOrEqual(3)
     // Emails have no rate: all six went while the SMS were still being paced.
     const emails = postmark.requests.map((request) => request.at)
     expect(Math.max(...emails)).toBeLessThan(arrivals.at(-1)!)

@@ -24,6 +24,7 @@ import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from 
 import { makeJpeg } from '../support/jpeg.js'
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 import { until } from '../support/until.js'
+import { notJson } from '../support/drill-output.js'
 
 const SESSIONS = 16
 const CUT_MS = 6_000
@@ -135,15 +136,6 @@ describe('the database is cut while links are sent', () => {
     expect([...sent.entries()].filter(([, count]) => count !== 1), 'sent more than once').toEqual([])
     if (outbox instanceof Error) throw outbox
     expect([...sent.keys()].sort()).toEqual(rows.map((row) => `${row.channel} ${row.recipient}`).sort())
-    expect(logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))).toEqual([])
+    expect(notJson(logLines)).toEqual([])
   }, LEASE_MS + 40_000)
 })
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line)
-    return true
-  } catch {
-    return false
-  }
-}

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabases } from '../support/databases.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
+import { explain, notJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
 const DATABASE_UNAVAILABLE = { error: 'The database is unavailable. Try again in a moment.' }
@@ -226,21 +227,6 @@ describe('the database goes away under load', () => {
   it('when PostgreSQL stalls (connections open, no byte through) and comes back, then every request is answered 503 within its bound, and the routes recover without a restart', async () => {
     await drill('stall', STALL_MS)
     // The log stayed JSON, line by line, through both.
-    expect(logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))).toEqual([])
+    expect(notJson(logLines)).toEqual([])
   }, 40_000)
 })
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** An error with its cause's code (fetch's `fetch failed` says nothing by itself). */
-function explain(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  return `${String(error)}${cause ? ` (${cause.code ?? cause.message})` : ''}`
-}

@@ -27,6 +27,7 @@ import { createTestBoothKey, postJson, seedEvent, startTestServer, type TestServ
 import { makeJpeg } from '../support/jpeg.js'
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 import { until } from '../support/until.js'
+import { isJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
 const CUT_MS = 3_000
@@ -190,12 +191,3 @@ describe('the log when the database fails mid-work', () => {
     expect((levels.error ?? 0) + (levels.warn ?? 0)).toBeGreaterThan(0)
   }, 60_000)
 })
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line)
-    return true
-  } catch {
-    return false
-  }
-}

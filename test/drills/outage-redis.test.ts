@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
+import { notJson } from '../support/drill-output.js'
 
 const REDIS = { host: '127.0.0.1', port: 6379 }
 const IP_HEADER = 'x-drill-client-ip'
@@ -162,15 +163,6 @@ describe('Redis goes away', () => {
     expect(slow(results)).toEqual([])
     // Still up, and its log still JSON line by line.
     expect((await fetch(`${a!.url}/healthz`)).status).toBe(200)
-    expect(logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))).toEqual([])
+    expect(notJson(logLines)).toEqual([])
   }, 40_000)
 })
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line)
-    return true
-  } catch {
-    return false
-  }
-}

@@ -22,6 +22,7 @@ import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from 
 import { makeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
+import { explain, notJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
 const STORAGE_UNAVAILABLE = { error: 'Photo storage is unavailable. Try again in a moment.' }
@@ -285,24 +286,9 @@ describe('photo storage goes away under load', () => {
     const rig = await startRig('stall')
     try {
       await rig.drill()
-      expect(rig.logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))).toEqual([])
+      expect(notJson(rig.logLines)).toEqual([])
     } finally {
       await rig.stop()
     }
   }, 60_000)
 })
-
-function isJson(line: string): boolean {
-  try {
-    JSON.parse(line)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** An error with its cause's code (fetch's `fetch failed` says nothing by itself). */
-function explain(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  return `${String(error)}${cause ? ` (${cause.code ?? cause.message})` : ''}`
-}

@@ -11,9 +11,10 @@ import { seedEvent, startTestServer, type TestServer } from '../support/harness.
 const lines: string[] = []
 const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 
+const METRICS_TOKEN = 'request-log-metrics-token'
 let app: TestServer
 beforeAll(async () => {
-  app = await startTestServer({ requestIdHeader: 'X-Edge-Request-Id' }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
+  app = await startTestServer({ requestIdHeader: 'X-Edge-Request-Id', metricsToken: METRICS_TOKEN }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
 })
 afterAll(() => app?.stop())
 
@@ -43,6 +44,27 @@ describe('one structured line per request', () => {
     })
     const text = lines.join('')
     for (const secret of [gallery.sessionId, 'utm_source', '203.0.113.9', '127.0.0.1', 'Ada']) expect(text).not.toContain(secret)
+  })
+
+  it('when a JSON route is asked with HEAD, then its line says HEAD with no body bytes, and so does the metric', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    lines.length = 0
+    const response = await fetch(`${app.url}/events/${event.slug}/sets/${sets[0]!.slug}`, { method: 'HEAD' })
+    expect(response.status).toBe(200)
+    const line = await requestLine(response.headers.get('x-request-id')!)
+    expect(line).toMatchObject({ method: 'HEAD', status: 200, bytes: 0 })
+    const metrics = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text()
+    expect(metrics).toMatch(/photobooth_http_request_duration_seconds_count\{method="HEAD",route="[^"]*",status="200"\} 1/)
+  })
+
+  it('when a booth or staff route refuses a request (401), then its line names the route as it is, not under its mount path twice', async () => {
+    lines.length = 0
+    const booth = await fetch(`${app.url}/booth/events`)
+    expect(booth.status).toBe(401)
+    expect(await requestLine(booth.headers.get('x-request-id')!)).toMatchObject({ route: '/booth/events', status: 401 })
+    const staff = await fetch(`${app.url}/staff/events`)
+    expect(staff.status).toBe(401)
+    expect(await requestLine(staff.headers.get('x-request-id')!)).toMatchObject({ route: '/staff/events', status: 401 })
   })
 
   it('when a presigned upload is sent, then its line has the route pattern, not the key or the signature', async () => {

@@ -37,7 +37,15 @@ export function passEventPageNamedZip(router: Router): void {
  * A route's last handler: at most one contract route fits a request (the one overlap is passed
  * above), so the routes after it are not walked.
  */
-const matched: RequestHandler = (_req, _res, next) => next('router')
+const matched: RequestHandler = (req, _res, next) => {
+  // The pattern as matched here, at the app's root: a router mounted further on (`/booth`, `/staff`)
+  // that refuses the request would otherwise name it under its own mount path twice (request-log.ts).
+  routeMatched.set(req, `${req.baseUrl}${(req.route as { path: string }).path}`)
+  next('router')
+}
+
+/** The contract route pattern each request matched at the edge. */
+export const routeMatched = new WeakMap<object, string>()
 
 /**
  * `handler` (a router) for the paths under `prefix` (a literal path, `/docs`) only, matched as Express

@@ -1,9 +1,10 @@
+import { galleryLink } from '@photobooth/sdk'
 import pLimit from 'p-limit'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { enqueueGalleryLinks, galleryLink } from '../delivery/outbox.service.js'
+import { enqueueGalleryLinks } from '../delivery/outbox.service.js'
 import { photoUrl } from '../gallery/photo-url.js'
 import { fullSizeKey, notifyCopiesWorkers } from '../photos/photo-copies.service.js'
 import { Photo } from '../photos/photo.entity.js'

@@ -18,7 +18,8 @@ export function createConsoleTransport(logger: Logger): Transport {
       const to = masked(message.recipient)
       logger.info(`${message.channel} to ${to}`, {
         channel: message.channel,
-        message: message.id,
+        // Not `message`: that is the line's own text (logger.ts), which would shadow it.
+        messageId: message.id,
         to,
         ...(message.channel === 'email' ? { subject } : { body: sms }),
         link: message.link,

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
+// The link a guest is sent, built as the SDK builds it: `GALLERY_URL/<session id>`.
+import { galleryLink } from '@photobooth/sdk'
 
 import type { AppContext } from '../../context.js'
 import { notify } from '../../db/notifications.js'
@@ -10,9 +12,6 @@ import { OUTBOX_QUERIES } from './outbox.queries.js'
 
 /** The channel on which queued messages are announced, to the dispatchers of every instance. */
 export const OUTBOX_CHANNEL = 'outbox_message'
-
-/** The link a guest is sent: `GALLERY_URL/<session id>`. */
-export const galleryLink = (galleryUrl: string, sessionId: string) => `${galleryUrl}/${sessionId}`
 
 /** Tells the dispatchers of every instance that messages are due; inside a transaction, at its commit. */
 export async function notifyDispatchers(tx: EntityManager): Promise<void> {

@@ -1,6 +1,7 @@
+import { galleryLink } from '@photobooth/sdk'
+
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { galleryLink } from '../delivery/outbox.service.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { attachment } from '../gallery/gallery-files.service.js'

@@ -1,3 +1,4 @@
+import { galleryLink } from '@photobooth/sdk'
 import { Id, type StaffSession } from '@photobooth/sdk/schemas'
 import { z } from 'zod'
 
@@ -5,7 +6,6 @@ import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
 import { cancelSession } from '../booth/cancel-session.service.js'
-import { galleryLink } from '../delivery/outbox.service.js'
 import { messagesByGuest } from '../delivery/staff-messages.service.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'

@@ -2,20 +2,11 @@ import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCo
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
+import type { StorageSettings } from '../../config.js'
 import { StorageUnavailableError } from '../../outages.js'
 import { contentTypeOf, COPY_CACHE_CONTROL, exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, requireSessionPrefix, type PhotoStorage, type UploadTarget } from './storage.js'
 
-export type S3Settings = {
-  /** How long a call may go without an answer: to connect, for its answer, and between bytes of a body. */
-  timeoutMs: number
-  bucket: string
-  region: string
-  /** For R2, MinIO and other S3-compatible services. */
-  endpoint?: string
-  forcePathStyle: boolean
-  accessKeyId: string
-  secretAccessKey: string
-}
+export type S3Settings = Omit<Extract<StorageSettings, { kind: 's3' }>, 'kind'>
 
 /**
  * Every call is bounded (README, Running in production): connecting and each wait for bytes by the
