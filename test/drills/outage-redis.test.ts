@@ -5,7 +5,7 @@
  * that spent its 60 requests a minute on B is refused on A only if A counts in the same Redis.
  *
  * Asserts: A starts while Redis is cut; while Redis is down from the start, cut under A (killed),
- * and stalled (no byte through), registrations on A keep answering 201, each within 1 s (the limits
+ * and stalled (no byte through), registrations on A keep answering 201, each within 2 s (the limits
  * fail open); A never goes down; and after each restore, A counts in Redis again without a restart
  * (the time to recover is printed).
  */
@@ -22,8 +22,12 @@ const REDIS = { host: '127.0.0.1', port: 6379 }
 const IP_HEADER = 'x-drill-client-ip'
 const REGISTRATIONS = 20
 const LANES = 4
-/** What a registration may take while Redis is away: the limit's wait on Redis (250 ms) and the registration itself. */
-const LONGEST_WAIT_MS = 1_000
+/**
+ * What a registration may take while Redis is away: the limit's wait on Redis (REDIS_TIMEOUT_MS,
+ * 250 ms) and the registration itself on a machine that runs another drill beside this one (up to
+ * about 1 s on two cores). A Redis that held requests took 11 to 20 s.
+ */
+const LONGEST_WAIT_MS = 2_000
 /** A request not answered by then is recorded as unanswered (so that a drill that fails, fails in time). */
 const ABANDON_MS = 3_000
 
@@ -122,7 +126,7 @@ function figures(label: string, results: Registration[], recoveredMs: number, ex
 const slow = (results: Registration[]) => results.filter((result) => result.failure || result.status !== 201 || result.ms > LONGEST_WAIT_MS)
 
 describe('Redis goes away', () => {
-  it('when Redis is down as the instance starts, then it starts, registers within 1 s each, and counts in Redis once Redis is back', async () => {
+  it('when Redis is down as the instance starts, then it starts, registers within 2 s each, and counts in Redis once Redis is back', async () => {
     proxy.cut()
     const startedAt = Date.now()
     a = await Promise.race([
@@ -141,7 +145,7 @@ describe('Redis goes away', () => {
     expect(slow(results)).toEqual([])
   }, 40_000)
 
-  it('when Redis is killed under a running instance, then registrations answer 201 within 1 s each, and it counts in Redis once Redis is back', async () => {
+  it('when Redis is killed under a running instance, then registrations answer 201 within 2 s each, and it counts in Redis once Redis is back', async () => {
     expect(await countsInRedisAgain(Date.now())).toBeLessThan(15_000)
     proxy.cut()
     const results = await registrations(a!)
@@ -152,7 +156,7 @@ describe('Redis goes away', () => {
     expect(slow(results)).toEqual([])
   }, 40_000)
 
-  it('when Redis stalls under a running instance, then registrations answer 201 within 1 s each, and it counts in Redis once Redis is back', async () => {
+  it('when Redis stalls under a running instance, then registrations answer 201 within 2 s each, and it counts in Redis once Redis is back', async () => {
     expect(await countsInRedisAgain(Date.now())).toBeLessThan(15_000)
     proxy.stall()
     const results = await registrations(a!)
