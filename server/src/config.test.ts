@@ -37,7 +37,7 @@ describe('configuration', () => {
 
   it('when nothing bounds the waits, then every dependency still has its bound, and production waits out a balancer on SIGTERM', () => {
     const development = loadSettings({})
-    expect(development).toMatchObject({ databaseTimeouts: { connectMs: 3_000, acquireMs: 10_000, statementMs: 5_000 }, redisTimeoutMs: 250, shutdownDelayMs: 0 })
+    expect(development).toMatchObject({ databaseTimeouts: { connectMs: 10_000, acquireMs: 10_000, statementMs: 5_000 }, redisTimeoutMs: 250, shutdownDelayMs: 0 })
     expect(development.delivery.dispatcher).toMatchObject({ retryForMs: 24 * 3_600_000, leaseMs: 60_000 })
     const production = loadSettings({ ...PRODUCTION, S3_BUCKET: 'photos', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })
     expect(production).toMatchObject({ shutdownDelayMs: 5_000, storage: { kind: 's3', timeoutMs: 5_000 } })

@@ -3,7 +3,10 @@
  * otherwise holds every request, and the pool's connections, for as long as it does.
  */
 export type DatabaseTimeouts = {
-  /** Opening a connection: a database that does not answer its handshake is away. */
+  /**
+   * Opening a connection: a database that does not answer its handshake is away. As long as the wait
+   * for a free one: a saturated machine (a browser starting beside the service) took over 3 s to open one.
+   */
   connectMs: number
   /**
    * Waiting for a free connection of the pool: longer than a burst's queue (200 kiosks registering at
@@ -15,7 +18,7 @@ export type DatabaseTimeouts = {
 }
 
 /** The service's: a request that needs the database answers within acquire + statement (README). */
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 3_000, acquireMs: 10_000, statementMs: 5_000 }
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 10_000, acquireMs: 10_000, statementMs: 5_000 }
 
 /**
  * What the client gives up after when the server says nothing (a stall): the server's own cancel
