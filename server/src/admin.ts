@@ -24,7 +24,7 @@ import { createStorage } from './modules/storage/create-storage.js'
 import { createBoothKey, listBoothKeys, revokeBoothKey } from './modules/booth-keys/booth-keys.service.js'
 import { createAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
-import { createStaffMember, listStaffMembers } from './modules/staff/staff-members.service.js'
+import { createStaffMember, listStaffMembers } from './modules/members/members.service.js'
 
 const USAGE = `Usage:
   pnpm admin staff create --email <email> [--name "<name>"] [--password <password>]

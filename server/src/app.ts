@@ -19,7 +19,7 @@ import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
-import { boothAuthentication, callerOf } from './modules/booth-keys/booth-auth.middleware.js'
+import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
@@ -119,7 +119,7 @@ function serveApi(services: Services): RequestHandler {
     let em: EntityManager | undefined
     const context: AppContext = {
       ...services,
-      caller: callerOf(req),
+      booth: boothOf(req),
       staff: staffOf(req),
       // Forked on first use: the public reads never need one.
       get em() {

@@ -4,7 +4,7 @@ import type { LimitFunction } from 'p-limit'
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
 import type { Metrics } from './metrics.js'
-import type { Caller } from './modules/booth-keys/booth-keys.service.js'
+import type { BoothCaller } from './modules/booth-keys/booth-keys.service.js'
 import type { ContactLabels } from './modules/contact/contact-labels.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
 import type { StaffAuth } from './modules/staff/auth.js'
@@ -55,7 +55,7 @@ export type Services = {
  */
 export type AppContext = Services & {
   em: EntityManager
-  caller?: Caller
+  booth?: BoothCaller
   staff?: StaffCaller
   /** Headers to add to the answer (oRPC's ResponseHeadersPlugin). */
   resHeaders?: Headers

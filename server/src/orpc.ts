@@ -15,4 +15,4 @@ function withoutOutputSchemas(router: AnyContractRouter): AnyContractRouter {
 }
 
 /** The implementer every router builds on. Domain errors are ORPCErrors: no middleware translates them. */
-export const pub = implement(withoutOutputSchemas(servedContract) as ServedContract).$context<AppContext>()
+export const api = implement(withoutOutputSchemas(servedContract) as ServedContract).$context<AppContext>()

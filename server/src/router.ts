@@ -1,16 +1,28 @@
 import { boothRouter } from './modules/booth/booth.router.js'
+import { staffBoothKeysRouter } from './modules/booth-keys/booth-keys.router.js'
 import { contactRouter } from './modules/contact/contact.router.js'
+import { staffMessagesRouter } from './modules/delivery/delivery.router.js'
+import { staffEventsRouter, staffSetsRouter } from './modules/events/events.router.js'
 import { galleryRouter } from './modules/gallery/gallery.router.js'
 import { kioskRouter } from './modules/kiosk/kiosk.router.js'
-import { staffRouter } from './modules/staff/staff.router.js'
+import { staffMembersRouter } from './modules/members/members.router.js'
+import { staffSessionsRouter } from './modules/sessions/sessions.router.js'
 import { trackingRouter } from './modules/tracking/tracking.router.js'
-import { pub } from './orpc.js'
+import { api } from './orpc.js'
 
-export const router = pub.router({
+/** Every JSON route, keyed as the contract is: each area's handlers are in its module's `*.router.ts` (docs/architecture.md maps them). */
+export const router = api.router({
   kiosk: kioskRouter,
   gallery: galleryRouter,
   booth: boothRouter,
   tracking: trackingRouter,
   contact: contactRouter,
-  staff: staffRouter,
+  staff: {
+    events: staffEventsRouter,
+    sets: staffSetsRouter,
+    boothKeys: staffBoothKeysRouter,
+    sessions: staffSessionsRouter,
+    messages: staffMessagesRouter,
+    members: staffMembersRouter,
+  },
 })

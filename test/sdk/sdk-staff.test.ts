@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { ApiError, createClient, isDefinedError, safe } from '@photobooth/sdk'
-import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
+import { createStaffMember } from '@photobooth/server/modules/members/members.service'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'

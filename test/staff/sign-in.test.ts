@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 
 import { createLogger } from '@photobooth/server/logger'
 import { AUTH_SCHEMA } from '@photobooth/server/modules/staff/auth-schema'
-import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
+import { createStaffMember } from '@photobooth/server/modules/members/members.service'
 import { getMigrations } from 'better-auth/db/migration'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-import { createStaffMember } from '@photobooth/server/modules/staff/staff-members.service'
+import { createStaffMember } from '@photobooth/server/modules/members/members.service'
 import type { RunningServer } from '@photobooth/server/server'
 
 import { startTestServer, type TestServer } from './harness.js'

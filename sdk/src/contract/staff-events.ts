@@ -1,21 +1,18 @@
 import { z } from 'zod'
 
-import { EXAMPLE_BOOTH_KEY, EXAMPLE_IDS, EXAMPLE_STAFF_EVENT } from '../schemas/examples.js'
+import { EXAMPLE_IDS, EXAMPLE_STAFF_EVENT } from '../schemas/examples.js'
 import {
-  CreatedBoothKey,
   Deleted,
   EventChanges,
   EventStats,
   ForceQuery,
-  NewBoothKey,
   NewEvent,
   NewSet,
   SetChanges,
-  StaffBoothKey,
   StaffEvent,
   StaffSet,
 } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffConflict, staffRead, staffWrite } from './base.js'
+import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
 
 const tags = ['Staff']
 const eventParams = z.object({ eventId: pathKey(EXAMPLE_IDS.event) })
@@ -137,43 +134,4 @@ export const staffSets = {
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: setParams, query: ForceQuery }))
     .output(Deleted),
-}
-
-export const staffBoothKeys = {
-  list: staffRead
-    .route({
-      method: 'GET',
-      path: '/staff/booth-keys',
-      operationId: 'listBoothKeys',
-      summary: 'Every booth key, oldest first, with its last use; never a secret',
-      tags,
-    })
-    .output(z.object({ keys: z.array(StaffBoothKey) }).meta({ examples: [{ keys: [EXAMPLE_BOOTH_KEY] }] })),
-
-  create: staffWrite
-    .route({
-      method: 'POST',
-      path: '/staff/booth-keys',
-      operationId: 'createBoothKey',
-      summary: 'Create a booth key; the whole key is in this answer and never again',
-      tags,
-      successStatus: 201,
-      inputStructure: 'detailed',
-    })
-    .meta({ secretAnswer: true })
-    .input(z.object({ body: NewBoothKey }))
-    .output(CreatedBoothKey),
-
-  revoke: staffChange
-    .route({
-      method: 'POST',
-      path: '/staff/booth-keys/{keyId}/revoke',
-      operationId: 'revokeBoothKey',
-      summary: 'Revoke a booth key at once; revoking it again changes nothing',
-      tags,
-      inputStructure: 'detailed',
-    })
-    .errors(notFound)
-    .input(z.object({ params: z.object({ keyId: pathKey(EXAMPLE_IDS.boothKey) }) }))
-    .output(StaffBoothKey),
 }

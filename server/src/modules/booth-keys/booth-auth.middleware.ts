@@ -4,19 +4,19 @@ import type { RequestHandler } from 'express'
 
 import type { Services } from '../../context.js'
 import { sendError, sendPlain } from '../../http/answers.js'
-import { authenticateBoothKey, type Caller } from './booth-keys.service.js'
+import { authenticateBoothKey, type BoothCaller } from './booth-keys.service.js'
 
 /** RFC 6750: the scheme (any case), one space, a b64token, nothing else. */
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i
 
-const callers = new WeakMap<IncomingMessage, Caller>()
+const callers = new WeakMap<IncomingMessage, BoothCaller>()
 
 /** The booth whose key authenticated this request (booth routes only). */
-export const callerOf = (req: IncomingMessage): Caller | undefined => callers.get(req)
+export const boothOf = (req: IncomingMessage): BoothCaller | undefined => callers.get(req)
 
 /**
  * Guards every /booth route: 401 `Unauthorized` (plain text) for a missing, unknown or revoked
- * key, 400 for a header that is not one Bearer token. The booth is then `callerOf(req)`.
+ * key, 400 for a header that is not one Bearer token. The booth is then `boothOf(req)`.
  */
 export function boothAuthentication(deps: Pick<Services, 'orm' | 'now'>): RequestHandler {
   return async (req, res, next) => {

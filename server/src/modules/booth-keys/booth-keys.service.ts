@@ -31,7 +31,7 @@ export async function createBoothKey(em: EntityManager, name: string, now = new 
   return { id, name: trimmed, key: `${KEY_PREFIX}${id}_${secret}`, createdAt: now }
 }
 
-export type Caller = { keyId: string; name: string }
+export type BoothCaller = { keyId: string; name: string }
 
 /** Last use is a coarse signal: written at most this often, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000
@@ -40,7 +40,7 @@ const LAST_USED_RESOLUTION_MS = 60_000
  * The booth a presented key belongs to, or undefined when the key is unknown, wrong or revoked.
  * The secret is compared in constant time; last use is recorded at most once a minute.
  */
-export async function authenticateBoothKey(em: EntityManager, presented: string, now = new Date()): Promise<Caller | undefined> {
+export async function authenticateBoothKey(em: EntityManager, presented: string, now = new Date()): Promise<BoothCaller | undefined> {
   const match = KEY_FORMAT.exec(presented)
   if (!match) return undefined
   const [, id, secret] = match as unknown as [string, string, string]

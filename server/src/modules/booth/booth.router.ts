@@ -1,25 +1,25 @@
 import { ORPCError } from '@orpc/server'
 
-import { pub } from '../../orpc.js'
+import { api } from '../../orpc.js'
 import { listBoothEvents, listQueue } from './booth-queue.service.js'
 import { cancelSession } from './cancel-session.service.js'
 import { completeSession } from './complete-session.service.js'
 import { createUploadTargets } from './uploads.service.js'
 
 /**
- * The Express layer authenticates /booth/* (its 401 is plain text); this narrows the caller to
+ * The Express layer authenticates /booth/* (its 401 is plain text); this narrows the booth to
  * present for the booth procedures, and guards against a route mounted outside it.
  */
-const booth = pub.use(({ context, next }) => {
-  const { caller } = context
-  if (!caller) throw new ORPCError('UNAUTHORIZED')
-  return next({ context: { caller } })
+const booth = api.booth.use(({ context, next }) => {
+  const { booth } = context
+  if (!booth) throw new ORPCError('UNAUTHORIZED')
+  return next({ context: { booth } })
 })
 
 export const boothRouter = {
-  listEvents: booth.booth.listEvents.handler(({ context }) => listBoothEvents(context)),
-  listQueue: booth.booth.listQueue.handler(({ input, context }) => listQueue(context, input)),
-  createUploads: booth.booth.createUploads.handler(({ input, context }) => createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count })),
-  complete: booth.booth.complete.handler(({ input, context }) => completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos })),
-  cancel: booth.booth.cancel.handler(({ input, context }) => cancelSession(context, input.params)),
+  listEvents: booth.listEvents.handler(({ context }) => listBoothEvents(context)),
+  listQueue: booth.listQueue.handler(({ input, context }) => listQueue(context, input)),
+  createUploads: booth.createUploads.handler(({ input, context }) => createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count })),
+  complete: booth.complete.handler(({ input, context }) => completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos })),
+  cancel: booth.cancel.handler(({ input, context }) => cancelSession(context, input.params)),
 }

@@ -1,8 +1,8 @@
-import { pub } from '../../orpc.js'
+import { api } from '../../orpc.js'
 import { submitContact } from './contact.service.js'
 
 export const contactRouter = {
-  submit: pub.contact.submit.handler(({ input, context }) =>
+  submit: api.contact.submit.handler(({ input, context }) =>
     submitContact(context, input.body),
   ),
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js'
-import { pub } from '../../orpc.js'
+import { api } from '../../orpc.js'
 import { GALLERY_CACHE_CONTROL } from './gallery-versions.js'
 import { readEventPage, readGallery } from './gallery.service.js'
 
@@ -14,6 +14,6 @@ function cacheable<T>({ resHeaders }: AppContext, { body, etag }: { body: T; eta
 }
 
 export const galleryRouter = {
-  getEventPage: pub.gallery.getEventPage.handler(async ({ input, context }) => cacheable(context, await readEventPage(context, input))),
-  getGallery: pub.gallery.getGallery.handler(async ({ input, context }) => cacheable(context, await readGallery(context, input))),
+  getEventPage: api.gallery.getEventPage.handler(async ({ input, context }) => cacheable(context, await readEventPage(context, input))),
+  getGallery: api.gallery.getGallery.handler(async ({ input, context }) => cacheable(context, await readGallery(context, input))),
 }

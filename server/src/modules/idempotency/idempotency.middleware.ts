@@ -10,7 +10,7 @@ import type { Services } from '../../context.js'
 import { sendError } from '../../http/answers.js'
 import { limitBody } from '../../http/body-limit.js'
 import { routesOf } from '../../http/edge.js'
-import { callerOf } from '../booth-keys/booth-auth.middleware.js'
+import { boothOf } from '../booth-keys/booth-auth.middleware.js'
 import { clientKey } from '../rate-limits/rate-limits.js'
 import { staffOf } from '../staff/staff-auth.middleware.js'
 import { REPLAYED_HEADER, takesIdempotencyKey } from './idempotency-routes.js'
@@ -223,7 +223,7 @@ export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger
   const scopes = {
     sets: (req: Request) => `ip:${clientKey(req, clientIpHeader)}`,
     booth: (req: Request) => {
-      const caller = callerOf(req)
+      const caller = boothOf(req)
       return caller && `booth:${caller.keyId}`
     },
     staff: (req: Request) => {

@@ -1,7 +1,7 @@
-import { pub } from '../../orpc.js'
+import { api } from '../../orpc.js'
 import { loadKioskContext, registerGuests } from './kiosk.service.js'
 
 export const kioskRouter = {
-  getContext: pub.kiosk.getContext.handler(({ input, context }) => loadKioskContext(context, input)),
-  registerGuests: pub.kiosk.registerGuests.handler(({ input, context }) => registerGuests(context, { setId: input.params.setId, guests: input.body.guests })),
+  getContext: api.kiosk.getContext.handler(({ input, context }) => loadKioskContext(context, input)),
+  registerGuests: api.kiosk.registerGuests.handler(({ input, context }) => registerGuests(context, { setId: input.params.setId, guests: input.body.guests })),
 }

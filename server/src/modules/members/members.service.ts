@@ -5,7 +5,7 @@ import { AppError } from '../../errors.js'
 import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 
 import { lockFor } from '../../db/lock.js'
-import type { StaffAuth } from './auth.js'
+import type { StaffAuth } from '../staff/auth.js'
 
 export type StaffMember = { id: string; email: string; name: string; createdAt: number }
 

@@ -1,7 +1,7 @@
-import { staffProcedure } from '../staff/staff.procedure.js'
+import { staffApi } from '../staff/staff-api.js'
 import { createStaffBoothKey, listStaffBoothKeys, revokeStaffBoothKey } from './booth-keys.service.js'
 
-const keys = staffProcedure.staff.boothKeys
+const keys = staffApi.boothKeys
 
 export const staffBoothKeysRouter = {
   list: keys.list.handler(({ context }) => listStaffBoothKeys(context)),

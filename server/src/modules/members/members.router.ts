@@ -1,7 +1,7 @@
-import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember } from './staff-members.service.js'
-import { staffProcedure } from './staff.procedure.js'
+import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember } from './members.service.js'
+import { staffApi } from '../staff/staff-api.js'
 
-const members = staffProcedure.staff.members
+const members = staffApi.members
 
 export const staffMembersRouter = {
   me: members.me.handler(({ context }) => getStaffMember(context, context.staff.memberId)),

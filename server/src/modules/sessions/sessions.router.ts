@@ -1,9 +1,9 @@
 import { resendGalleryLinks } from '../delivery/outbox.service.js'
-import { staffProcedure } from '../staff/staff.procedure.js'
+import { staffApi } from '../staff/staff-api.js'
 import { sessionStats } from '../tracking/stats.service.js'
 import { cancelStaffSession, deleteStaffSession, getStaffSession, listStaffSessions } from './staff-sessions.service.js'
 
-const sessions = staffProcedure.staff.sessions
+const sessions = staffApi.sessions
 
 export const staffSessionsRouter = {
   list: sessions.list.handler(({ input, context }) => listStaffSessions(context, input)),

@@ -1,4 +1,4 @@
-import { staffProcedure } from '../staff/staff.procedure.js'
+import { staffApi } from '../staff/staff-api.js'
 import { eventStats } from '../tracking/stats.service.js'
 import {
   createStaffEvent,
@@ -11,8 +11,8 @@ import {
   updateStaffSet,
 } from './staff-events.service.js'
 
-const events = staffProcedure.staff.events
-const sets = staffProcedure.staff.sets
+const events = staffApi.events
+const sets = staffApi.sets
 
 export const staffEventsRouter = {
   list: events.list.handler(({ context }) => listStaffEvents(context)),

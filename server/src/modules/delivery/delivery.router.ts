@@ -1,7 +1,7 @@
-import { staffProcedure } from '../staff/staff.procedure.js'
+import { staffApi } from '../staff/staff-api.js'
 import { retryFailedMessages, retryMessage } from './staff-messages.service.js'
 
-const messages = staffProcedure.staff.messages
+const messages = staffApi.messages
 
 export const staffMessagesRouter = {
   retry: messages.retry.handler(({ input, context }) => retryMessage(context, input.params)),

@@ -1,0 +1,46 @@
+import { z } from 'zod'
+
+import { EXAMPLE_BOOTH_KEY, EXAMPLE_IDS } from '../schemas/examples.js'
+import { CreatedBoothKey, NewBoothKey, StaffBoothKey } from '../schemas/staff.js'
+import { notFound, pathKey, staffChange, staffRead, staffWrite } from './base.js'
+
+const tags = ['Staff']
+
+export const staffBoothKeys = {
+  list: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/booth-keys',
+      operationId: 'listBoothKeys',
+      summary: 'Every booth key, oldest first, with its last use; never a secret',
+      tags,
+    })
+    .output(z.object({ keys: z.array(StaffBoothKey) }).meta({ examples: [{ keys: [EXAMPLE_BOOTH_KEY] }] })),
+
+  create: staffWrite
+    .route({
+      method: 'POST',
+      path: '/staff/booth-keys',
+      operationId: 'createBoothKey',
+      summary: 'Create a booth key; the whole key is in this answer and never again',
+      tags,
+      successStatus: 201,
+      inputStructure: 'detailed',
+    })
+    .meta({ secretAnswer: true })
+    .input(z.object({ body: NewBoothKey }))
+    .output(CreatedBoothKey),
+
+  revoke: staffChange
+    .route({
+      method: 'POST',
+      path: '/staff/booth-keys/{keyId}/revoke',
+      operationId: 'revokeBoothKey',
+      summary: 'Revoke a booth key at once; revoking it again changes nothing',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(z.object({ params: z.object({ keyId: pathKey(EXAMPLE_IDS.boothKey) }) }))
+    .output(StaffBoothKey),
+}
