@@ -1,13 +1,15 @@
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
+import { houseRules } from './eslint.house-rules.js'
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'sdk/src/generated/**', 'openapi/openapi.json'] },
   js.configs.recommended,
   // With type information: each file is checked in its own program (tsconfig.json, test/tsconfig.json).
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.house-rules.js', 'eslint.house-rules.d.ts'] }, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -17,6 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  ...houseRules,
   {
     // Test bodies are `any` by design (test/support/globals.d.ts: asserted against literal shapes).
     files: ['test/**/*.ts'],
@@ -47,7 +50,7 @@ export default tseslint.config(
   // JavaScript is in no TypeScript program.
   { files: ['vendor/**/*.js', 'server/src/modules/gallery-pages/assets/*.js'], ...tseslint.configs.disableTypeChecked },
   {
-    files: ['eslint.config.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
+    files: ['eslint.config.js', 'eslint.house-rules.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 )

@@ -9,6 +9,7 @@ import { ORPCError } from '@orpc/contract'
 import { contract, takesIdempotencyKey, type EdgePolicy } from '@photobooth/sdk/contract'
 
 import { buildOpenApiDocument } from '../server/src/openapi.js'
+import { architectureDocument } from './architecture-map.js'
 import { generateTypes } from '../test/openapi/generated/generate.js'
 
 /** What the SDK's link needs of each route; summaries and descriptions stay in the document. */
@@ -40,6 +41,8 @@ const files: Record<string, string> = {
   // What an independent generator makes of the document: the independent client's test compiles against it.
   'test/openapi/generated/openapi.d.ts': await generateTypes(document),
   'sdk/src/generated/contract.json': `${JSON.stringify(routesOnly(contract), null, 2)}\n`,
+  // The route map, from the contract and the sources (the text around it is written by hand).
+  'docs/architecture.md': architectureDocument(await readFile(resolve(root, 'docs/architecture.md'), 'utf8')),
 }
 
 const check = process.argv.includes('--check')

@@ -3,14 +3,31 @@ import { join } from 'node:path'
 
 import { z } from 'zod'
 
-import { DEFAULT_DISPATCHER_SETTINGS, type DispatcherSettings } from './modules/delivery/dispatcher.js'
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.js'
 import { LOG_LEVELS, type LogLevel } from './logger.js'
-import { DEFAULT_COPIES_SETTINGS, type CopiesWorkerSettings } from './modules/photos/copies-worker.js'
 import type { ContactFormSource } from './modules/contact/contact-labels.js'
+import type { CopiesWorkerSettings } from './modules/photos/copies-worker.js'
+import type { DispatcherSettings } from './modules/delivery/dispatcher.js'
 import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
 import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
 import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
+
+/** The delivery dispatcher's defaults (its settings' meanings are on DispatcherSettings). */
+export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
+  intervalMs: 2_000,
+  batchSize: 500,
+  retryForMs: 24 * 3_600_000,
+  baseDelayMs: 5_000,
+  maxDelayMs: 5 * 60_000,
+  leaseMs: 60_000,
+  concurrency: 16,
+  perSecond: {},
+  providerBatch: 500,
+  throttleMs: 1_000,
+}
+
+/** The photo copies worker's defaults (CopiesWorkerSettings). */
+export const DEFAULT_COPIES_SETTINGS: CopiesWorkerSettings = { concurrency: 2, intervalMs: 2_000, leaseMs: 60_000, maxAttempts: 5, baseDelayMs: 2_000 }
 
 /** A comma-separated list of origins (scheme, host, port: no path), e.g. `https://photos.example.com`. */
 const originList = (example: string) =>
@@ -212,7 +229,7 @@ export type StorageSettings =
 /**
  * How long a production instance goes on serving after SIGTERM, not ready, before it drains: what a
  * load balancer needs to see `/readyz` fail and stop sending it requests, probe interval × failures
- * to mark it down + one probe's timeout: 2 s × 2 + 1 s (README, Running in production).
+ * to mark it down + one probe's timeout: 2 s × 2 + 1 s (docs/production.md).
  */
 const PRODUCTION_SHUTDOWN_DELAY_MS = 5_000
 

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { BACKLOG_QUERY, type BacklogCount } from './metrics.queries.js'
 
 import type { Orm } from './db/orm.js'
 import { withTimeout } from './timeouts.js'
@@ -12,17 +13,6 @@ export type Metrics = ReturnType<typeof createMetrics>
 
 /** The pool MikroORM's knex keeps (tarn): what `photobooth_db_pool_connections` reports. */
 type Pool = { numUsed(): number; numFree(): number; numPendingAcquires(): number }
-
-/**
- * The outbox's messages by channel and status, with the age of each group's oldest (seconds), and
- * (channel null) the photos queued for copies.
- */
-type BacklogCount = { channel: string | null; status: string; count: number; oldest: number | null }
-
-/** One statement: the photos' count reads the partial index on queued photos, never the table. */
-const BACKLOG_QUERY = `select channel, status, count(*)::int as count, extract(epoch from now() - min(created_at))::float8 as oldest
-    from outbox_message group by channel, status
-  union all select null, 'queued', count(*)::int, null from photo where image_status = 'queued'`
 
 /** What the service depends on at run time, as its metrics and its readiness name them. */
 export const DEPENDENCIES = ['database', 'storage', 'redis'] as const

@@ -4,7 +4,7 @@ import type { Dependency, Metrics } from './metrics.js'
 
 /**
  * A dependency that failed or did not answer in time, rather than a fault of ours: answered 503 with
- * what is unavailable and a `Retry-After` (the one answer with that header: the spec's 429s carry
+ * what is unavailable and a `Retry-After` (the one answer with that header: the 429s carry
  * none), logged as a warning, counted in `photobooth_dependency_errors_total`.
  */
 export type Outage = Exclude<Dependency, 'redis'>
@@ -17,7 +17,7 @@ export class StorageUnavailableError extends Error {
   }
 }
 
-/** What a client is told, in the spec's `{ error }` shape. */
+/** What a client is told, in the API's `{ error }` shape. */
 export const UNAVAILABLE_MESSAGES: Record<Outage, string> = {
   database: 'The database is unavailable. Try again in a moment.',
   storage: 'Photo storage is unavailable. Try again in a moment.',

@@ -111,7 +111,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       if (settings.seedDemo) await seedDemo(orm.em.fork(), { whenEmpty: true })
     }
     if (pending.length > 0) {
-      // The release flow (README), not a fault: up, but not ready (/readyz), and nothing reads the
+      // The release flow (docs/production.md), not a fault: up, but not ready (/readyz), and nothing reads the
       // schema until `migrate` has run.
       logger.warn('migrations pending: waiting for `pnpm migrate` (or `node server/dist/admin.js migrate`)', { pending })
     } else {

@@ -4,7 +4,8 @@
  * PostgreSQL, the real SDKs against the fakes; waits on the fakes and the rows, never on a fixed sleep.
  */
 import { createLogger } from '@photobooth/server/logger'
-import { DEFAULT_DISPATCHER_SETTINGS, startDispatcher, type Dispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
+import { DEFAULT_DISPATCHER_SETTINGS } from '@photobooth/server/config'
+import { startDispatcher, type Dispatcher, type DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
 import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
 import { createTwilioTransport } from '@photobooth/server/modules/delivery/twilio-transport'
 import type { Transports } from '@photobooth/server/modules/delivery/transport'

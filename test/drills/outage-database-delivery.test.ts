@@ -14,7 +14,7 @@ import { createClient, uploadPhotos } from '@photobooth/sdk'
 import { loadSettings } from '@photobooth/server/config'
 import { openOrm, type Orm } from '@photobooth/server/db/orm'
 import { createLogger } from '@photobooth/server/logger'
-import { DEFAULT_DISPATCHER_SETTINGS } from '@photobooth/server/modules/delivery/dispatcher'
+import { DEFAULT_DISPATCHER_SETTINGS } from '@photobooth/server/config'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'

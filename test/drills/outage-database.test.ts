@@ -27,7 +27,7 @@ import { explain, notJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
 const DATABASE_UNAVAILABLE = { error: 'The database is unavailable. Try again in a moment.' }
-/** The documented bound on any request while the database is away (README, Outages). */
+/** The documented bound on any request while the database is away (docs/production.md, Outages). */
 const LONGEST_WAIT_MS = DEFAULT_DATABASE_TIMEOUTS.acquireMs + DEFAULT_DATABASE_TIMEOUTS.statementMs + 1_000
 const CUT_MS = 5_000
 /**

@@ -1,5 +1,5 @@
 /**
- * The properties every answer must have (the issue's, from the README's Errors section and the
+ * The properties every answer must have (the issue's, from docs/api.md's Errors section and the
  * spec's section 7), and the grouping of failures into classes for the report.
  */
 import { routeOf } from './openapi.js'

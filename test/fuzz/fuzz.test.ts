@@ -1,5 +1,5 @@
 /**
- * Property-based HTTP fuzzing of the service in a process of its own (see README.md, "Fuzzing").
+ * Property-based HTTP fuzzing of the service in a process of its own (see docs/api.md, "Fuzzing").
  *
  * `pnpm test` runs 300 cases with a fixed seed; `pnpm fuzz` runs 10,000 with a random seed, printed
  * at the start and on failure. Environment:

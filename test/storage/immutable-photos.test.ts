@@ -194,7 +194,7 @@ describe('S3 presigned uploads', () => {
     expect(new URL(target.url).searchParams.get('X-Amz-SignedHeaders')!.split(';')).toEqual(expect.arrayContaining(['content-type', 'if-none-match']))
     expect(target.headers).toEqual({ 'Content-Type': 'image/jpeg', 'If-None-Match': '*' })
     // Sent as told, the upload is accepted. (s3rver verifies neither presigned signatures nor
-    // If-None-Match, so the refusal of a second PUT is AWS's to enforce: README, photo storage.)
+    // If-None-Match, so the refusal of a second PUT is AWS's to enforce: docs/production.md, photo storage.)
     expect((await put(target, makeJpeg(8, 8))).status).toBe(200)
   })
 })

@@ -11,10 +11,6 @@ export const ValidationIssue = z.looseObject({
 })
 
 /**
- * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
- * validation failure, whose field errors the SDK exposes as `data.issues`.
- */
-/**
  * What the HTTP edge does for a route before oRPC sees it, declared on the route itself (its
  * `meta`) so that reading the contract tells its limits:
  * - `rateLimit`: at most `perMinute` requests a minute per client IP, counted in `bucket`;
@@ -32,6 +28,10 @@ export type EdgePolicy = {
   textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string }; notText: string }
 }
 
+/**
+ * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
+ * validation failure, whose field errors the SDK exposes as `data.issues`.
+ */
 export const base = oc.$meta<EdgePolicy>({}).errors({
   BAD_REQUEST: {
     status: 400,
@@ -45,7 +45,7 @@ export const base = oc.$meta<EdgePolicy>({}).errors({
 
 export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as const
 
-/** Routes limited per client IP (spec, section 8): 429 `{ error }`, without Retry-After. */
+/** Routes limited per client IP (60 a minute; sign-in 10): 429 `{ error }`, without Retry-After. */
 export const rateLimited = { TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again in a minute.' } } as const
 
 /** The `{ error }` schema of the OpenAPI document, for routes that describe their own answers. */

@@ -11,7 +11,7 @@ export const Slug = z
 export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
 
 /**
- * A slug or id in a path. Any text: one that names nothing is simply not found (the spec's 404,
+ * A slug or id in a path. Any text: one that names nothing is simply not found (a 404,
  * "no such set", "no such gallery"), however it is spelled. Bounded, and without control
  * characters, which no key holds (PostgreSQL text cannot even store NUL): those are bad input.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { MultilineText, PlainText } from './common.js'
 
-/** Contact form bounds (spec, section 8). */
+/** Contact form bounds: what the published form takes, and no more. */
 export const CONTACT_LIMITS = { fields: 24, valueLength: 2_000, bodyBytes: 16 * 1024 } as const
 
 export const ContactSubmission = z.strictObject({

@@ -17,7 +17,7 @@ export type DatabaseTimeouts = {
   statementMs: number
 }
 
-/** The service's: a request that needs the database answers within acquire + statement (README). */
+/** The service's: a request that needs the database answers within acquire + statement (docs/production.md, Outages). */
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 10_000, acquireMs: 10_000, statementMs: 5_000 }
 
 /**

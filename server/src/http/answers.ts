@@ -1,8 +1,11 @@
 import type { Response } from 'express'
 
+/** The `{ error }` body: every error answer's shape but the validator's. */
+export const errorBody = (message: string) => ({ error: message })
+
 /**
  * The error answers the HTTP edge writes itself, in one place: every other error is an ORPCError,
- * shaped by `encodeErrorBody` (errors.ts) and written by oRPC. The spec has three shapes: JSON
+ * shaped by `encodeErrorBody` (errors.ts) and written by oRPC. The API has three shapes: JSON
  * `{ error }`, the bare plain texts `Not Found` (byte routes) and `Unauthorized` (booth routes), and
  * the local bucket's S3-style XML.
  */

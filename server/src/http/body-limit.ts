@@ -15,7 +15,7 @@ const bodyLimited = new WeakSet<IncomingMessage>()
  * Cuts a body off past `maxBytes`, whether or not a Content-Length was sent. oRPC takes a request's
  * `body` when one is set, so the body is offered there, read only when oRPC asks for it: a route that
  * does not match never reads it, and Node discards it. The refusal is a rejected read that oRPC answers
- * (400 by default: only the contact form answers 413, spec section 7); nothing is thrown into Node's
+ * (400 by default: only the contact form answers 413, as documented); nothing is thrown into Node's
  * stream events, where no one could catch it.
  */
 export function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, refusals: Partial<Refusals> = {}): void {

@@ -21,11 +21,7 @@ export function* routesOf(router: AnyContractRouter): Generator<Route> {
 }
 
 /**
- * Each contract route's edge policy (its `meta`: rate limit, body as text), mounted on its path
- * before any route answers: whoever answers it, oRPC or Express, a request passes these first.
- */
-/**
- * The spec's paths overlap once: `/gallery/events/zip` fits both `/gallery/events/{slug}` (the page of
+ * The API's paths overlap once: `/gallery/events/zip` fits both `/gallery/events/{slug}` (the page of
  * an event slugged `zip`) and `/gallery/{sessionId}/zip`. No session id is `events` (ids are 22 random
  * characters), so it is the event page: the zip's routers (its limit, its bytes) let it pass.
  */
@@ -57,6 +53,10 @@ export function under(prefix: string, handler: RequestHandler): RequestHandler {
   return (req, res, next) => (pattern.test(req.path) ? handler(req, res, next) : next())
 }
 
+/**
+ * Each contract route's edge policy (its `meta`: rate limit, body as text), mounted on its path
+ * before any route answers: whoever answers it, oRPC or Express, a request passes these first.
+ */
 export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler): Router {
   const router = Router()
   passEventPageNamedZip(router)

@@ -2,10 +2,12 @@ import { contract } from '@photobooth/sdk/contract'
 import { Router, type Response } from 'express'
 
 import type { Services } from '../context.js'
+import { PING } from '../db/db.queries.js'
 import { pendingMigrations } from '../db/orm.js'
 import { describeError } from '../logger.js'
 import type { PhotoStorage } from '../modules/storage/storage.js'
 import { withTimeout } from '../timeouts.js'
+import { errorBody, sendError } from './answers.js'
 import { expressPath } from './edge.js'
 
 /** How long `/readyz` waits for the database before calling it unreachable. */
@@ -20,7 +22,7 @@ const STORAGE_CHECKS_TO_CHANGE = 2
 /**
  * For the load balancer and the orchestrator, beside the API (contract: `operations`): `GET /healthz`, the process answers;
  * `GET /readyz`, this instance should be sent requests: the database answers, every migration is
- * applied, storage answers (a cached check, README), and it is not draining after a SIGTERM. Never
+ * applied, storage answers (a cached check, docs/production.md), and it is not draining after a SIGTERM. Never
  * rate limited, never cached, nothing about anyone in them. Redis is not part of it: the rate limits
  * work without it.
  */
@@ -29,30 +31,32 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
   let migrated = false
   // A failed check is counted by the storage adapter, as every failed storage call is.
   const storageUp = storage ? storageHealth(storage, logger) : () => true
-  const answer = (res: Response, status: number, body: object) => {
-    metrics.ready.set(status === 200 ? 1 : 0)
-    res.status(status).setHeader('Cache-Control', 'no-store').json(body)
+  const answer = (res: Response, notReady?: string) => {
+    metrics.ready.set(notReady ? 0 : 1)
+    res.setHeader('Cache-Control', 'no-store')
+    if (notReady) return sendError(res, 503, errorBody(notReady))
+    res.status(200).json({ status: 'ready' })
   }
   const router = Router()
   router.get(expressPath(contract.operations.live), (_req, res) => void res.status(200).setHeader('Cache-Control', 'no-store').json({ status: 'ok' }))
   router.get(expressPath(contract.operations.ready), async (_req, res) => {
     if (rateLimitCounts) metrics.dependencyUp.set({ dependency: 'redis' }, rateLimitCounts.isUp() ? 1 : 0)
-    if (draining()) return answer(res, 503, { error: 'draining' })
+    if (draining()) return answer(res, 'draining')
     try {
-      await withTimeout(orm.em.getConnection().execute('select 1'), DATABASE_CHECK_MS)
+      await withTimeout(orm.em.fork().execute(PING), DATABASE_CHECK_MS)
       migrated ||= (await withTimeout(pendingMigrations(orm), DATABASE_CHECK_MS)).length === 0
       metrics.dependencyUp.set({ dependency: 'database' }, 1)
     } catch (error) {
       metrics.dependencyUp.set({ dependency: 'database' }, 0)
       metrics.dependencyErrors.inc({ dependency: 'database' })
       logger.warn('not ready: the database does not answer', { error: describeError(error) })
-      return answer(res, 503, { error: 'database unreachable' })
+      return answer(res, 'database unreachable')
     }
-    if (!migrated) return answer(res, 503, { error: 'migrations pending' })
+    if (!migrated) return answer(res, 'migrations pending')
     const up = storageUp()
     if (storage) metrics.dependencyUp.set({ dependency: 'storage' }, up ? 1 : 0)
-    if (!up) return answer(res, 503, { error: 'storage unreachable' })
-    answer(res, 200, { status: 'ready' })
+    if (!up) return answer(res, 'storage unreachable')
+    answer(res)
   })
   return router
 }

@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, 
 import type { Duplex } from 'node:stream'
 
 import { requestContext } from '../logger.js'
+import { errorBody } from './answers.js'
 import type { RequestLine } from './request-log.js'
 import { SECURITY_HEADERS } from './security-headers.js'
 
@@ -102,7 +103,7 @@ function statusOf(error: NodeJS.ErrnoException): number {
 
 const CONTENT_TYPE = 'application/json; charset=utf-8'
 
-const bodyOf = (status: number, text?: string) => JSON.stringify({ error: text ?? STATUS_CODES[status] ?? 'Error' })
+const bodyOf = (status: number, text?: string) => JSON.stringify(errorBody(text ?? STATUS_CODES[status] ?? 'Error'))
 
 /**
  * The method of the request the parser gave up on, when the chunk it was parsing shows it: the

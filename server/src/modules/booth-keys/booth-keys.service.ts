@@ -23,7 +23,7 @@ export type CreatedBoothKey = { id: string; name: string; key: string; createdAt
 /** Creates a key and returns it whole: this is the only time the secret exists outside the booth. */
 export async function createBoothKey(em: EntityManager, name: string, now = new Date()): Promise<CreatedBoothKey> {
   const trimmed = name.trim()
-  if (!trimmed || trimmed.length > 100) throw new Error('A booth key needs a name of 1 to 100 characters')
+  if (!trimmed || trimmed.length > 100) throw new AppError('BAD_REQUEST', 'A booth key needs a name of 1 to 100 characters')
   const id = newKeyId()
   const secret = randomBytes(32).toString('base64url')
   em.create(BoothKey, { id, name: trimmed, secretHash: hashSecret(secret), createdAt: now })

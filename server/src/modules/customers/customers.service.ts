@@ -1,5 +1,6 @@
 import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
+import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { Customer } from './customer.entity.js'
 
@@ -23,7 +24,8 @@ export async function linkCustomers(em: EntityManager, guests: readonly ContactD
     if (missing.length === 0) return ids as string[]
     await insertCustomers(em, planNewCustomers(missing), now)
   }
-  throw new Error('customer linking did not settle after three attempts')
+  // Three rounds of other registrations taking the same addresses at once: the client's retry settles it.
+  throw new AppError('CONFLICT', 'Another registration with the same contact details was being saved: try again.')
 }
 
 function match(found: Found[], guest: ContactDetails): string | undefined {

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto'
 
+import { DEFAULT_DISPATCHER_SETTINGS } from '../../config.js'
 import type { Services } from '../../context.js'
 import { describeError } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
@@ -36,19 +37,6 @@ export type DispatcherSettings = {
   providerBatch?: number
   /** The channel's pause after a 429 without Retry-After; doubled while the 429s go on, up to `maxDelayMs`. */
   throttleMs?: number
-}
-
-export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
-  intervalMs: 2_000,
-  batchSize: 500,
-  retryForMs: 24 * 3_600_000,
-  baseDelayMs: 5_000,
-  maxDelayMs: 5 * 60_000,
-  leaseMs: 60_000,
-  concurrency: 16,
-  perSecond: {},
-  providerBatch: 500,
-  throttleMs: 1_000,
 }
 
 export type Dispatcher = {

@@ -27,3 +27,6 @@ export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.s
    where s.slug = ? and e.slug = ?`
 
 export type KioskContextRow = { id: string; slug: string; name: string; event_id: string; event_slug: string; event_name: string }
+
+/** Marks an event changed (its galleries' ETags move on) and locks its row; returns its id when it exists. */
+export const TOUCH_EVENT = 'update event set updated_at = clock_timestamp() where id = ? returning id'

@@ -9,7 +9,7 @@ import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sess
 import { Session } from '../sessions/session.entity.js'
 import { EventSet } from './event-set.entity.js'
 import { Event } from './event.entity.js'
-import { EVENT_COUNTS, type EventCountsRow } from './events.queries.js'
+import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET } from './events.service.js'
 
 
@@ -127,7 +127,7 @@ export async function updateStaffSet(deps: Deps, { setId, changes }: { setId: st
  * or deleted changes what they show); answers whether it exists. It locks the event's row.
  */
 async function touchEvent(em: EntityManager, eventId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>('update event set updated_at = clock_timestamp() where id = ? returning id', [eventId])
+  const rows = await em.execute<{ id: string }[]>(TOUCH_EVENT, [eventId])
   return rows.length > 0
 }
 

@@ -32,7 +32,7 @@ export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | '
   return router
 }
 
-/** Not found is the spec's bare plain-text `Not Found`; a fault after the answer started is logged. */
+/** Not found is the bare plain-text `Not Found` (documented); a fault after the answer started is logged. */
 function bytesRoute(
   answer: (req: Request, deps: FileDeps) => Promise<BytesAnswer>,
   services: Pick<Services, 'orm' | 'storage' | 'now' | 'logger' | 'imageLimit'>,
@@ -60,7 +60,7 @@ function bytesRoute(
     } catch (error) {
       if (!(error instanceof AppError)) return next(error)
       if (error.code === 'NOT_FOUND') return sendPlain(res, 404)
-      // Anything else the domain answers (503: no storage configured) in the spec's `{ error }`.
+      // Anything else the domain answers (503: no storage configured) in the `{ error }` shape.
       return sendError(res, error.status, encodeErrorBody(error))
     }
     res.writeHead(200, headers)

@@ -20,7 +20,7 @@ export type BytesBody = {
   sent?: (chunk: Buffer) => void
 }
 
-/** Answered as the bare plain-text `Not Found` of the byte routes (spec, section 7). */
+/** Answered as the bare plain-text `Not Found` of the byte routes, as the API reference documents them. */
 const notFound = () => new AppError('NOT_FOUND', 'Not Found')
 
 /**

@@ -5,14 +5,14 @@ import type { Request, RequestHandler, Response } from 'express'
 import type { AppContext } from '../../context.js'
 import { GALLERY_QUERIES, type EventVersionRow, type GalleryVersionRow } from './gallery.queries.js'
 
+/** A session id or an event slug as a gallery route can name one (the contract's `Id` shape): anything else names nothing, without a query. */
+export const GALLERY_KEY = /^[A-Za-z0-9_-]{1,64}$/
+
 /**
  * Galleries and event pages as a CDN may keep them: a minute fresh, then served stale for up to
  * ten while it revalidates (cheaply: a 304 is one small query, or none: VersionCache). A deleted
  * gallery is gone from caches within the minute; nothing has to be purged by hand.
  */
-/** A session id or an event slug as a gallery route can name one (the contract's `Id` shape): anything else names nothing, without a query. */
-export const GALLERY_KEY = /^[A-Za-z0-9_-]{1,64}$/
-
 export const GALLERY_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600'
 
 /**

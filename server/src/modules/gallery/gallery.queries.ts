@@ -2,15 +2,9 @@ import { epochMillis, micros } from '../../db/sql.js'
 import type { DisplayCopy, ImageStatus } from '../photos/photo.entity.js'
 import { isLive } from '../sessions/session-state.js'
 
-/** Sessions per set on the event page: the spec's bound, with no paging. */
+/** Sessions per set on the event page: a fixed bound, with no paging. */
 export const SESSIONS_PER_SET = 12
 
-/**
- * The gallery's reads, as SQL: the event page and a gallery are read on every guest's phone, and
- * hydrating entities for 2,400 photos costs what the benchmark shows (bench/README.md). `?`
- * placeholders, run through `em.execute`; an array value is a list (`in (?)`). Exported so that the
- * benchmark's hand-written baseline runs exactly these.
- */
 /**
  * What an event page's ETag is made of besides the event's own `updated_at`: how many of its
  * sessions are live and when the last went live (a completion or a deletion changes one of them).
@@ -25,6 +19,12 @@ const LIVE_VERSION = `cross join lateral (
 /** A live gallery's ETag: when it went live, when staff last changed its event, and how many of its photos' copies are made. */
 const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us, s.images_settled`
 
+/**
+ * The gallery's reads, as SQL: the event page and a gallery are read on every guest's phone, and
+ * hydrating entities for 2,400 photos costs what the benchmark shows (bench/README.md). `?`
+ * placeholders, run through `em.execute`; an array value is a list (`in (?)`). Exported so that the
+ * benchmark's hand-written baseline runs exactly these.
+ */
 export const GALLERY_QUERIES = {
   /** An event with its sets (none: one row with null set columns), and its version. */
   eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name,

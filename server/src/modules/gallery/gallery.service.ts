@@ -63,7 +63,7 @@ export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { 
 export const jsonTag = (config: AppContext['config'], version: readonly (string | number)[]) => versionTag('json', config.cdnUrl, ...version)
 
 /**
- * The one reader of a gallery, for the JSON route and the guest's page: the gallery as the spec
+ * The one reader of a gallery, for the JSON route and the guest's page: the gallery as the contract
  * shapes it, and the recorded size of its photos (what "Download all" will weigh); absent unless live.
  */
 export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, sessionId: string) {

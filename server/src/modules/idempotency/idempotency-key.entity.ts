@@ -4,7 +4,7 @@ export const IDEMPOTENCY_STATES = ['running', 'done'] as const
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number]
 
 /**
- * One `Idempotency-Key` of one caller (README, "Retries and idempotency keys"): claimed `running` by
+ * One `Idempotency-Key` of one caller (docs/api.md, "Retries and idempotency keys"): claimed `running` by
  * the request that acts, then `done` with the answer it gave, which retries replay until `expiresAt`.
  * Written and read through `idempotency.queries.ts`.
  */

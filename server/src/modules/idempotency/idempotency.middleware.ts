@@ -17,7 +17,7 @@ import { REPLAYED_HEADER, takesIdempotencyKey } from './idempotency-routes.js'
 import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type ClaimRow, type KeyRow } from './idempotency.queries.js'
 
 /*
- * Retries and idempotency keys (README, "Retries and idempotency keys").
+ * Retries and idempotency keys (docs/api.md, "Retries and idempotency keys").
  *
  * A change of the kiosk, the booth or staff may carry `Idempotency-Key`. The first request with a key
  * claims it in PostgreSQL (`idempotency_key`, one row per caller and key) and runs; its answer (status,

@@ -31,8 +31,8 @@ export function clientKey(req: Request, clientIpHeader: string | undefined): str
 }
 
 /**
- * A limiter per route, each with its own count: in memory (per instance, the spec's "per edge
- * location"), or in Redis when one count across instances is wanted. The 429 carries the spec's
+ * A limiter per route, each with its own count: in memory (per instance: the limit is "per edge
+ * location"), or in Redis when one count across instances is wanted. The 429 carries the documented
  * body and no Retry-After or RateLimit headers.
  */
 export function createRateLimiter(
@@ -59,7 +59,7 @@ export function createRateLimiter(
         ? {
             store,
             // Redis failed or did not answer within REDIS_TIMEOUT_MS: the request goes on uncounted (the
-            // spec's limits are "a light lock, not flood protection"), and the count says how many did.
+            // limits are "a light lock, not flood protection"), and the count says how many did.
             passOnStoreError: true,
             logger: {
               error: () => {

@@ -7,7 +7,7 @@ import { Session } from './session.entity.js'
 export const NO_SUCH_SESSION = 'no such session'
 
 /**
- * The spec's visibility rule: a session is a live gallery once completed with at least one photo
+ * The visibility rule: a session is a live gallery once completed with at least one photo
  * (the partial index `session_live_idx` has the same predicate). `LIVE` for the entity manager's
  * queries, `isLive(alias)` for the gallery's SQL: the same two conditions.
  */

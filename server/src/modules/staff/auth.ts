@@ -43,7 +43,7 @@ function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) 
     emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max },
     // Only the routes the contract lists are mounted (auth.routes.ts): nothing else of Better Auth's is reachable.
     session: { ...AUTH_SCHEMA.session, expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
-    // Ours counts sign-ins (10 a minute per client IP, the spec's 429); Better Auth's would trust a forged X-Forwarded-For.
+    // Ours counts sign-ins (10 a minute per client IP, answered 429); Better Auth's would trust a forged X-Forwarded-For.
     rateLimit: { enabled: false },
     advanced: {
       cookiePrefix: 'photobooth',

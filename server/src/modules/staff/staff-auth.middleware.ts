@@ -9,7 +9,7 @@ import { sendError } from '../../http/answers.js'
 /** The staff member a request is signed in as. */
 export type StaffCaller = { memberId: string; email: string; name: string }
 
-/** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (spec, section 7, is about bearer keys). */
+/** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (the plain text is the booth API's, for bearer keys). */
 export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
 
 const members = new WeakMap<IncomingMessage, StaffCaller>()

@@ -9,7 +9,7 @@ import { contentTypeOf, COPY_CACHE_CONTROL, exactly, PHOTO_CONTENT_TYPE, PhotoCh
 export type S3Settings = Omit<Extract<StorageSettings, { kind: 's3' }>, 'kind'>
 
 /**
- * Every call is bounded (README, Running in production): connecting and each wait for bytes by the
+ * Every call is bounded (docs/production.md): connecting and each wait for bytes by the
  * HTTP handler's timeouts, and the call as a whole (its retry included), until its answer's headers,
  * by a deadline of the same length; one retry at most (the SDK's default three would triple the wait of a stalled
  * bucket). A bucket that fails (5xx) or does not answer throws `StorageUnavailableError`, which a
