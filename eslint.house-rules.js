@@ -39,6 +39,17 @@ const namedExports = { selector: 'ExportDefaultDeclaration', message: 'Use named
 
 export const houseRules = [
   {
+    // Test files share their worker's modules (vitest.config.ts, isolate: false): a mocked module
+    // or a stubbed global would reach the next file.
+    files: ['test/**/*.ts', 'server/src/**/*.test.ts', 'sdk/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'stubGlobal', 'stubEnv'].map((property) => ({ object: 'vi', property, message: 'Test files share modules (isolate: false): use a real part, not a mock.' })),
+      ],
+    },
+  },
+  {
     files: ['server/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': ['error', namedExports, ...databaseSyntax, ...errorBodySyntax],

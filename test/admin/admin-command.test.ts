@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 import { signIn } from '../support/staff.js'
 import { serviceEnv } from '../support/processes.js'
 import { testDatabaseUrl } from '../support/database-url.js'
@@ -25,11 +25,7 @@ function adminWith(input: string | undefined, ...args: string[]): Promise<Run> {
 }
 const admin = (...args: string[]) => adminWith(undefined, ...args)
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 const countKeys = async () => Number((await app.orm.em.fork().execute<{ count: string }[]>('select count(*) from booth_key'))[0]!.count)
 const boothEvents = (key: string) => fetch(`${app.url}/booth/events`, { headers: { authorization: `Bearer ${key}` } })

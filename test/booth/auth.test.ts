@@ -1,22 +1,20 @@
 import { createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { contract } from '@photobooth/sdk/contract'
 import { revokeBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, startTestServer, withTestServer } from '../support/harness.js'
 
-let app: TestServer
+const app = withTestServer()
 let validKey: string
 let revokedKey: string
 let eventId: string
 beforeAll(async () => {
-  app = await startTestServer()
   eventId = (await seedEvent(app.orm)).event.id
   validKey = await createTestBoothKey(app, 'Valid booth')
   revokedKey = await createTestBoothKey(app, 'Revoked booth')
   await revokeBoothKey(app.orm.em.fork(), revokedKey.split('_')[1]!)
 })
-afterAll(() => app?.stop())
 
 type BoothProcedure = keyof typeof contract.booth
 

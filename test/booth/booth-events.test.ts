@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 
-let app: TestServer
+const app = withTestServer()
 let key: string
 beforeAll(async () => {
-  app = await startTestServer()
   key = await createTestBoothKey(app, 'Events booth')
 })
-afterAll(() => app?.stop())
 
 type BoothEvent = { id: string; slug: string; startAt: number; isPrivate: boolean; sets: { id: string }[] }
 

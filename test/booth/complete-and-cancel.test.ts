@@ -1,20 +1,18 @@
 import { createClient, isDefinedError, safe, type PhotoBoothClient } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, postJson, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 
-let app: TestServer
+const app = withTestServer()
 let booth: PhotoBoothClient
 let kiosk: PhotoBoothClient
 let boothKey: string
 beforeAll(async () => {
-  app = await startTestServer()
   boothKey = await createTestBoothKey(app)
   booth = createClient({ baseUrl: app.url, boothKey })
   kiosk = createClient({ baseUrl: app.url })
 })
-afterAll(() => app?.stop())
 
 /** An active session of the given guests (two by default: one email, one phone). */
 type Guest = { name: string; email?: string; phone?: string }

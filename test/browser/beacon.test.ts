@@ -6,18 +6,14 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 describe('a real browser beacon', () => {
   it('when a page on another origin calls navigator.sendBeacon, then the view is counted without a preflight', async () => {

@@ -5,18 +5,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
+import { until } from '../support/until.js'
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 type CdpEvent = { method: string; params: Record<string, unknown>; sessionId?: string }
 
@@ -85,16 +82,6 @@ class Chromium {
   }
 }
 
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() - started > timeoutMs) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
-
 describe('the API reference at /docs', () => {
   it('when opened in Chromium, then it loads the served document and lists every operation, with no console error and no request to another origin', async () => {
     const document = JSON.parse(await readFile(resolve(import.meta.dirname, '../../openapi/openapi.json'), 'utf8')) as {
@@ -121,21 +108,24 @@ describe('the API reference at /docs', () => {
 
       const evaluate = async <T>(expression: string): Promise<T> =>
         ((await browser.send('Runtime.evaluate', { expression, returnByValue: true }, sessionId)) as { result: { value: T } }).result.value
-      const listed = await until(async () => {
-        const operations = await evaluate<string[]>(
+      const listed = await until(
+        () =>
+          evaluate<string[]>(
           `[...document.querySelectorAll('.opblock')].map((block) => block.querySelector('.opblock-summary-method')?.textContent + ' ' + block.querySelector('.opblock-summary-path')?.getAttribute('data-path'))`,
-        )
-        return operations.length >= expected.length ? operations : undefined
-      })
+          ),
+        (operations) => operations.length >= expected.length,
+        30_000,
+      )
       expect([...listed].sort()).toEqual(expected)
       // The document's own title, rendered from /openapi.json.
       expect(await evaluate<string>(`document.querySelector('.info .title')?.textContent ?? ''`)).toContain('Photo Booth Service')
       // A reader can try a route: opened, an operation shows its example request and answer.
       await evaluate(`document.querySelector('#operations-Kiosk-registerGuests .opblock-summary-control')?.click()`)
-      const opened = await until(async () => {
-        const text = await evaluate<string>(`document.querySelector('#operations-Kiosk-registerGuests')?.textContent ?? ''`)
-        return text.includes('Ada Lovelace') && text.includes('Try it out') ? text : undefined
-      })
+      const opened = await until(
+        () => evaluate<string>(`document.querySelector('#operations-Kiosk-registerGuests')?.textContent ?? ''`),
+        (text) => text.includes('Ada Lovelace') && text.includes('Try it out'),
+        30_000,
+      )
       expect(opened).toContain('ada@example.org')
       // Give late requests (fonts, images, a validator badge) a moment to show up.
       await new Promise((resolve) => setTimeout(resolve, 1_000))

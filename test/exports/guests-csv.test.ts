@@ -1,28 +1,24 @@
 import { randomBytes } from 'node:crypto'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, withTestServer, registerGuests } from '../support/harness.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
 /** The service's clock: each registration happens when the test says. */
 let clock = new Date()
-let app: TestServer
+const app = withTestServer({}, { now: () => clock })
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer({}, { now: () => clock })
   staff = await signedInStaff(app)
 })
-afterAll(() => app?.stop())
 
 const exportOf = (eventId: string) => staffFetch(app, staff, `/staff/events/${eventId}/guests.csv`)
 const email = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.org`
 
 async function register(setId: string, guests: { name: string; email?: string; phone?: string }[], at: string): Promise<string> {
   clock = new Date(at)
-  const response = await postJson(`${app.url}/sets/${setId}/sessions`, { guests })
-  expect(response.status).toBe(201)
-  return (await response.json()).id
+  return registerGuests(app, setId, guests)
 }
 
 describe('GET /staff/events/:eventId/guests.csv', () => {

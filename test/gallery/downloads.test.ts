@@ -8,16 +8,12 @@ import { fullSizeKey } from '@photobooth/server/modules/photos/photo-copies.serv
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
-import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, startTestServer, type TestServer, withTestServer } from '../support/harness.js'
 import { makeLargeJpeg } from '../support/jpeg.js'
 import { startS3TestServer, type FakeS3, type S3TestServer } from '../support/s3.js'
 import { unzip } from '../support/unzip.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 async function countsOf(sessionId: string) {
   const rows = await app.orm.em.fork().execute<{ kind: string; count: string }[]>(

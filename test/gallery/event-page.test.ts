@@ -1,13 +1,9 @@
 import { createEvent } from '@photobooth/server/modules/events/events.service'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000)
 

@@ -2,17 +2,13 @@ import { request } from 'node:http'
 import { gunzipSync } from 'node:zlib'
 
 import { createClient } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
-import { createTestBoothKey, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, seedSession, startTestServer, withTestServer } from '../support/harness.js'
 
 /** The service as a new user starts it: nothing configured but the port. */
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 describe('the gallery link a guest is sent, with the defaults', () => {
   it('when a session completes, then its link is GALLERY_URL/<id> on the service itself and opens a page, while the JSON route stays JSON', async () => {

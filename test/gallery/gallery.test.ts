@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer({ cdnUrl: 'https://cdn.example.net/photos' })
-})
-afterAll(() => app?.stop())
+const app = withTestServer({ cdnUrl: 'https://cdn.example.net/photos' })
 
 describe('GET /gallery/:sessionId', () => {
   it('when a session is completed with photos, then its gallery lists them in gallery order on the CDN base', async () => {

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { postJson, seedEvent, startTestServer, withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 function expectSecurityHeaders(response: Response) {
   expect(response.headers.get('strict-transport-security')).toBe('max-age=31536000; includeSubDomains')

@@ -1,14 +1,10 @@
 import { request } from 'node:http'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 /** A request whose body is sent in pieces, without a Content-Length (chunked). */
 function sendChunked(url: string, method: string, bytes: number): Promise<{ status: number; body: string }> {

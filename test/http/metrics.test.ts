@@ -1,23 +1,19 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 
 import { loadSettings } from '@photobooth/server/config'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
 import { SERVER_ERROR, startFakePostmark } from '../support/fake-providers.js'
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { startTestServer, withTestServer } from '../support/harness.js'
 import { until } from '../support/until.js'
 import { testDatabaseUrl } from '../support/database-url.js'
 
 const TOKEN = 'metrics-token-0123456789'
 const DEFAULT_COPIES = loadSettings({}).copies
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer({ metricsToken: TOKEN, rateLimits: { windowMs: 60_000 } })
-})
-afterAll(() => app?.stop())
+const app = withTestServer({ metricsToken: TOKEN, rateLimits: { windowMs: 60_000 } })
 
 // A scrape that hangs fails the test here, in 5 s, rather than at the test's timeout (30 s).
 const scrape = async (target = app, authorization = `Bearer ${TOKEN}`) =>

@@ -2,23 +2,21 @@ import { STATUS_CODES } from 'node:http'
 import { connect } from 'node:net'
 
 import { createLogger } from '@photobooth/server/logger'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 
 /**
  * The requests Node refuses itself, before any route sees them. Sent on raw sockets: an HTTP
  * client would not send most of them.
  */
-let app: TestServer
+const app = withTestServer({}, { logger: createLogger({ write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) })
 let port: number
 /** The service's log, as a shipper would read it. */
 const lines: Record<string, unknown>[] = []
 beforeAll(async () => {
-  app = await startTestServer({}, { logger: createLogger({ write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) }) })
   port = app.config.port
 })
-afterAll(() => app?.stop())
 
 type RawAnswer = { statusLine: string; status: number; headers: Record<string, string>; body: string; raw: string }
 

@@ -1,14 +1,10 @@
 import { request } from 'node:http'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'cf-connecting-ip' } })
-})
-afterAll(() => app?.stop())
+const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'cf-connecting-ip' } })
 
 /**
  * Other spellings of a path that oRPC resolves to it: dot segments (a WHATWG URL parser resolves

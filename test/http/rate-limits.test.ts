@@ -1,19 +1,17 @@
 import { randomInt } from 'node:crypto'
 
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 
-import { createTestBoothKey, postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, postJson, seedEvent, startTestServer, withTestServer } from '../support/harness.js'
 
 /** The production window: no test waits for it to pass, they move the clock. */
 const WINDOW_MS = 60_000
 const settings = { rateLimits: { windowMs: WINDOW_MS, clientIpHeader: 'cf-connecting-ip' } }
-let app: TestServer
+const app = withTestServer(settings)
 let setId: string
 beforeAll(async () => {
-  app = await startTestServer(settings)
   setId = (await seedEvent(app.orm)).sets[0]!.id
 })
-afterAll(() => app?.stop())
 
 /** An address of a documentation range that no other test of the run uses: each counts from zero. */
 let lastIp = 0

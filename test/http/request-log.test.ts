@@ -2,21 +2,17 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 
 import { createLogger } from '@photobooth/server/logger'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, withTestServer } from '../support/harness.js'
 
 /** The lines a log shipper would receive, parsed. */
 const lines: string[] = []
 const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 
 const METRICS_TOKEN = 'request-log-metrics-token'
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer({ requestIdHeader: 'X-Edge-Request-Id', metricsToken: METRICS_TOKEN }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
-})
-afterAll(() => app?.stop())
+const app = withTestServer({ requestIdHeader: 'X-Edge-Request-Id', metricsToken: METRICS_TOKEN }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
 
 /** The request line of the answer with this id, once its connection has closed. */
 async function requestLine(id: string) {

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { seedEvent } from '../support/harness.js'
 import { freePort, serviceEnv } from '../support/processes.js'
 import { testDatabaseUrl } from '../support/database-url.js'
+import { until } from '../support/until.js'
 
 /**
  * Shutting the service down, in a process of its own, started as the README says to run it in
@@ -48,7 +49,7 @@ afterEach(async () => {
     const pid = postmasterPid(folder)
     if (pid !== undefined && isAlive(pid)) {
       process.kill(pid, 'SIGINT')
-      await until(() => !isAlive(pid), 10_000)
+      await until(async () => isAlive(pid), (alive) => !alive)
     }
     await rm(folder, { recursive: true, force: true })
   }
@@ -235,15 +236,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A process that is not ours to wait for: polled, with a deadline. */
-async function until(done: () => boolean, ms: number): Promise<boolean> {
-  for (const deadline = Date.now() + ms; !done(); ) {
-    if (Date.now() > deadline) return false
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return true
-}
-
 function expectDrained(load: { answers: Answer[]; failures: string[] }, held: Answer[]) {
   const statuses = [...load.answers, ...held].map((answer) => answer.status)
   expect(statuses.filter((status) => status >= 500)).toEqual([])
@@ -340,7 +332,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     const pid = postmasterPid(dataDir)
     if (pid !== undefined && isAlive(pid)) {
       process.kill(pid, 'SIGINT')
-      await until(() => !isAlive(pid), 10_000)
+      await until(async () => isAlive(pid), (alive) => !alive)
     }
     await rm(dataDir, { recursive: true, force: true })
   })
@@ -413,7 +405,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     expect(stderr).toContain('an unexpected fault')
     expect(code).toBe(1)
     expect(postmaster).toBeGreaterThan(0)
-    expect(await until(() => !isAlive(postmaster!), 10_000), 'the postmaster still runs').toBe(true)
+    expect(await until(async () => isAlive(postmaster!), (alive) => !alive), 'the postmaster still runs').toBe(false)
   })
 
   it('when the node process is killed outright (-9), then its cluster survives and the next start adopts it, and stops it on SIGTERM', async () => {
@@ -430,6 +422,6 @@ describe('shutdown with the embedded PostgreSQL', () => {
     const exit = await exitWithin(second, 15_000)
 
     expect(exit, 'still running').toMatchObject({ code: 0, signal: null })
-    expect(await until(() => !isAlive(postmaster), 10_000), 'the postmaster still runs').toBe(true)
+    expect(await until(async () => isAlive(postmaster), (alive) => !alive), 'the postmaster still runs').toBe(false)
   })
 })

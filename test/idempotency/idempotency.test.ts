@@ -11,21 +11,19 @@ import {
   KEY_USED_WITH_ANOTHER_BODY,
   LEASE_MS,
 } from '@photobooth/server/modules/idempotency/idempotency.middleware'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, startTestServer, type TestServer, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { signedInStaff, staffFetch } from '../support/staff.js'
 
 const IP_HEADER = 'x-test-client-ip'
 let clock = new Date('2026-11-25T09:00:00Z')
-let app: TestServer
+const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: IP_HEADER } }, { now: () => clock })
 let boothKey: string
 beforeAll(async () => {
-  app = await startTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: IP_HEADER } }, { now: () => clock })
   boothKey = await createTestBoothKey(app)
 })
-afterAll(() => app?.stop())
 
 const GUESTS = { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] }
 /** A client IP of the test's own: the kiosk's keys are per IP, and so is its rate limit. */

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 describe('GET /events/:eventSlug/sets/:setSlug', () => {
   it('when both slugs exist, then the set and its event are answered', async () => {

@@ -1,16 +1,12 @@
 import { randomBytes } from 'node:crypto'
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 
-import { countRows, postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { countRows, postJson, seedEvent, withTestServer } from '../support/harness.js'
 
-let app: TestServer
+// Many kiosks: each request comes from a client of its own, so the 60-a-minute limit stays out of the way.
+const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' } })
 let setId: string
-beforeAll(async () => {
-  // Many kiosks: each request comes from a client of its own, so the 60-a-minute limit stays out of the way.
-  app = await startTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' } })
-})
-afterAll(() => app?.stop())
 beforeEach(async () => {
   setId = (await seedEvent(app.orm)).sets[0]!.id
 })

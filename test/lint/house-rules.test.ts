@@ -82,3 +82,9 @@ describe('doc comments', () => {
     expect(stacked).toEqual([])
   })
 })
+
+describe('tests', () => {
+  it('when a test mocks a module, then lint refuses it (test files share their worker\'s modules)', async () => {
+    expect(await refusals('test/kiosk/x.test.ts', `import { vi } from 'vitest'\nvi.mock('node:fs')`)).toEqual([expect.stringContaining('isolate: false')])
+  })
+})

@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch, type StaffSession } from '../support/staff.js'
 
-let app: TestServer
+const app = withTestServer()
 let staff: StaffSession
 beforeAll(async () => {
-  app = await startTestServer()
   staff = await signedInStaff(app, 'Ada Admin')
 })
-afterAll(() => app?.stop())
 
 const newEmail = () => `invitee-${randomBytes(5).toString('hex')}@example.org`
 const staffRows = async (email: string) =>

@@ -6,21 +6,17 @@
 import { readFile } from 'node:fs/promises'
 
 import createClient from 'openapi-fetch'
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import type { components, paths } from './generated/openapi.js'
 import { generateTypes, TYPES_PATH } from './generated/generate.js'
 
 type Schemas = components['schemas']
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 /** A 400's two shapes, told apart as the document says: `success` is only in ValidationError. */
 function issuesOf(error: Schemas['ValidationError'] | Schemas['Error']): { code: string; path: (string | number)[]; message: string }[] | string {

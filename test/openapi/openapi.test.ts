@@ -3,15 +3,11 @@ import { resolve } from 'node:path'
 
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { buildOpenApiDocument } from '@photobooth/server/openapi'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 const OWN_WORDS = ['/track', '/contact']
 const BYTE_ROUTES = ['/gallery/{sessionId}/photos/{photoId}/download', '/gallery/{sessionId}/zip']

@@ -1,17 +1,15 @@
 import { ApiError, createClient, galleryLink, isDefinedError, photoDownloadUrl, safe, zipUrl } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
-import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, startTestServer, withTestServer } from '../support/harness.js'
 import { unzip } from '../support/unzip.js'
 
-let app: TestServer
+const app = withTestServer()
 let gallery: LiveGallery
 beforeAll(async () => {
-  app = await startTestServer()
   gallery = await makeLiveGallery(app, { names: ['Zoë', 'Bob'] })
 })
-afterAll(() => app?.stop())
 
 /** Reads a stream chunk by chunk, as an app saving a zip to disk would. */
 async function readAll(body: ReadableStream<Uint8Array>): Promise<{ bytes: Buffer; chunks: number }> {

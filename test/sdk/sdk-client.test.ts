@@ -1,13 +1,9 @@
 import { ApiError, createClient, isDefinedError, ORPCError, safe } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, withTestServer } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 describe('the SDK against a live server', () => {
   it('when a kiosk loads its context and registers guests, then typed answers come back', async () => {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -11,7 +11,9 @@ import { seedEvent, startTestServer, type TestServer } from '../support/harness.
 
 /**
  * The SDK as a third party gets it: packed by pnpm and by npm (each runs the package's own
- * `prepack`: build, then the published manifest), installed from the tarball into an empty project
+ * `prepack`: build, then the published manifest) from a copy of sdk/ beside the repo's tsconfig and
+ * node_modules, so that the workspace's manifest and dist never change under the tests running
+ * beside this one; installed from the tarball into an empty project
  * outside the repo (dependencies from the npm registry, the local caches first), then used from
  * plain JavaScript against a live server and compiled from strict TypeScript with
  * `skipLibCheck: false`. The README's ```ts examples are compiled there too.
@@ -47,6 +49,8 @@ const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8
 const readmeExamples = [...(await readFile(join(sdkDir, 'README.md'), 'utf8')).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
 
 let work: string
+/** The copy of sdk/ that is packed. */
+let packDir: string
 let manifestBefore: string
 let app: TestServer
 let seeded: Awaited<ReturnType<typeof seedEvent>>
@@ -55,11 +59,17 @@ const tarballs = {} as Record<Packer, string>
 beforeAll(async () => {
   manifestBefore = await readFile(join(sdkDir, 'package.json'), 'utf8')
   work = await mkdtemp(join(tmpdir(), 'photobooth-sdk-pack-'))
+  const copy = join(work, 'repo')
+  packDir = join(copy, 'sdk')
+  await cp(sdkDir, packDir, { recursive: true, filter: (path) => !/^\/?(node_modules|dist|\.package\.dev\.json)(\/|$)/.test(path.slice(sdkDir.length)) })
+  for (const file of ['tsconfig.json', 'tsconfig.base.json']) await cp(join(repo, file), join(copy, file))
+  await symlink(join(repo, 'node_modules'), join(copy, 'node_modules'))
+  await symlink(join(sdkDir, 'node_modules'), join(packDir, 'node_modules'))
   // One after the other: each rebuilds sdk/dist in its prepack.
   for (const packer of PACKERS) {
     const destination = join(work, `${packer}-pack`)
     await mkdir(destination)
-    await run(packer, ['pack', '--pack-destination', destination], sdkDir)
+    await run(packer, ['pack', '--pack-destination', destination], packDir)
     const [file] = await readdir(destination)
     tarballs[packer] = join(destination, file!)
   }
@@ -69,15 +79,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop()
-  // A pack that failed halfway leaves the published manifest in place: put the workspace's back.
-  const backup = join(sdkDir, '.package.dev.json')
-  if (existsSync(backup)) await rename(backup, join(sdkDir, 'package.json'))
   if (work) await rm(work, { recursive: true, force: true })
 })
 
 it('when packed, then the workspace manifest is left as it was', async () => {
-  expect(await readFile(join(sdkDir, 'package.json'), 'utf8')).toBe(manifestBefore)
-  expect(existsSync(join(sdkDir, '.package.dev.json'))).toBe(false)
+  expect(await readFile(join(packDir, 'package.json'), 'utf8')).toBe(manifestBefore)
+  expect(existsSync(join(packDir, '.package.dev.json'))).toBe(false)
 })
 
 it('when the README is read, then it has kiosk, booth and staff examples to compile', () => {

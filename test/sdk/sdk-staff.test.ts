@@ -2,15 +2,11 @@ import { randomBytes } from 'node:crypto'
 
 import { ApiError, createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { createStaffMember } from '@photobooth/server/modules/members/members.service'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
+import { withTestServer, uniqueSlug } from '../support/harness.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 describe('the SDK as an operator’s script', () => {
   it('when it signs in with staffCookies, then it runs staff routes with the session, and after signing out they answer 401', async () => {

@@ -1,18 +1,16 @@
 import { ApiError, createClient, isDefinedError, safe, uploadPhotos, type PhotoBoothClient } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 
-let app: TestServer
+const app = withTestServer()
 let boothKey: string
 let kiosk: PhotoBoothClient
 beforeAll(async () => {
-  app = await startTestServer()
   boothKey = await createTestBoothKey(app)
   kiosk = createClient({ baseUrl: app.url })
 })
-afterAll(() => app?.stop())
 
 async function newSession(): Promise<string> {
   const { sets } = await seedEvent(app.orm)

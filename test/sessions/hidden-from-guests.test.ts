@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { document, resolveSchema, type Schema } from '../fuzz/openapi.js'
-import { createTestBoothKey, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, withTestServer } from '../support/harness.js'
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
 import { signedInStaff, staffFetch } from '../support/staff.js'
 
 /** What only staff may see of a guest: contact details and the delivery of their messages. */
 const STAFF_ONLY_FIELDS = ['email', 'phone', 'recipient', 'providerMessageId', 'lastError', 'attempts', 'messages', 'customer', 'customerId']
 
-let app: TestServer
+const app = withTestServer()
 let gallery: LiveGallery
 let eventSlug: string
 let setSlug: string
@@ -18,7 +18,6 @@ const guests = [
   { name: 'Grace Hopper', email: 'grace.hidden@example.org' },
 ]
 beforeAll(async () => {
-  app = await startTestServer()
   gallery = await makeLiveGallery(app, { guests })
   const [row] = await app.orm.em.fork().execute<{ event_slug: string; set_slug: string; set_id: string }[]>(
     `select e.slug as event_slug, st.slug as set_slug, st.id as set_id
@@ -29,7 +28,6 @@ beforeAll(async () => {
   // A delivery outcome to hide: what the provider answered.
   await app.orm.em.fork().execute(`update outbox_message set status = 'sent', provider_message_id = 'provider-id-123', sent_at = now() where session_id = ?`, [gallery.sessionId])
 })
-afterAll(() => app?.stop())
 
 /** Every property name a schema can answer, through references, arrays and unions. */
 function propertyNames(schema: Schema, seen = new Set<Schema>()): string[] {

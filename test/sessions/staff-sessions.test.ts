@@ -3,26 +3,24 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { copiesSettled } from '../support/gallery-fixture.js'
-import { createTestBoothKey, postJson, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, postJson, seedEvent, seedSession, withTestServer, registerGuests } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
 /** The service's clock: registrations, completions and cancellations happen when a test says. */
 let clock = new Date('2026-06-01T18:00:00.000Z')
-let app: TestServer
+const app = withTestServer({}, { now: () => clock })
 let staff: StaffSession
 let booth: PhotoBoothClient
 let boothKey: string
 beforeAll(async () => {
-  app = await startTestServer({}, { now: () => clock })
   staff = await signedInStaff(app)
   boothKey = await createTestBoothKey(app)
   booth = createClient({ baseUrl: app.url, boothKey })
 })
-afterAll(() => app?.stop())
 
 const api = (path: string, init?: { method?: string; body?: unknown }) => staffFetch(app, staff, path, init)
 const email = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.org`
@@ -33,9 +31,7 @@ type Guest = { name: string; email?: string; phone?: string }
 /** Registers guests at a set through the kiosk route, at the given moment. */
 async function register(setId: string, guests: Guest[], at: Date): Promise<string> {
   clock = at
-  const response = await postJson(`${app.url}/sets/${setId}/sessions`, { guests })
-  expect(response.status).toBe(201)
-  return (await response.json()).id
+  return registerGuests(app, setId, guests)
 }
 
 /** Completes a session through the booth API with `count` real JPEGs, at the given moment. */

@@ -1,17 +1,16 @@
 import { contract } from '@photobooth/sdk/contract'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, startTestServer, uniqueSlug, withTestServer } from '../support/harness.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
-let app: TestServer
+const app = withTestServer()
 let staff: StaffSession
 let signedOut: StaffSession
 let expired: StaffSession
 let removed: StaffSession
 let boothKey: string
 beforeAll(async () => {
-  app = await startTestServer()
   staff = await signedInStaff(app, 'Valid')
   signedOut = await signedInStaff(app, 'Signed out')
   expect((await staffFetch(app, signedOut, '/api/auth/sign-out', { method: 'POST' })).status).toBe(200)
@@ -21,7 +20,6 @@ beforeAll(async () => {
   expect((await staffFetch(app, staff, `/staff/members/${removed.memberId}`, { method: 'DELETE' })).status).toBe(200)
   boothKey = await createTestBoothKey(app, 'Not staff')
 })
-afterAll(() => app?.stop())
 
 type Route = { name: string; method: string; path: string }
 

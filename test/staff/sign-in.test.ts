@@ -5,17 +5,13 @@ import { AUTH_SCHEMA } from '@photobooth/server/modules/staff/auth-schema'
 import { createStaffMember } from '@photobooth/server/modules/members/members.service'
 import { getMigrations } from 'better-auth/db/migration'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 
-import { startTestServer, type TestServer } from '../support/harness.js'
+import { startTestServer, type TestServer, withTestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch } from '../support/staff.js'
 import { testDatabaseUrl } from '../support/database-url.js'
 
-let app: TestServer
-beforeAll(async () => {
-  app = await startTestServer()
-})
-afterAll(() => app?.stop())
+const app = withTestServer()
 
 async function newMember(server: TestServer = app) {
   const email = `member-${randomBytes(5).toString('hex')}@example.org`

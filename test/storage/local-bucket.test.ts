@@ -4,17 +4,15 @@ import { request } from 'node:http'
 import { createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, startTestServer, type TestServer, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 
-let app: TestServer
+const app = withTestServer({}, { now: () => new Date(Date.now() + clockOffset) })
 let boothKey: string
 let clockOffset = 0
 beforeAll(async () => {
-  app = await startTestServer({}, { now: () => new Date(Date.now() + clockOffset) })
   boothKey = await createTestBoothKey(app)
 })
-afterAll(() => app?.stop())
 
 async function uploadTarget() {
   const { sets } = await seedEvent(app.orm)

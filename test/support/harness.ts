@@ -10,7 +10,7 @@ import { createLogger, type Logger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { startServer, type RunningServer } from '@photobooth/server/server'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { testDatabaseUrl } from './database-url.js'
 
 export type TestServer = RunningServer & {
@@ -94,6 +94,26 @@ export async function startTestServer(overrides: Partial<Settings> = {}, options
   })
 }
 
+/**
+ * The test file's server: started before its tests (before the file's own `beforeAll`s that follow
+ * this call), stopped after them. Read it inside hooks and tests; before it has started, any use
+ * throws.
+ */
+export function withTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date; logger?: Logger } = {}): TestServer {
+  let running: TestServer | undefined
+  beforeAll(async () => {
+    running = await startTestServer(overrides, options)
+  })
+  afterAll(() => running?.stop())
+  return new Proxy({} as TestServer, {
+    get(_target, property) {
+      if (!running) throw new Error(`the test server is not running yet (reading ${String(property)})`)
+      const value = Reflect.get(running, property, running) as unknown
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(running) : value
+    },
+  })
+}
+
 /** A booth key for this server's database, whole, as the admin command prints it. */
 export async function createTestBoothKey(app: RunningServer, name = 'Test booth'): Promise<string> {
   return (await createBoothKey(app.orm.em.fork(), name)).key
@@ -159,6 +179,13 @@ export async function countRows(orm: Orm): Promise<Record<string, number>> {
             (select count(*) from customer) as customer`,
   )
   return Object.fromEntries(Object.entries(row ?? {}).map(([key, value]) => [key, Number(value)]))
+}
+
+/** Registers guests at a set through the kiosk route; the test fails unless it answers 201. The session's id. */
+export async function registerGuests(app: { url: string }, setId: string, guests: readonly object[]): Promise<string> {
+  const response = await postJson(`${app.url}/sets/${setId}/sessions`, { guests })
+  expect(response.status).toBe(201)
+  return ((await response.json()) as { id: string }).id
 }
 
 export async function postJson(url: string, body: unknown, init: RequestInit = {}) {

@@ -1,23 +1,21 @@
 import { randomBytes } from 'node:crypto'
 
 import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestBoothKey, postJson, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedEvent, withTestServer, registerGuests } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
 /** The service's clock, which dates registrations and tracking rows: each happens when the test says. */
 let clock = new Date()
-let app: TestServer
+const app = withTestServer({}, { now: () => clock })
 let staff: StaffSession
 let booth: PhotoBoothClient
 beforeAll(async () => {
-  app = await startTestServer({}, { now: () => clock })
   staff = await signedInStaff(app)
   booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
 })
-afterAll(() => app?.stop())
 
 const at = (time: string) => new Date(`2026-06-01T${time}Z`)
 const hour = (time: string) => at(time).getTime()
@@ -30,9 +28,7 @@ async function stats(path: string) {
 
 async function register(setId: string, guests: { name: string; email: string }[], time: string): Promise<string> {
   clock = at(time)
-  const response = await postJson(`${app.url}/sets/${setId}/sessions`, { guests })
-  expect(response.status).toBe(201)
-  return (await response.json()).id
+  return registerGuests(app, setId, guests)
 }
 
 /** A view or share, as a gallery page sends it: a text/plain beacon. */

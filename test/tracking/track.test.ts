@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
-import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { seedEvent, seedSession, withTestServer } from '../support/harness.js'
 
-let app: TestServer
+const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' } })
 let gallery: LiveGallery
 let eventId: string
 beforeAll(async () => {
-  app = await startTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' } })
   gallery = await makeLiveGallery(app)
   const [row] = await app.orm.em.fork().execute<{ event_id: string }[]>(
     'select st.event_id from session s join event_set st on st.id = s.set_id where s.id = ?',
@@ -15,7 +14,6 @@ beforeAll(async () => {
   )
   eventId = row!.event_id
 })
-afterAll(() => app?.stop())
 
 let clients = 0
 /** A beacon as navigator.sendBeacon sends a string: text/plain, from a client of its own. */
