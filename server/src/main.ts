@@ -1,7 +1,7 @@
 import { constants } from 'node:os'
 
 import { GALLERY_PAGES_PATH, loadSettings } from './config.js'
-import { DEMO } from './db/seed.js'
+import { DEMO } from './modules/events/demo-event.js'
 import { createLogger, redact } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
 

@@ -9,7 +9,7 @@ import { resolveConfig, type Config, type ContactSettings, type DeliverySettings
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } from './db/orm.js'
 import { listenForNotifications, type NotificationListener } from './db/notifications.js'
-import { seedDemo } from './db/seed.js'
+import { seedDemo } from './modules/events/demo-event.js'
 import { trackConnections } from './http/connection-drain.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
 import { requestLines } from './http/request-log.js'

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
-import { Event } from '../modules/events/event.entity.js'
-import { createEvent } from '../modules/events/events.service.js'
-import { lockFor } from './lock.js'
+import { Event } from './event.entity.js'
+import { createEvent } from './events.service.js'
+import { lockFor } from '../../db/lock.js'
 
 export const DEMO = {
   eventSlug: 'demo',
