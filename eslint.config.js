@@ -9,7 +9,12 @@ export default tseslint.config(
   // With type information: each file is checked in its own program (tsconfig.json, test/tsconfig.json).
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.house-rules.js', 'eslint.house-rules.d.ts'] }, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.house-rules.js', 'eslint.house-rules.d.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -43,7 +48,21 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['window', 'document', 'navigator', 'location', 'fetch', 'setTimeout', 'DOMParser', 'File', 'Image', 'createImageBitmap', 'URL', 'Date', 'JSON'].map((name) => [name, 'readonly']),
+        [
+          'window',
+          'document',
+          'navigator',
+          'location',
+          'fetch',
+          'setTimeout',
+          'DOMParser',
+          'File',
+          'Image',
+          'createImageBitmap',
+          'URL',
+          'Date',
+          'JSON',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -34,7 +34,10 @@ const errorBodySyntax = [
     message: ERROR_BODY_MESSAGE,
   },
 ]
-const domainErrors = { selector: "ThrowStatement > NewExpression[callee.name='Error']", message: 'A domain function throws AppError (errors.ts): a plain Error is a fault, answered 500.' }
+const domainErrors = {
+  selector: "ThrowStatement > NewExpression[callee.name='Error']",
+  message: 'A domain function throws AppError (errors.ts): a plain Error is a fault, answered 500.',
+}
 const namedExports = { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }
 
 export const houseRules = [
@@ -45,7 +48,11 @@ export const houseRules = [
     rules: {
       'no-restricted-properties': [
         'error',
-        ...['mock', 'doMock', 'stubGlobal', 'stubEnv'].map((property) => ({ object: 'vi', property, message: 'Test files share modules (isolate: false): use a real part, not a mock.' })),
+        ...['mock', 'doMock', 'stubGlobal', 'stubEnv'].map((property) => ({
+          object: 'vi',
+          property,
+          message: 'Test files share modules (isolate: false): use a real part, not a mock.',
+        })),
       ],
     },
   },
@@ -78,7 +85,11 @@ export const houseRules = [
     // embedded cluster's admin client (it creates databases before any ORM exists). Tests beside the
     // code may write SQL as their fixtures.
     files: ['server/src/db/notifications.ts', 'server/src/db/embedded-postgres.ts', 'server/src/**/*.test.ts'],
-    rules: { 'no-restricted-properties': 'off', 'no-restricted-imports': 'off', 'no-restricted-syntax': ['error', namedExports, ...errorBodySyntax] },
+    rules: {
+      'no-restricted-properties': 'off',
+      'no-restricted-imports': 'off',
+      'no-restricted-syntax': ['error', namedExports, ...errorBodySyntax],
+    },
   },
   {
     // The one error writer, and oRPC's body encoder.
@@ -95,7 +106,13 @@ export const houseRules = [
         'error',
         {
           ...databaseImports,
-          patterns: [{ group: ['./modules/*', '**/modules/**'], allowTypeImports: true, message: 'config.ts depends on nothing in modules/: move the default here.' }],
+          patterns: [
+            {
+              group: ['./modules/*', '**/modules/**'],
+              allowTypeImports: true,
+              message: 'config.ts depends on nothing in modules/: move the default here.',
+            },
+          ],
         },
       ],
     },

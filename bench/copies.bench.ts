@@ -264,7 +264,8 @@ async function complete(clients: Clients, sessionId: string, keys: string[]): Pr
   const started = performance.now()
   const completed = await clients.booth.booth.complete({ params: { sessionId }, body: { photos: keys } })
   const latencyMs = performance.now() - started
-  if (completed.photos.length !== keys.length) throw new Broken(`completion of ${sessionId} recorded ${completed.photos.length} photos, ${keys.length} sent`)
+  if (completed.photos.length !== keys.length)
+    throw new Broken(`completion of ${sessionId} recorded ${completed.photos.length} photos, ${keys.length} sent`)
   return { latencyMs, answeredAt: Date.now() }
 }
 
@@ -289,20 +290,29 @@ async function progress(pool: pg.Pool, sessionIds: string[]): Promise<Progress> 
 }
 
 /** Waits until every photo of the sessions is settled and each session has its `images_ready_at`; a failed photo breaks the run. */
-async function waitReady(pool: pg.Pool, sessionIds: string[], { timeoutMs, pollMs, onTick }: { timeoutMs: number; pollMs: number; onTick?: (state: Progress) => void }): Promise<Progress> {
+async function waitReady(
+  pool: pg.Pool,
+  sessionIds: string[],
+  { timeoutMs, pollMs, onTick }: { timeoutMs: number; pollMs: number; onTick?: (state: Progress) => void },
+): Promise<Progress> {
   const started = performance.now()
   let lastTick = started
   for (;;) {
     const state = await progress(pool, sessionIds)
     if (state.failed > 0) {
-      const { rows } = await pool.query<{ image_error: string }>(`select image_error from photo where session_id = any($1::text[]) and image_status = 'failed' limit 3`, [sessionIds])
+      const { rows } = await pool.query<{ image_error: string }>(
+        `select image_error from photo where session_id = any($1::text[]) and image_status = 'failed' limit 3`,
+        [sessionIds],
+      )
       throw new Broken(`${state.failed} photos failed their copies: ${rows.map((row) => row.image_error).join('; ')}`)
     }
     if (state.queued === 0 && state.readyAt.size === sessionIds.length) {
-      if (state.ready !== sessionIds.length * PHOTOS) throw new Broken(`${state.ready} photos ready, expected ${sessionIds.length * PHOTOS}`)
+      if (state.ready !== sessionIds.length * PHOTOS)
+        throw new Broken(`${state.ready} photos ready, expected ${sessionIds.length * PHOTOS}`)
       return state
     }
-    if (performance.now() - started > timeoutMs) throw new Broken(`copies not ready after ${s(timeoutMs)}: ${state.ready} of ${state.total} photos ready`)
+    if (performance.now() - started > timeoutMs)
+      throw new Broken(`copies not ready after ${s(timeoutMs)}: ${state.ready} of ${state.total} photos ready`)
     if (onTick && performance.now() - lastTick >= 10_000) {
       lastTick = performance.now()
       onTick(state)
@@ -313,7 +323,16 @@ async function waitReady(pool: pg.Pool, sessionIds: string[], { timeoutMs, pollM
 
 /** What the worker left on a session's photos: as the issue asks, checked once. */
 async function checkCopies(pool: pg.Pool, sessionId: string): Promise<void> {
-  const { rows } = await pool.query<{ position: number; width: number; height: number; size_bytes: number; full_size: number | null; full_etag: string | null; copies: { width: number; height: number }[] | null; preview: boolean }>(
+  const { rows } = await pool.query<{
+    position: number
+    width: number
+    height: number
+    size_bytes: number
+    full_size: number | null
+    full_etag: string | null
+    copies: { width: number; height: number }[] | null
+    preview: boolean
+  }>(
     'select position, width, height, size_bytes, full_size, full_etag, copies, preview from photo where session_id = $1 order by position',
     [sessionId],
   )
@@ -321,8 +340,16 @@ async function checkCopies(pool: pg.Pool, sessionId: string): Promise<void> {
     const turned = LAYOUT[row.position - 1]!
     const problems = [
       row.full_size === null || row.full_etag === null ? 'no full-size copy' : '',
-      turned ? (row.width === 3456 && row.height === 5184 ? '' : `turned photo recorded ${row.width}×${row.height}`) : row.full_size! < row.size_bytes ? '' : 'the stripped copy is not smaller',
-      row.copies?.map((copy) => Math.max(copy.width, copy.height)).join(',') === '480,960,1600' ? '' : `display copies ${JSON.stringify(row.copies)}`,
+      turned
+        ? row.width === 3456 && row.height === 5184
+          ? ''
+          : `turned photo recorded ${row.width}×${row.height}`
+        : row.full_size! < row.size_bytes
+          ? ''
+          : 'the stripped copy is not smaller',
+      row.copies?.map((copy) => Math.max(copy.width, copy.height)).join(',') === '480,960,1600'
+        ? ''
+        : `display copies ${JSON.stringify(row.copies)}`,
       row.preview === (row.position === 1) ? '' : 'link preview on the wrong photo',
     ].filter(Boolean)
     if (problems.length > 0) throw new Broken(`photo ${row.position} of session ${sessionId}: ${problems.join(', ')}`)
@@ -414,18 +441,27 @@ async function measureFullSize(turned: Buffer, upright: Buffer): Promise<Row[]> 
   if (ours.result.how !== 're-encoded') throw new Broken(`makeFullSize of a turned photo: ${ours.result.how}`)
   // The replica at 92 must be the service's own bytes, so that the 95 beside it is a fair comparison.
   const replica = await reEncode(turned, FULL_SIZE_QUALITY)
-  if (!replica.equals(ours.result.bytes)) throw new Broken(`the bench's re-encode at ${FULL_SIZE_QUALITY} is not makeFullSize's (${replica.length} vs ${ours.result.bytes.length} bytes)`)
+  if (!replica.equals(ours.result.bytes))
+    throw new Broken(
+      `the bench's re-encode at ${FULL_SIZE_QUALITY} is not makeFullSize's (${replica.length} vs ${ours.result.bytes.length} bytes)`,
+    )
   const other = await timed(() => reEncode(turned, QUALITY_COMPARED))
   const at = async (bytes: Buffer) => {
     const pixels = await decode(bytes)
-    if (pixels.width !== 3456 || pixels.height !== 5184) throw new Broken(`the re-encoded photo is ${pixels.width}×${pixels.height}, not turned upright`)
+    if (pixels.width !== 3456 || pixels.height !== 5184)
+      throw new Broken(`the re-encoded photo is ${pixels.width}×${pixels.height}, not turned upright`)
     return { bytes: bytes.length, psnr: psnr(reference, pixels), ssim: ssim(reference, pixels) }
   }
   const q92 = await at(ours.result.bytes)
   const q95 = await at(other.result)
-  const sizeVs = (bytes: number) => `${mb(bytes)} (${((bytes / turned.length - 1) * 100).toFixed(1)}% vs the original's ${mb(turned.length)})`
-  console.log(`turned photo: original ${mb(turned.length)}; at ${FULL_SIZE_QUALITY}: ${sizeVs(q92.bytes)}, PSNR ${q92.psnr.toFixed(2)} dB, SSIM ${q92.ssim.toFixed(4)}, ${ours.ms.map(msText).join(', ')}`)
-  console.log(`              at ${QUALITY_COMPARED}: ${sizeVs(q95.bytes)}, PSNR ${q95.psnr.toFixed(2)} dB, SSIM ${q95.ssim.toFixed(4)}, ${other.ms.map(msText).join(', ')}`)
+  const sizeVs = (bytes: number) =>
+    `${mb(bytes)} (${((bytes / turned.length - 1) * 100).toFixed(1)}% vs the original's ${mb(turned.length)})`
+  console.log(
+    `turned photo: original ${mb(turned.length)}; at ${FULL_SIZE_QUALITY}: ${sizeVs(q92.bytes)}, PSNR ${q92.psnr.toFixed(2)} dB, SSIM ${q92.ssim.toFixed(4)}, ${ours.ms.map(msText).join(', ')}`,
+  )
+  console.log(
+    `              at ${QUALITY_COMPARED}: ${sizeVs(q95.bytes)}, PSNR ${q95.psnr.toFixed(2)} dB, SSIM ${q95.ssim.toFixed(4)}, ${other.ms.map(msText).join(', ')}`,
+  )
 
   const stripped = await timed(() => makeFullSize(upright, size))
   if (stripped.result.how !== 'stripped') throw new Broken(`makeFullSize of an upright photo: ${stripped.result.how}`)
@@ -433,7 +469,9 @@ async function measureFullSize(turned: Buffer, upright: Buffer): Promise<Row[]> 
   const identical = before.width === after.width && before.height === after.height && before.data.equals(after.data)
   if (!identical) throw new Broken('the lossless rewrite of an upright photo decodes to other pixels')
   const saved = upright.length - stripped.result.bytes.length
-  console.log(`upright photo: ${mb(upright.length)} → ${mb(stripped.result.bytes.length)} (${saved} bytes of metadata left out), decoded pixels identical, ${stripped.ms.map(msText).join(', ')}`)
+  console.log(
+    `upright photo: ${mb(upright.length)} → ${mb(stripped.result.bytes.length)} (${saved} bytes of metadata left out), decoded pixels identical, ${stripped.ms.map(msText).join(', ')}`,
+  )
 
   const what = `orientation-6 camera photo (5184×3456, ${mb(turned.length)}), full size re-encoded`
   return [
@@ -465,7 +503,9 @@ async function measureFullSize(turned: Buffer, upright: Buffer): Promise<Row[]> 
 
 async function main(): Promise<void> {
   console.log(
-    `copies benchmark: node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}; ` +
+    `copies benchmark: node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}; ` +
       `${ROUNDS} rounds of one ${PHOTOS}-photo session, a burst of ${BURST_SESSIONS} sessions, ${PROBES} completions while busy; ` +
       `COPIES_CONCURRENCY ${process.env.COPIES_CONCURRENCY ?? '(default, 2)'}`,
   )
@@ -496,7 +536,10 @@ async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
   pool.on('error', () => {})
   onCleanup('polling pool', () => pool.end())
-  const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const suffix = newId()
+    .slice(0, 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
   const { event, sets } = await createEvent(orm.em.fork(), {
     slug: `bench-copies-${suffix}`,
     name: 'Copies benchmark',
@@ -513,7 +556,7 @@ async function main(): Promise<void> {
   const rows: Row[] = []
 
   // 1. The full-size decision (the server is idle meanwhile).
-  console.log('\nfull-size copies, measured here with the service\'s makeFullSize and sharp:')
+  console.log("\nfull-size copies, measured here with the service's makeFullSize and sharp:")
   const qualityRows = await measureFullSize(photos[LAYOUT.indexOf(true)]!, photos[0]!)
 
   // 2. One session at a time, the worker idle: readiness, and the idle completions.
@@ -529,12 +572,16 @@ async function main(): Promise<void> {
     readyMs.push(ms)
     idleLatency.push(latencyMs)
     if (round === 1) await checkCopies(pool, sessionId)
-    console.log(`  round ${round}: completion answered in ${msText(latencyMs)}; every copy ready ${s(ms)} after it; server RSS now ${mib(server.memory.last.rss)}`)
+    console.log(
+      `  round ${round}: completion answered in ${msText(latencyMs)}; every copy ready ${s(ms)} after it; server RSS now ${mib(server.memory.last.rss)}`,
+    )
   }
   const sessionPeak = server.memory.peak
 
   // 3. The burst: 50 sessions uploaded, then completed at once.
-  console.log(`\nburst: ${BURST_SESSIONS} sessions of ${PHOTOS} photos registered and uploaded (${mb(photoBytes * BURST_SESSIONS)}), then completed at once`)
+  console.log(
+    `\nburst: ${BURST_SESSIONS} sessions of ${PHOTOS} photos registered and uploaded (${mb(photoBytes * BURST_SESSIONS)}), then completed at once`,
+  )
   const uploadStarted = performance.now()
   const burst: { sessionId: string; keys: string[] }[] = []
   let nextSession = 0
@@ -559,7 +606,9 @@ async function main(): Promise<void> {
   const burstCompletions = await Promise.all(burst.map((one) => complete(clients, one.sessionId, one.keys)))
   const lastAnswerMs = Math.max(...burstCompletions.map((one) => one.answeredAt)) - burstStartedAt
   const burstLatency = burstCompletions.map((one) => one.latencyMs)
-  console.log(`  ${BURST_SESSIONS} completions answered within ${s(lastAnswerMs)} (p50 ${msText(median(burstLatency))}, worst ${msText(Math.max(...burstLatency))})`)
+  console.log(
+    `  ${BURST_SESSIONS} completions answered within ${s(lastAnswerMs)} (p50 ${msText(median(burstLatency))}, worst ${msText(Math.max(...burstLatency))})`,
+  )
 
   // 4. While the worker works through the burst: one booth's completion at a time.
   const busyLatency: number[] = []
@@ -570,10 +619,15 @@ async function main(): Promise<void> {
     const keys = await upload(clients, sessionId, photos)
     const { latencyMs } = await complete(clients, sessionId, keys)
     const state = await progress(pool, burstIds)
-    if (state.queued === 0) throw new Broken(`completion ${probe} while busy came after the burst was done: raise BENCH_COPIES_SESSIONS or lower BENCH_COPIES_PROBES`)
+    if (state.queued === 0)
+      throw new Broken(
+        `completion ${probe} while busy came after the burst was done: raise BENCH_COPIES_SESSIONS or lower BENCH_COPIES_PROBES`,
+      )
     busyLatency.push(latencyMs)
     queuedAtProbe.push(state.queued)
-    console.log(`  while busy ${probe}: completion answered in ${msText(latencyMs)} (${state.queued} burst photos still queued, ${elapsed(burstStarted)} into the burst)`)
+    console.log(
+      `  while busy ${probe}: completion answered in ${msText(latencyMs)} (${state.queued} burst photos still queued, ${elapsed(burstStarted)} into the burst)`,
+    )
   }
 
   const done = await waitReady(pool, burstIds, {
@@ -639,7 +693,11 @@ async function main(): Promise<void> {
     },
     ...qualityRows,
   )
-  console.log(`\nload average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  )
   reportRows(rows)
 }
 

@@ -58,12 +58,25 @@ type Report = { kind: 'ready' } | { kind: 'stopped' }
 async function instance(): Promise<void> {
   const orm = await openOrm(process.env.DATABASE_URL!)
   const transports = {
-    email: createPostmarkTransport({ serverToken: TOKEN, from: 'Photos <photos@example.com>', messageStream: 'outbound', apiUrl: process.env.POSTMARK_API_URL, timeoutMs: 15_000 }),
-    sms: createTwilioTransport({ accountSid: SID, authToken: 'bench-twilio-token', from: '+15005550006', apiUrl: process.env.TWILIO_API_URL, timeoutMs: 15_000 }),
+    email: createPostmarkTransport({
+      serverToken: TOKEN,
+      from: 'Photos <photos@example.com>',
+      messageStream: 'outbound',
+      apiUrl: process.env.POSTMARK_API_URL,
+      timeoutMs: 15_000,
+    }),
+    sms: createTwilioTransport({
+      accountSid: SID,
+      authToken: 'bench-twilio-token',
+      from: '+15005550006',
+      apiUrl: process.env.TWILIO_API_URL,
+      timeoutMs: 15_000,
+    }),
   }
   let dispatcher: ReturnType<typeof startDispatcher> | undefined
   process.on('message', (command: Command) => {
-    if (command.kind === 'go') dispatcher = startDispatcher({ orm, transports, logger: createLogger({ level: 'warn' }), settings: DEFAULT_DISPATCHER_SETTINGS })
+    if (command.kind === 'go')
+      dispatcher = startDispatcher({ orm, transports, logger: createLogger({ level: 'warn' }), settings: DEFAULT_DISPATCHER_SETTINGS })
     else
       void (async () => {
         await dispatcher?.stop()
@@ -169,9 +182,26 @@ async function queueMessages(orm: Orm, round: string): Promise<number> {
 // ---------------------------------------------------------------------------------------------
 // A round: n instances drain the outbox
 
-type Drained = { seconds: number; sent: number; unexpected: number; emailRequests: number; batches: number; smsRequests: number; peak: [number, number]; duplicates: number; missing: number }
+type Drained = {
+  seconds: number
+  sent: number
+  unexpected: number
+  emailRequests: number
+  batches: number
+  smsRequests: number
+  peak: [number, number]
+  duplicates: number
+  missing: number
+}
 
-async function drain(orm: Orm, databaseUrl: string, postmark: FakeProvider, twilio: FakeProvider, count: number, round: string): Promise<Drained> {
+async function drain(
+  orm: Orm,
+  databaseUrl: string,
+  postmark: FakeProvider,
+  twilio: FakeProvider,
+  count: number,
+  round: string,
+): Promise<Drained> {
   const queued = await queueMessages(orm, round)
   postmark.reset()
   twilio.reset()
@@ -191,7 +221,8 @@ async function drain(orm: Orm, databaseUrl: string, postmark: FakeProvider, twil
     )
     sent = Number(row!.sent)
     if (sent === queued) break
-    if (performance.now() - started > DRAIN_TIMEOUT_MS) throw new Error(`${sent} of ${queued} messages sent after ${DRAIN_TIMEOUT_MS / 1000} s (${row!.open} not sent)`)
+    if (performance.now() - started > DRAIN_TIMEOUT_MS)
+      throw new Error(`${sent} of ${queued} messages sent after ${DRAIN_TIMEOUT_MS / 1000} s (${row!.open} not sent)`)
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
   const seconds = (performance.now() - started) / 1000
@@ -264,7 +295,10 @@ async function main(): Promise<void> {
   console.log(`one instance: ${s(one.seconds)}`)
   const two = await drain(orm, databaseUrl, postmark, twilio, 2, 'two')
   console.log(`two instances: ${s(two.seconds)}`)
-  const rows = [...rowsOf('One instance', one, ONE_INSTANCE_TARGET_S), ...rowsOf('Two instances, one database', two, TWO_INSTANCES_TARGET_S)]
+  const rows = [
+    ...rowsOf('One instance', one, ONE_INSTANCE_TARGET_S),
+    ...rowsOf('Two instances, one database', two, TWO_INSTANCES_TARGET_S),
+  ]
   reportRows(rows)
   // A missed time is a finding (exit 0); a message sent twice or not at all is a broken guarantee.
   if ([one, two].some((drained) => drained.duplicates + drained.missing + drained.unexpected > 0)) process.exitCode = 1

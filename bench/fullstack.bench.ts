@@ -47,7 +47,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 async function seed(pool: pg.Pool): Promise<{ eventIds: string[] }> {
-  const suffix = newId().slice(0, 6).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const suffix = newId()
+    .slice(0, 6)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
   const events = { id: [] as string[], slug: [] as string[], name: [] as string[] }
   const sets = { id: [] as string[], eventId: [] as string[], slug: [] as string[], name: [] as string[] }
   for (let index = 1; index <= EVENTS; index++) {
@@ -91,7 +94,10 @@ function startBaseline(pool: pg.Pool): Promise<Baseline> {
       const { rows } = await pool.query<KioskContextRow>(KIOSK_CONTEXT_SQL, [req.params.setSlug, req.params.eventSlug])
       const row = rows[0]
       if (!row) return sendJson(res, 404, { error: 'no such set' })
-      sendJson(res, 200, { set: { id: row.id, slug: row.slug, name: row.name }, event: { id: row.event_id, slug: row.event_slug, name: row.event_name } })
+      sendJson(res, 200, {
+        set: { id: row.id, slug: row.slug, name: row.name },
+        event: { id: row.event_id, slug: row.event_slug, name: row.event_name },
+      })
     } finally {
       inFlight--
     }
@@ -116,11 +122,21 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-fullstack-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
   const databaseUrl = await obtainDatabase(dataDir)
-  const settings: Settings = { ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }), databaseUrl, host: '127.0.0.1', port: 0, seedDemo: false }
+  const settings: Settings = {
+    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }),
+    databaseUrl,
+    host: '127.0.0.1',
+    port: 0,
+    seedDemo: false,
+  }
   // The statements the service sends, to check the baseline's against (only while `capturing`).
   const captured: string[] = []
   let capturing = false
-  const running = await startServer({ settings, logger: createLogger({ silent: true }), onQuery: (sql) => void (capturing && captured.push(sql)) })
+  const running = await startServer({
+    settings,
+    logger: createLogger({ silent: true }),
+    onQuery: (sql) => void (capturing && captured.push(sql)),
+  })
   onCleanup('our server', () => running.stop())
   const oursBase = `http://127.0.0.1:${running.config.port}`
 
@@ -147,9 +163,13 @@ async function main(): Promise<void> {
   const expected = KIOSK_CONTEXT_SQL.replace(/\$\d/g, '?')
   const sent = captured.map((sql) => sql.replace(/'[^']*'|\b\d+\b/g, '?'))
   if (sent.length !== 1 || sent[0] !== expected) {
-    throw new Broken(`the service sent ${captured.length} statement(s), not the baseline's:\n  service:  ${captured.join('\n            ')}\n  baseline: ${KIOSK_CONTEXT_SQL}`)
+    throw new Broken(
+      `the service sent ${captured.length} statement(s), not the baseline's:\n  service:  ${captured.join('\n            ')}\n  baseline: ${KIOSK_CONTEXT_SQL}`,
+    )
   }
-  const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(`explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${path.split('/')[2]}'`)}`)
+  const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(
+    `explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${path.split('/')[2]}'`)}`,
+  )
   const usesIndexes = plan.some((line) => /Index/.test(line['QUERY PLAN'])) && !plan.some((line) => /Seq Scan/.test(line['QUERY PLAN']))
   console.log(`one statement, the baseline's; plan:\n${plan.map((line) => `  ${line['QUERY PLAN']}`).join('\n')}`)
   if (!usesIndexes) throw new Broken('the statement does not use the indexes only')
@@ -159,9 +179,12 @@ async function main(): Promise<void> {
     ['unknown set (404)', path.replace('/set-3', '/no-such-set')],
   ] as const) {
     const [a, b] = [label === 'kiosk context' ? ours : await get(oursBase + suffix), await get(baseline.url + suffix)]
-    if (a.status !== b.status || a.text !== b.text) throw new Broken(`${label}: ours ${a.status} ${a.text.slice(0, 200)}\n  baseline ${b.status} ${b.text.slice(0, 200)}`)
+    if (a.status !== b.status || a.text !== b.text)
+      throw new Broken(`${label}: ours ${a.status} ${a.text.slice(0, 200)}\n  baseline ${b.status} ${b.text.slice(0, 200)}`)
   }
-  console.log(`identical answers: ${ours.text.length} bytes, and the 404\n\nGET /events/:eventSlug/sets/:setSlug: ours and the raw Express route`)
+  console.log(
+    `identical answers: ${ours.text.length} bytes, and the 404\n\nGET /events/:eventSlug/sets/:setSlug: ours and the raw Express route`,
+  )
 
   const measures = await measureTargets([
     { name: 'raw Express', url: baseline.url + path },

@@ -47,7 +47,6 @@ const OLDER_LIVE_PER_SET = 5 // live too, but older than the 12 shown: the limit
 const PHOTOS_PER_SESSION = 10
 const GALLERY_PHOTOS = 20
 
-
 // ---------------------------------------------------------------------------------------------
 // Clean-up (bench/support.ts), also on Ctrl-C
 
@@ -74,7 +73,8 @@ type Seeded = {
 const TURNED_POSITIONS = new Set([3, 7])
 
 /** The local bucket's ETag (local-storage.ts `etagOf`): inode, size and mtime in hex, quoted. */
-const localEtag = (inode: number, size: number, mtimeMs: number) => `"${inode.toString(16)}-${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
+const localEtag = (inode: number, size: number, mtimeMs: number) =>
+  `"${inode.toString(16)}-${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}"`
 
 /**
  * A 5184×3456 camera photo as the copies worker leaves its row (bench/copies.bench.ts made them):
@@ -87,8 +87,16 @@ function cameraPhoto(position: number, completedAt: number, nextInode: () => num
   const sizeBytes = 6_790_000 + position * 1_013
   const fullSize = turned ? 6_880_000 + position * 997 : sizeBytes - 468
   const copies = turned
-    ? [{ width: 320, height: 480 }, { width: 640, height: 960 }, { width: 1066, height: 1600 }]
-    : [{ width: 480, height: 320 }, { width: 960, height: 640 }, { width: 1600, height: 1066 }]
+    ? [
+        { width: 320, height: 480 },
+        { width: 640, height: 960 },
+        { width: 1066, height: 1600 },
+      ]
+    : [
+        { width: 480, height: 320 },
+        { width: 960, height: 640 },
+        { width: 1600, height: 1066 },
+      ]
   return {
     width: turned ? 3456 : 5184,
     height: turned ? 5184 : 3456,
@@ -101,7 +109,10 @@ function cameraPhoto(position: number, completedAt: number, nextInode: () => num
 }
 
 async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
-  const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const suffix = newId()
+    .slice(0, 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
   const eventSlug = `bench-event-${suffix}`
   const { event, sets } = await createEvent(running.orm.em.fork(), {
     slug: eventSlug,
@@ -182,7 +193,8 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
   const expectedLive = new Map<string, string[]>()
   for (const [setIndex, set] of sets.entries()) {
     // Interleave the sets' creation times so that no set is entirely older than another.
-    for (let older = 0; older < OLDER_LIVE_PER_SET; older++) addSession(set.id, 'completed', PHOTOS_PER_SESSION, `Old Guest ${setIndex}-${older}`)
+    for (let older = 0; older < OLDER_LIVE_PER_SET; older++)
+      addSession(set.id, 'completed', PHOTOS_PER_SESSION, `Old Guest ${setIndex}-${older}`)
     const live: string[] = []
     for (let index = 0; index < LIVE_PER_SET; index++) {
       live.push(addSession(set.id, 'completed', PHOTOS_PER_SESSION, `Zoë & Guest ${setIndex}-${index} "${index % 2 ? 'VIP' : 'crew'}"`))
@@ -200,7 +212,16 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
        select id, set_id, label, status, photo_count, created_at, completed_at, case when images_ready_at is null then 0 else photo_count end, images_ready_at
          from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::timestamptz[], $7::timestamptz[], $8::timestamptz[])
            as t (id, set_id, label, status, photo_count, created_at, completed_at, images_ready_at)`,
-      [sessions.id, sessions.setId, sessions.label, sessions.status, sessions.photoCount, sessions.createdAt, sessions.completedAt, sessions.readyAt],
+      [
+        sessions.id,
+        sessions.setId,
+        sessions.label,
+        sessions.status,
+        sessions.photoCount,
+        sessions.createdAt,
+        sessions.completedAt,
+        sessions.readyAt,
+      ],
     )
     // As the copies worker leaves them: ready, with the full-size copy and three display copies.
     await client.query(
@@ -225,8 +246,10 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
     )
   })
   await pool.query('analyze event, event_set, session, photo')
-  console.log(`seeded: ${SETS} sets × (${LIVE_PER_SET} live + ${OLDER_LIVE_PER_SET} older live + 2 not live) sessions, ` +
-    `${photos.id.length} photos in all, as the copies worker leaves them (ready: a full-size copy, three display copies, the first one's link preview)`)
+  console.log(
+    `seeded: ${SETS} sets × (${LIVE_PER_SET} live + ${OLDER_LIVE_PER_SET} older live + 2 not live) sessions, ` +
+      `${photos.id.length} photos in all, as the copies worker leaves them (ready: a full-size copy, three display copies, the first one's link preview)`,
+  )
   return { eventSlug, eventIds: [event.id, gallery.event.id], expectedLive, gallerySessionId }
 }
 
@@ -279,7 +302,8 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
       if (!list) {
         photos.set(row.session_id, (list = []))
         // The link preview, made from the session's first photo.
-        if (row.preview) previews.set(row.session_id, { url: `${copiesUrl(row.session_id)}preview.jpg`, width: 1200, height: 630, type: 'image/jpeg' })
+        if (row.preview)
+          previews.set(row.session_id, { url: `${copiesUrl(row.session_id)}preview.jpg`, width: 1200, height: 630, type: 'image/jpeg' })
       }
       const copies = copiesUrl(row.session_id)
       const photo: PhotoOut = {
@@ -289,7 +313,12 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
         height: row.height,
       }
       if (row.copies) {
-        photo.copies = row.copies.map((copy) => ({ url: `${copies}${row.id}-${copy.width}.webp`, width: copy.width, height: copy.height, type: 'image/webp' }))
+        photo.copies = row.copies.map((copy) => ({
+          url: `${copies}${row.id}-${copy.width}.webp`,
+          width: copy.width,
+          height: copy.height,
+          type: 'image/webp',
+        }))
       }
       list.push(photo)
     }
@@ -312,44 +341,71 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
       }
     }
 
-  app.get('/gallery/events/:slug', tracked(async (req: Request<{ slug: string }>, res) => {
-    const { rows: sets } = await pool.query<{
-      id: string; slug: string; name: string; start_at: number; is_private: boolean; set_id: string | null; set_slug: string; set_name: string
-    }>(...positional(EVENT_SETS_SQL, [req.params.slug]))
-    const event = sets[0]
-    if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
-    const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(...positional(LIVE_SESSIONS_SQL, [event.id]))
-    const { photos, previews } = await photosBySession(sessions.map((session) => session.id))
-    const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: PhotoOut[]; preview?: PreviewOut }[]>()
-    for (const session of sessions) {
-      let list = sessionsBySet.get(session.set_id)
-      if (!list) sessionsBySet.set(session.set_id, (list = []))
-      const preview = previews.get(session.id)
-      list.push({ id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [], ...(preview && { preview }) })
-    }
-    const setsOut: { id: string; slug: string; name: string; sessions: unknown[] }[] = []
-    for (const row of sets) {
-      if (row.set_id !== null) setsOut.push({ id: row.set_id, slug: row.set_slug, name: row.set_name, sessions: sessionsBySet.get(row.set_id) ?? [] })
-    }
-    sendJson(res, 200, { id: event.id, slug: event.slug, name: event.name, startAt: event.start_at, sets: setsOut })
-  }))
+  app.get(
+    '/gallery/events/:slug',
+    tracked(async (req: Request<{ slug: string }>, res) => {
+      const { rows: sets } = await pool.query<{
+        id: string
+        slug: string
+        name: string
+        start_at: number
+        is_private: boolean
+        set_id: string | null
+        set_slug: string
+        set_name: string
+      }>(...positional(EVENT_SETS_SQL, [req.params.slug]))
+      const event = sets[0]
+      if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
+      const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(
+        ...positional(LIVE_SESSIONS_SQL, [event.id]),
+      )
+      const { photos, previews } = await photosBySession(sessions.map((session) => session.id))
+      const sessionsBySet = new Map<string, { id: string; label: string; createdAt: number; photos: PhotoOut[]; preview?: PreviewOut }[]>()
+      for (const session of sessions) {
+        let list = sessionsBySet.get(session.set_id)
+        if (!list) sessionsBySet.set(session.set_id, (list = []))
+        const preview = previews.get(session.id)
+        list.push({
+          id: session.id,
+          label: session.label,
+          createdAt: session.created_at,
+          photos: photos.get(session.id) ?? [],
+          ...(preview && { preview }),
+        })
+      }
+      const setsOut: { id: string; slug: string; name: string; sessions: unknown[] }[] = []
+      for (const row of sets) {
+        if (row.set_id !== null)
+          setsOut.push({ id: row.set_id, slug: row.set_slug, name: row.set_name, sessions: sessionsBySet.get(row.set_id) ?? [] })
+      }
+      sendJson(res, 200, { id: event.id, slug: event.slug, name: event.name, startAt: event.start_at, sets: setsOut })
+    }),
+  )
 
-  app.get('/gallery/:sessionId', tracked(async (req: Request<{ sessionId: string }>, res) => {
-    const { rows } = await pool.query<{ id: string; label: string; event_id: string; event_slug: string; event_name: string; start_at: number }>(
-      ...positional(GALLERY_SQL, [req.params.sessionId]),
-    )
-    const session = rows[0]
-    if (!session) return sendJson(res, 404, { error: 'no such gallery' })
-    const { photos, previews } = await photosBySession([session.id])
-    const preview = previews.get(session.id)
-    sendJson(res, 200, {
-      id: session.id,
-      label: session.label,
-      event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
-      photos: photos.get(session.id) ?? [],
-      ...(preview && { preview }),
-    })
-  }))
+  app.get(
+    '/gallery/:sessionId',
+    tracked(async (req: Request<{ sessionId: string }>, res) => {
+      const { rows } = await pool.query<{
+        id: string
+        label: string
+        event_id: string
+        event_slug: string
+        event_name: string
+        start_at: number
+      }>(...positional(GALLERY_SQL, [req.params.sessionId]))
+      const session = rows[0]
+      if (!session) return sendJson(res, 404, { error: 'no such gallery' })
+      const { photos, previews } = await photosBySession([session.id])
+      const preview = previews.get(session.id)
+      sendJson(res, 200, {
+        id: session.id,
+        label: session.label,
+        event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
+        photos: photos.get(session.id) ?? [],
+        ...(preview && { preview }),
+      })
+    }),
+  )
 
   app.use((_req, res) => sendJson(res, 404, { error: 'Not Found' }))
 
@@ -403,8 +459,10 @@ function assertEventPage(text: string, seeded: Seeded): void {
   if (page.sets.length !== SETS) throw new Mismatch(`event page: ${page.sets.length} sets, expected ${SETS}`)
   for (const set of page.sets) {
     const ids = set.sessions.map((session) => session.id)
-    if (!isDeepStrictEqual(ids, seeded.expectedLive.get(set.id))) throw new Mismatch(`event page: set ${set.id} does not list its latest ${LIVE_PER_SET} live sessions`)
-    if (set.sessions.some((session) => session.photos.length !== PHOTOS_PER_SESSION)) throw new Mismatch(`event page: a session of set ${set.id} lacks photos`)
+    if (!isDeepStrictEqual(ids, seeded.expectedLive.get(set.id)))
+      throw new Mismatch(`event page: set ${set.id} does not list its latest ${LIVE_PER_SET} live sessions`)
+    if (set.sessions.some((session) => session.photos.length !== PHOTOS_PER_SESSION))
+      throw new Mismatch(`event page: a session of set ${set.id} lacks photos`)
   }
 }
 
@@ -436,7 +494,12 @@ function rawGet(url: string, headers: Record<string, string>): Promise<RawAnswer
       res.on('end', () => {
         try {
           const raw = Buffer.concat(chunks)
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, raw, text: decode(raw, res.headers['content-encoding']).toString('utf8') })
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            raw,
+            text: decode(raw, res.headers['content-encoding']).toString('utf8'),
+          })
         } catch (error) {
           reject(new CheckFailed(`${url}: the body does not decode as its Content-Encoding says: ${String(error)}`))
         }
@@ -488,7 +551,8 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   const page = await rawGet(pageUrl, browser)
   expectAnswer('gallery page', page, 200, /^text\/html\b/)
   const html = page.text
-  if (!/<body\b[^>]*\sdata-page="gallery"/.test(html)) throw new CheckFailed(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
+  if (!/<body\b[^>]*\sdata-page="gallery"/.test(html))
+    throw new CheckFailed(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
   const imageTags = [...html.matchAll(/<img\b[^>]*>/g)].map((match) => match[0])
   const attribute = (tag: string, name: string) => {
     const value = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
@@ -496,7 +560,8 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   }
   // The viewer's own <img> (src "data:,") is the page's one image that is not a photo.
   const photos = imageTags.filter((tag) => !attribute(tag, 'src')?.startsWith('data:'))
-  if (photos.length !== GALLERY_PHOTOS) throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
+  if (photos.length !== GALLERY_PHOTOS)
+    throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
   // Each photo: its 960 px display copy as `src`, every copy in `srcset`, and its link the full-size photo.
   const shown = photos.map((tag) => ({ src: attribute(tag, 'src'), srcset: attribute(tag, 'srcset') }))
   const expected = galleryPhotos.map((photo) => {
@@ -506,26 +571,50 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
       : { src: copies[Math.min(1, copies.length - 1)]!.url, srcset: copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ') }
   })
   if (!isDeepStrictEqual(shown, expected)) {
-    throw new CheckFailed(`gallery page: its images are not the JSON route's photos' copies, in order\n  page: ${JSON.stringify(shown[0])}\n  JSON: ${JSON.stringify(expected[0])}`)
+    throw new CheckFailed(
+      `gallery page: its images are not the JSON route's photos' copies, in order\n  page: ${JSON.stringify(shown[0])}\n  JSON: ${JSON.stringify(expected[0])}`,
+    )
   }
   const links = [...html.matchAll(/<a\b[^>]*\sclass="photo-open"[^>]*>/g)].map((match) => attribute(match[0], 'href'))
-  if (!isDeepStrictEqual(links, galleryPhotos.map((photo) => photo.url))) throw new CheckFailed(`gallery page: its photos do not link to the JSON route's full-size photos\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.url}`)
+  if (
+    !isDeepStrictEqual(
+      links,
+      galleryPhotos.map((photo) => photo.url),
+    )
+  )
+    throw new CheckFailed(
+      `gallery page: its photos do not link to the JSON route's full-size photos\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.url}`,
+    )
 
   // Without Accept-Encoding: the same page, not compressed (the third load target relies on it).
   const plain = await rawGet(pageUrl, { accept: PAGE_ACCEPT })
   expectAnswer('gallery page without Accept-Encoding', plain, 200, /^text\/html\b/)
-  if (plain.headers['content-encoding'] !== undefined) throw new CheckFailed(`gallery page without Accept-Encoding: answered ${plain.headers['content-encoding']}`)
+  if (plain.headers['content-encoding'] !== undefined)
+    throw new CheckFailed(`gallery page without Accept-Encoding: answered ${plain.headers['content-encoding']}`)
   if (plain.text !== html) throw new CheckFailed('gallery page: the compressed answer does not decode to the uncompressed one')
 
   const missing = await rawGet(unknownUrl, browser)
   expectAnswer('unknown gallery page', missing, 404, /^text\/html\b/)
   if (!/<body\b[^>]*\sdata-page="missing"/.test(missing.text)) throw new CheckFailed('unknown gallery page: not the "missing" page')
 
-  const files: PageFile[] = [{ kind: 'HTML', path: new URL(pageUrl).pathname, encoding: page.headers['content-encoding'] ?? 'identity', bytes: page.raw.length, decodedBytes: Buffer.byteLength(html) }]
+  const files: PageFile[] = [
+    {
+      kind: 'HTML',
+      path: new URL(pageUrl).pathname,
+      encoding: page.headers['content-encoding'] ?? 'identity',
+      bytes: page.raw.length,
+      decodedBytes: Buffer.byteLength(html),
+    },
+  ]
   const linked = [
     ...[...html.matchAll(/<link\b[^>]*>/g)]
       .filter((match) => /\srel="stylesheet"/.test(match[0]))
-      .map((match) => ({ kind: 'CSS' as const, href: /\shref="([^"]+)"/.exec(match[0])?.[1], accept: 'text/css,*/*;q=0.1', type: /^text\/css\b/ })),
+      .map((match) => ({
+        kind: 'CSS' as const,
+        href: /\shref="([^"]+)"/.exec(match[0])?.[1],
+        accept: 'text/css,*/*;q=0.1',
+        type: /^text\/css\b/,
+      })),
     ...[...html.matchAll(/<script\b[^>]*>/g)].map((match) => ({
       kind: 'JS' as const,
       href: /\ssrc="([^"]+)"/.exec(match[0])?.[1],
@@ -534,7 +623,8 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
     })),
   ]
   for (const kind of ['CSS', 'JS'] as const) {
-    if (!linked.some((file) => file.kind === kind && file.href !== undefined)) throw new CheckFailed(`gallery page: it names no ${kind} file`)
+    if (!linked.some((file) => file.kind === kind && file.href !== undefined))
+      throw new CheckFailed(`gallery page: it names no ${kind} file`)
   }
   for (const { kind, href, accept, type } of linked) {
     // An inline <script> costs nothing more: its bytes are in the HTML.
@@ -542,7 +632,13 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
     const url = new URL(unescapeHtml(href), pageUrl)
     const answer = await rawGet(url.href, { accept, 'accept-encoding': BROWSER_ENCODINGS })
     expectAnswer(`${kind} ${url.pathname}`, answer, 200, type)
-    files.push({ kind, path: url.pathname, encoding: answer.headers['content-encoding'] ?? 'identity', bytes: answer.raw.length, decodedBytes: Buffer.byteLength(answer.text) })
+    files.push({
+      kind,
+      path: url.pathname,
+      encoding: answer.headers['content-encoding'] ?? 'identity',
+      bytes: answer.raw.length,
+      decodedBytes: Buffer.byteLength(answer.text),
+    })
   }
   return files
 }
@@ -556,7 +652,9 @@ async function checkRevalidation(url: string): Promise<string> {
   const again = await fetch(url, { headers: { 'if-none-match': etag } })
   const body = await again.text()
   if (again.status !== 304 || again.headers.get('etag') !== etag || body !== '') {
-    throw new CheckFailed(`${url} with If-None-Match ${etag}: ${again.status}, ETag ${again.headers.get('etag')}, ${body.length} body characters; expected 304, the same ETag, no body`)
+    throw new CheckFailed(
+      `${url} with If-None-Match ${etag}: ${again.status}, ETag ${again.headers.get('etag')}, ${body.length} body characters; expected 304, the same ETag, no body`,
+    )
   }
   return etag
 }
@@ -626,7 +724,8 @@ async function main(): Promise<void> {
   const files = await checkAndWeighPage(oursBase + pagePath, `${oursBase}${GALLERY_PAGES_PATH}/${newId()}`, galleryPhotos)
   const transfer = files.reduce((sum, file) => sum + file.bytes, 0)
   console.log(`gallery page (${GALLERY_PHOTOS} photos), bodies as sent for Accept-Encoding: ${BROWSER_ENCODINGS}:`)
-  for (const file of files) console.log(`  ${file.kind.padEnd(4)} ${file.path}  ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`)
+  for (const file of files)
+    console.log(`  ${file.kind.padEnd(4)} ${file.path}  ${bytes(file.bytes)} ${file.encoding} (${bytes(file.decodedBytes)} decoded)`)
   console.log(`  total ${bytes(transfer)}`)
 
   // The revalidation: a current ETag must be answered 304, without a body, on both routes.
@@ -647,8 +746,18 @@ async function main(): Promise<void> {
     ])
     const base = { label: 'baseline 200', measure: measures.get('baseline')! }
     rows.push(
-      ratioRow(`\`${route}\`: ours ÷ baseline`, { label: 'ours', measure: measures.get('ours')! }, { label: 'baseline', measure: base.measure }, target),
-      ratioRow(`\`${route}\` with \`If-None-Match\`: ours 304 ÷ baseline 200`, { label: 'ours 304', measure: measures.get('ours 304')! }, base, REVALIDATION_TARGET_RATIO),
+      ratioRow(
+        `\`${route}\`: ours ÷ baseline`,
+        { label: 'ours', measure: measures.get('ours')! },
+        { label: 'baseline', measure: base.measure },
+        target,
+      ),
+      ratioRow(
+        `\`${route}\` with \`If-None-Match\`: ours 304 ÷ baseline 200`,
+        { label: 'ours 304', measure: measures.get('ours 304')! },
+        base,
+        REVALIDATION_TARGET_RATIO,
+      ),
     )
   }
 
@@ -661,8 +770,17 @@ async function main(): Promise<void> {
   const json = { label: 'JSON', measure: page.get('json')! }
   const html = files[0]!
   rows.push(
-    ratioRow(`\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (${html.encoding}) ÷ \`GET /gallery/:sessionId\``, { label: 'page', measure: page.get('page')! }, json, PAGE_TARGET_RATIO),
-    ratioRow(`\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (no Accept-Encoding) ÷ \`GET /gallery/:sessionId\``, { label: 'page', measure: page.get('page, not compressed')! }, json),
+    ratioRow(
+      `\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (${html.encoding}) ÷ \`GET /gallery/:sessionId\``,
+      { label: 'page', measure: page.get('page')! },
+      json,
+      PAGE_TARGET_RATIO,
+    ),
+    ratioRow(
+      `\`GET ${GALLERY_PAGES_PATH}/:sessionId\` page (no Accept-Encoding) ÷ \`GET /gallery/:sessionId\``,
+      { label: 'page', measure: page.get('page, not compressed')! },
+      json,
+    ),
     {
       row: `\`GET ${GALLERY_PAGES_PATH}/:sessionId\` transfer before images (${GALLERY_PHOTOS} photos)`,
       value: bytes(transfer),

@@ -100,7 +100,9 @@ function runClient(url: string, rounds: Request[][]): Promise<{ answers: Answer[
         roundMs.push(ms)
         const counts = new Map<number, number>()
         for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1)
-        console.log(`  round ${round}: ${statuses.length} registrations in ${ms.toFixed(0)} ms; ${[...counts].map(([status, count]) => `${count} × ${status || 'no answer'}`).join(', ')}`)
+        console.log(
+          `  round ${round}: ${statuses.length} registrations in ${ms.toFixed(0)} ms; ${[...counts].map(([status, count]) => `${count} × ${status || 'no answer'}`).join(', ')}`,
+        )
       }
       if (message.answers) {
         resolve({ answers: message.answers, roundMs })
@@ -114,7 +116,9 @@ function runClient(url: string, rounds: Request[][]): Promise<{ answers: Answer[
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 async function main(): Promise<void> {
-  console.log(`kiosk burst benchmark: node ${process.version}, ${KIOSKS} kiosks × ${GUESTS} guests at once, ${ROUNDS} rounds, a crowd of ${PEOPLE} people`)
+  console.log(
+    `kiosk burst benchmark: node ${process.version}, ${KIOSKS} kiosks × ${GUESTS} guests at once, ${ROUNDS} rounds, a crowd of ${PEOPLE} people`,
+  )
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-kiosks-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
   const databaseUrl = await obtainDatabase(dataDir)
@@ -132,7 +136,10 @@ async function main(): Promise<void> {
   onCleanup('our server', () => running.stop())
   const url = `http://127.0.0.1:${running.config.port}`
 
-  const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const suffix = newId()
+    .slice(0, 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
   const domain = `k${suffix}.bench.example`
   const { event, sets } = await createEvent(running.orm.em.fork(), {
     slug: `bench-kiosks-${suffix}`,
@@ -154,7 +161,11 @@ async function main(): Promise<void> {
     sets.map((set, index) => {
       const people = new Set<number>()
       while (people.size < GUESTS) people.add(Math.floor(Math.random() * PEOPLE))
-      return { setId: set.id, ip: `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`, body: JSON.stringify({ guests: [...people].map((n) => guestFor(n, domain)) }) }
+      return {
+        setId: set.id,
+        ip: `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`,
+        body: JSON.stringify({ guests: [...people].map((n) => guestFor(n, domain)) }),
+      }
     }),
   )
   const { answers, roundMs } = await runClient(url, rounds)
@@ -163,8 +174,12 @@ async function main(): Promise<void> {
   const sorted = all.map((answer) => answer.ms).sort((a, b) => a - b)
 
   const [duplicateEmails, duplicatePhones, mislinked, counts] = await Promise.all([
-    pool.query<{ n: number }>(`select count(*)::int as n from (select lower(email) from customer where email is not null group by lower(email) having count(*) > 1) d`),
-    pool.query<{ n: number }>(`select count(*)::int as n from (select phone from customer where phone is not null group by phone having count(*) > 1) d`),
+    pool.query<{ n: number }>(
+      `select count(*)::int as n from (select lower(email) from customer where email is not null group by lower(email) having count(*) > 1) d`,
+    ),
+    pool.query<{ n: number }>(
+      `select count(*)::int as n from (select phone from customer where phone is not null group by phone having count(*) > 1) d`,
+    ),
     pool.query<{ n: number }>(
       `select count(*)::int as n from session_guest g join session s on s.id = g.session_id join event_set es on es.id = s.set_id
          left join customer c on c.id = g.customer_id
@@ -181,7 +196,9 @@ async function main(): Promise<void> {
   const created = all.length - errors.length
   const { sessions, guests, customers } = counts.rows[0]!
   if (sessions !== created || guests !== created * GUESTS) {
-    throw new Broken(`${created} registrations answered 201, but ${sessions} sessions and ${guests} guests are stored (expected ${created * GUESTS})`)
+    throw new Broken(
+      `${created} registrations answered 201, but ${sessions} sessions and ${guests} guests are stored (expected ${created * GUESTS})`,
+    )
   }
   for (const error of errors.slice(0, 5)) console.log(`  error: ${error.status || 'no answer'} ${error.text}`)
   const duplicates = duplicateEmails.rows[0]!.n + duplicatePhones.rows[0]!.n

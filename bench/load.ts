@@ -92,7 +92,13 @@ export async function measureTargets(targets: Target[]): Promise<Map<string, Mea
     const order = round % 2 === 0 ? targets : [...targets].reverse()
     for (const target of order) {
       const { result, cpuPerRequest } = await fire(target, DURATION)
-      const measure = { requests: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bytesPerSecond: result.throughput.average, cpuPerRequest }
+      const measure = {
+        requests: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        bytesPerSecond: result.throughput.average,
+        cpuPerRequest,
+      }
       measures.get(target.name)!.push(measure)
       console.log(
         `  round ${round + 1} ${target.name.padEnd(width)} ${measure.requests.toFixed(1).padStart(9)} req/s  ` +
@@ -116,7 +122,12 @@ const reqs = (m: Measure) =>
   (Number.isNaN(m.cpuPerRequest) ? '' : `, ${m.cpuPerRequest.toFixed(3)} ms CPU/req`)
 
 /** A row judging the ratio of two targets' mean req/s (no target: an `info` row). */
-export function ratioRow(row: string, a: { label: string; measure: Measure }, b: { label: string; measure: Measure }, target?: number): Row {
+export function ratioRow(
+  row: string,
+  a: { label: string; measure: Measure },
+  b: { label: string; measure: Measure },
+  target?: number,
+): Row {
   const ratio = a.measure.requests / b.measure.requests
   return {
     row,

@@ -119,7 +119,10 @@ async function makeGallery(base: string, boothKey: string, setId: string, names:
       headers: { 'content-type': 'application/json', ...(booth ? { authorization: `Bearer ${boothKey}` } : {}) },
       body: JSON.stringify(body),
     })
-  const session = await json<{ id: string }>(await post(`/sets/${setId}/sessions`, { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) }), 'registration')
+  const session = await json<{ id: string }>(
+    await post(`/sets/${setId}/sessions`, { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) }),
+    'registration',
+  )
   const { uploads } = await json<{ uploads: { url: string; method: string; headers: Record<string, string>; key: string }[] }>(
     await post(`/booth/sessions/${session.id}/uploads`, { count: images.length }, true),
     'uploads',
@@ -138,7 +141,8 @@ async function withCopies(base: string, sessionId: string): Promise<Gallery> {
   for (;;) {
     const gallery = await json<Gallery>(await fetch(`${base}/gallery/${sessionId}`), 'gallery')
     if (gallery.photos.every((photo) => photo.copies?.length === 3) && gallery.preview) return gallery
-    if (Date.now() > deadline) throw new Broken(`the copies of ${sessionId} were not made within ${COPIES_TIMEOUT_MS / 1000} s: ${JSON.stringify(gallery)}`)
+    if (Date.now() > deadline)
+      throw new Broken(`the copies of ${sessionId} were not made within ${COPIES_TIMEOUT_MS / 1000} s: ${JSON.stringify(gallery)}`)
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
@@ -230,12 +234,16 @@ async function load(browser: Browser, url: string, selector: string, network: Ne
 
     const answer = await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS })
     if (answer?.status() !== 200) throw new Broken(`${url} answered ${answer?.status()}`)
-    const first = await evaluate<{ at: number; src: string; responseEnd: number | null; bytes: number | null; error?: string }>(page, 'window.__firstPhoto')
+    const first = await evaluate<{ at: number; src: string; responseEnd: number | null; bytes: number | null; error?: string }>(
+      page,
+      'window.__firstPhoto',
+    )
     if (first.error) throw new Broken(`${url}: ${first.error}`)
     // Idle: nothing in flight (data: URLs finish at once) for QUIET_MS.
     const deadline = performance.now() + LOAD_TIMEOUT_MS
     while ([...started.values()].some((request) => !request.url.startsWith('data:')) || performance.now() - lastActivity < QUIET_MS) {
-      if (performance.now() > deadline) throw new Broken(`${url}: the network was not idle within ${LOAD_TIMEOUT_MS / 1000} s: ${JSON.stringify([...started.values()])}`)
+      if (performance.now() > deadline)
+        throw new Broken(`${url}: the network was not idle within ${LOAD_TIMEOUT_MS / 1000} s: ${JSON.stringify([...started.values()])}`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     if (failed.length > 0) throw new Broken(`${url}: requests failed: ${failed.join('; ')}`)
@@ -333,7 +341,13 @@ function rowsOf(cases: Case[]): Row[] {
 type Site = { photos: string; galleryUrl: string; eventUrl: string; preview: { url: string; bytes: number; declared: string } }
 
 /** One photo set's gallery and event, with their copies made, and its link preview checked and weighed. */
-async function makeSite(base: string, boothKey: string, orm: Parameters<typeof createEvent>[0], name: string, images: Buffer[]): Promise<Site> {
+async function makeSite(
+  base: string,
+  boothKey: string,
+  orm: Parameters<typeof createEvent>[0],
+  name: string,
+  images: Buffer[],
+): Promise<Site> {
   const slug = `phone-bench-${name}-${Math.random().toString(36).slice(2, 10)}`
   const { sets } = await createEvent(orm, {
     slug,
@@ -346,10 +360,16 @@ async function makeSite(base: string, boothKey: string, orm: Parameters<typeof c
   // The event's page lists the newest sessions first: the gallery's card is the last of 10.
   const galleryId = await makeGallery(base, boothKey, sets[0]!.id, ['Ada Lovelace', 'Grace Hopper'], images)
   const others: string[] = []
-  for (let i = 0; i < OTHER_SESSIONS; i++) others.push(await makeGallery(base, boothKey, sets[0]!.id, [`Guest ${i + 1}`], [images[(i + 1) % PHOTOS]!]))
+  for (let i = 0; i < OTHER_SESSIONS; i++)
+    others.push(await makeGallery(base, boothKey, sets[0]!.id, [`Guest ${i + 1}`], [images[(i + 1) % PHOTOS]!]))
   const [gallery] = await Promise.all([galleryId, ...others].map((id) => withCopies(base, id)))
   const copies = gallery!.photos.flatMap((photo) => photo.copies!)
-  const weights = await Promise.all(copies.map(async (copy) => ({ width: Math.max(copy.width, copy.height), bytes: (await (await fetch(copy.url)).arrayBuffer()).byteLength })))
+  const weights = await Promise.all(
+    copies.map(async (copy) => ({
+      width: Math.max(copy.width, copy.height),
+      bytes: (await (await fetch(copy.url)).arrayBuffer()).byteLength,
+    })),
+  )
   const perWidth = [480, 960, 1600].map((width) => {
     const of = weights.filter((weight) => weight.width === width)
     return `${width} px ${kb(of.reduce((sum, weight) => sum + weight.bytes, 0) / of.length)}`
@@ -362,14 +382,16 @@ async function makeSite(base: string, boothKey: string, orm: Parameters<typeof c
   // The link preview: the gallery page's og:image, fetched as a messenger would.
   const galleryUrl = `${base}${GALLERY_PAGES_PATH}/${gallery!.id}`
   const html = await (await fetch(galleryUrl)).text()
-  const meta = (property: string) => html.match(new RegExp(`<meta property="${property}" content="([^"]*)">`))?.[1]?.replaceAll('&amp;', '&')
+  const meta = (property: string) =>
+    html.match(new RegExp(`<meta property="${property}" content="([^"]*)">`))?.[1]?.replaceAll('&amp;', '&')
   const ogImage = meta('og:image')
   const declared = `${meta('og:image:type')} ${meta('og:image:width')}×${meta('og:image:height')}`
   if (!ogImage || ogImage !== gallery!.preview!.url || declared !== 'image/jpeg 1200×630') {
     throw new Broken(`og:image is ${ogImage} (${declared}), not the 1200×630 preview ${gallery!.preview!.url}`)
   }
   const preview = await fetch(ogImage)
-  if (!preview.ok || preview.headers.get('content-type') !== 'image/jpeg') throw new Broken(`og:image ${ogImage} answered ${preview.status} ${preview.headers.get('content-type')}`)
+  if (!preview.ok || preview.headers.get('content-type') !== 'image/jpeg')
+    throw new Broken(`og:image ${ogImage} answered ${preview.status} ${preview.headers.get('content-type')}`)
   const bytes = (await preview.arrayBuffer()).byteLength
   return { photos: name, galleryUrl, eventUrl: `${base}${GALLERY_PAGES_PATH}/events/${slug}`, preview: { url: ogImage, bytes, declared } }
 }
@@ -388,7 +410,13 @@ async function main(): Promise<void> {
   onCleanup('Chromium', async () => void (await (await browser).close()))
   const databaseUrl = await obtainDatabase(dataDir)
   // Development mode: the local bucket in the data folder, the copies worker on, pages compressed as in production.
-  const settings: Settings = { ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }), databaseUrl, host: '127.0.0.1', port: 0, seedDemo: false }
+  const settings: Settings = {
+    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }),
+    databaseUrl,
+    host: '127.0.0.1',
+    port: 0,
+    seedDemo: false,
+  }
   const running = await startServer({ settings, logger: createLogger({ silent: true }) })
   onCleanup('the service', () => running.stop())
   // Its public URL (localhost): the photo URLs it hands out are on it, and the pages' policy allows only their own origin.
@@ -398,7 +426,9 @@ async function main(): Promise<void> {
   const sites: Site[] = []
   for (const { name, made } of photoSets) {
     const { images, seconds } = await made
-    console.log(`${name} photos: ${PHOTOS} made in ${s(seconds)}, ${kb(images.reduce((sum, image) => sum + image.length, 0) / PHOTOS)} each on average`)
+    console.log(
+      `${name} photos: ${PHOTOS} made in ${s(seconds)}, ${kb(images.reduce((sum, image) => sum + image.length, 0) / PHOTOS)} each on average`,
+    )
     sites.push(await makeSite(base, boothKey, running.orm.em.fork(), name, images))
   }
 
@@ -406,8 +436,22 @@ async function main(): Promise<void> {
   const cases: Case[] = []
   for (const site of sites) {
     const plan = [
-      ...NETWORKS.map((network) => ({ page: 'gallery page', path: '/g/:sessionId', url: site.galleryUrl, selector: '.photos img', webShare: false, network })),
-      ...NETWORKS.map((network) => ({ page: 'event page', path: '/g/events/:slug', url: site.eventUrl, selector: '.card img', webShare: false, network })),
+      ...NETWORKS.map((network) => ({
+        page: 'gallery page',
+        path: '/g/:sessionId',
+        url: site.galleryUrl,
+        selector: '.photos img',
+        webShare: false,
+        network,
+      })),
+      ...NETWORKS.map((network) => ({
+        page: 'event page',
+        path: '/g/events/:slug',
+        url: site.eventUrl,
+        selector: '.card img',
+        webShare: false,
+        network,
+      })),
       { page: 'gallery page', path: '/g/:sessionId', url: site.galleryUrl, selector: '.photos img', webShare: true, network: NETWORKS[0] },
     ]
     for (const { page, path, url, selector, webShare, network } of plan) {

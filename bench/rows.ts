@@ -30,12 +30,16 @@ export const verdict = (ok: boolean): Result => (ok ? 'PASS' : 'FAIL')
 export const COLUMNS = ['row', 'value', 'figures', 'target', 'result'] as const
 
 /** A markdown table (the value column right-aligned), padded so that it also reads as text. */
-export function formatTable<C extends string>(rows: readonly Record<C, string>[], columns: readonly C[] = COLUMNS as unknown as readonly C[]): string {
+export function formatTable<C extends string>(
+  rows: readonly Record<C, string>[],
+  columns: readonly C[] = COLUMNS as unknown as readonly C[],
+): string {
   const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
   const all = [columns.map(String), ...rows.map((row) => columns.map((column) => cell(row[column])))]
   const widths = columns.map((_, i) => Math.max(3, ...all.map((cells) => cells[i]!.length)))
   const right = columns.map((column) => column === 'value')
-  const line = (cells: string[]) => `| ${cells.map((text, i) => (right[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!))).join(' | ')} |`
+  const line = (cells: string[]) =>
+    `| ${cells.map((text, i) => (right[i] ? text.padStart(widths[i]!) : text.padEnd(widths[i]!))).join(' | ')} |`
   const rule = `| ${widths.map((width, i) => (right[i] ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width))).join(' | ')} |`
   return [line(all[0]!), rule, ...all.slice(1).map(line)].join('\n')
 }

@@ -29,10 +29,18 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   { name: 'zip', script: 'zip.bench.ts', what: 'a 1 GB zip vs reading the files' },
   { name: 'kiosks', script: 'kiosks.bench.ts', what: '200 kiosks registering 12 guests at once' },
   { name: 'delivery', script: 'delivery.bench.ts', what: 'delivery drain of 10,000 messages, one and two instances' },
-  { name: 'copies', script: 'copies.bench.ts', what: 'photo copies of camera JPEGs: one session to ready, a burst of 50 sessions (time, peak RSS), completion while busy, the full-size quality' },
+  {
+    name: 'copies',
+    script: 'copies.bench.ts',
+    what: 'photo copies of camera JPEGs: one session to ready, a burst of 50 sessions (time, peak RSS), completion while busy, the full-size quality',
+  },
   { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
   { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
-  { name: 'phone', script: 'phone.bench.ts', what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image' },
+  {
+    name: 'phone',
+    script: 'phone.bench.ts',
+    what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image',
+  },
 ]
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -87,7 +95,8 @@ async function runOne(bench: (typeof BENCHES)[number], folder: string): Promise<
   return { name: bench.name, seconds, exit, rows }
 }
 
-const duration = (seconds: number) => (seconds < 60 ? `${seconds.toFixed(0)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`)
+const duration = (seconds: number) =>
+  seconds < 60 ? `${seconds.toFixed(0)} s` : `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`
 
 function machine(): string {
   const model = cpus()[0]?.model.replace(/\s+/g, ' ').trim()
@@ -133,12 +142,23 @@ async function main(): Promise<number> {
   const rows: TableRow[] = outcomes.flatMap((outcome) => [
     ...outcome.rows.map((row) => ({ bench: outcome.name, ...row })),
     ...(outcome.exit
-      ? [{ bench: outcome.name, row: `${outcome.name} broke`, value: '—', figures: `bench/${outcome.name}.bench.ts ${outcome.exit}: see its output`, target: '—', result: 'BROKEN' as const }]
+      ? [
+          {
+            bench: outcome.name,
+            row: `${outcome.name} broke`,
+            value: '—',
+            figures: `bench/${outcome.name}.bench.ts ${outcome.exit}: see its output`,
+            target: '—',
+            result: 'BROKEN' as const,
+          },
+        ]
       : []),
   ])
   const table = formatTable(rows, ['bench', 'row', 'value', 'figures', 'target', 'result'])
   const broken = outcomes.filter((outcome) => outcome.exit)
-  const counts = (['PASS', 'FAIL', 'info'] as const).map((result) => `${rows.filter((row) => row.result === result).length} ${result}`).join(', ')
+  const counts = (['PASS', 'FAIL', 'info'] as const)
+    .map((result) => `${rows.filter((row) => row.result === result).length} ${result}`)
+    .join(', ')
   const timings = outcomes.map((outcome) => `${outcome.name} ${duration(outcome.seconds)}`).join(', ')
   const summary =
     `${full ? 'Full run of `pnpm bench`' : `\`pnpm bench ${selected.map((bench) => bench.name).join(' ')}\``} on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +

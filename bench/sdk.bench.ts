@@ -55,7 +55,10 @@ async function main(): Promise<void> {
   const biggest = shipped
     .sort(([, a], [, b]) => b.bytesInOutput - a.bytesInOutput)
     .slice(0, 3)
-    .map(([path, input]) => `${path.replace(/^.*node_modules[/\\]/, '').replace(/^.*?sdk[/\\]/, '')} ${input.bytesInOutput.toLocaleString('en-US')} B`)
+    .map(
+      ([path, input]) =>
+        `${path.replace(/^.*node_modules[/\\]/, '').replace(/^.*?sdk[/\\]/, '')} ${input.bytesInOutput.toLocaleString('en-US')} B`,
+    )
   console.log(`kiosk app bundle: ${bytes.length} B minified, ${gzipped} B gzip, ${brotli} B brotli, ${shipped.length} modules`)
   reportRows([
     {

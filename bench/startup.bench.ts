@@ -56,7 +56,9 @@ async function startAndStop(env: NodeJS.ProcessEnv, port: number): Promise<Start
   let log = ''
   child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined
   void exited.then((value) => (exit = value))
 
@@ -81,7 +83,9 @@ async function startAndStop(env: NodeJS.ProcessEnv, port: number): Promise<Start
 const s = (seconds: number) => `${seconds.toFixed(2)} s`
 
 async function main(): Promise<void> {
-  console.log(`start-up benchmark: node ${process.version}; the built server in production mode, cold on an empty database, then ${WARM_STARTS} warm restarts`)
+  console.log(
+    `start-up benchmark: node ${process.version}; the built server in production mode, cold on an empty database, then ${WARM_STARTS} warm restarts`,
+  )
   const buildS = await runToEnd(process.execPath, ['--import', 'tsx', 'server/build.ts'], root)
   console.log(`built server/dist/main.js in ${s(buildS)} (node --import tsx server/build.ts)`)
 
@@ -117,15 +121,21 @@ async function main(): Promise<void> {
 
   const cold = await startAndStop(env, port)
   const check = new pg.Pool({ connectionString: url.href, max: 1 })
-  const { rows } = await check.query<{ n: number }>(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`)
+  const { rows } = await check.query<{ n: number }>(
+    `select count(*)::int as n from information_schema.tables where table_schema = 'public'`,
+  )
   await check.end()
-  console.log(`cold: listening at ${s(cold.listeningS)}, ready at ${s(cold.readyS)} (${rows[0]!.n} tables created); SIGTERM to exit 0 in ${s(cold.stopS)}`)
+  console.log(
+    `cold: listening at ${s(cold.listeningS)}, ready at ${s(cold.readyS)} (${rows[0]!.n} tables created); SIGTERM to exit 0 in ${s(cold.stopS)}`,
+  )
 
   const warm: Start[] = []
   for (let index = 0; index < WARM_STARTS; index++) {
     const start = await startAndStop(env, port)
     warm.push(start)
-    console.log(`warm ${index + 1}: listening at ${s(start.listeningS)}, ready at ${s(start.readyS)}; SIGTERM to exit 0 in ${s(start.stopS)}`)
+    console.log(
+      `warm ${index + 1}: listening at ${s(start.listeningS)}, ready at ${s(start.readyS)}; SIGTERM to exit 0 in ${s(start.stopS)}`,
+    )
   }
   const worst = Math.max(...warm.map((start) => start.readyS))
   reportRows([

@@ -102,7 +102,11 @@ export function runToEnd(command: string, args: string[], cwd: string): Promise<
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.once('error', reject)
-    child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Broken(`${command} ${args.join(' ')} exited with ${code}:\n${output}`))))
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve((performance.now() - started) / 1000)
+        : reject(new Broken(`${command} ${args.join(' ')} exited with ${code}:\n${output}`)),
+    )
   })
 }
 

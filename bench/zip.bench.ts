@@ -33,7 +33,17 @@ import pg from 'pg'
 import { reportRows, verdict } from './rows.js'
 import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
 import { cutDownload, download, type Download } from './zip/download.js'
-import { Broken, cpuMs, MiB, type BaselineReport, type Command, type CommandMessage, type Commands, type ReplyMessage, type RssReport } from './zip/protocol.js'
+import {
+  Broken,
+  cpuMs,
+  MiB,
+  type BaselineReport,
+  type Command,
+  type CommandMessage,
+  type Commands,
+  type ReplyMessage,
+  type RssReport,
+} from './zip/protocol.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
@@ -142,7 +152,10 @@ type Dataset = {
 const localEtag = (stats: Stats) => `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`
 
 async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): Promise<Dataset> {
-  const suffix = newId().slice(0, 8).toLowerCase().replace(/[^a-z0-9]/g, 'x')
+  const suffix = newId()
+    .slice(0, 8)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, 'x')
   const { eventId, setId } = await server.call('createEvent', { slug: `bench-zip-${suffix}` })
   const sessionId = newId()
   const folder = join(bucketRoot, 'sessions', sessionId)
@@ -173,7 +186,9 @@ async function seed(server: ServerProcess, pool: pg.Pool, bucketRoot: string): P
     paths.push(join(bucketRoot, key))
   }
   const fileBytes = photos.sizeBytes.reduce((sum, size) => sum + size, 0)
-  console.log(`wrote ${PHOTOS} files of ${(PHOTO_BYTES / MiB).toFixed(2)} MiB (${(fileBytes / MiB).toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `wrote ${PHOTOS} files of ${(PHOTO_BYTES / MiB).toFixed(2)} MiB (${(fileBytes / MiB).toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  )
 
   await inTransaction(pool, async (client) => {
     await client.query(
@@ -235,7 +250,10 @@ async function warmPageCache(paths: string[]): Promise<void> {
   const started = performance.now()
   for (const path of paths) {
     await new Promise<void>((resolve, reject) => {
-      createReadStream(path, { highWaterMark: MiB }).on('data', () => {}).once('end', resolve).once('error', reject)
+      createReadStream(path, { highWaterMark: MiB })
+        .on('data', () => {})
+        .once('end', resolve)
+        .once('error', reject)
     })
   }
   console.log(`page cache warmed: every file read once in ${((performance.now() - started) / 1000).toFixed(1)} s`)
@@ -285,7 +303,12 @@ async function measureZip(server: ServerProcess, url: string, dataset: Dataset):
  */
 function machineBusyMs(): number | undefined {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
+    const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number)
     return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) * 10
   } catch {
     return undefined
@@ -324,7 +347,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)))
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')
   console.log(line(header))
   console.log(widths.map((width) => '-'.repeat(width)).join('  '))
   for (const cells of rows) console.log(line(cells))
@@ -344,7 +368,9 @@ async function main(): Promise<void> {
   }
   console.log(
     `zip benchmark: node ${process.version}, ${availableParallelism()} cores, ${PHOTOS} photos × ${(PHOTO_BYTES / MiB).toFixed(2)} MiB, ` +
-      `${ROUNDS} rounds of zip, zip of the full-size copies, read, pooled read and send, interleaved; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`,
+      `${ROUNDS} rounds of zip, zip of the full-size copies, read, pooled read and send, interleaved; load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
   )
 
   let server: ServerProcess | undefined
@@ -393,7 +419,8 @@ async function main(): Promise<void> {
   const sendUrl = `http://127.0.0.1:${(await forked.call('serveFiles', { paths: dataset.paths, bytes: dataset.fileBytes })).port}/`
   for (let round = 0; round < ROUNDS; round++) {
     // Alternating order, so that neither side always goes first; the first zip starts from the idle server.
-    const order = round % 2 === 0 ? (['zip', 'copies', 'read', 'pooled', 'send'] as const) : (['send', 'pooled', 'read', 'copies', 'zip'] as const)
+    const order =
+      round % 2 === 0 ? (['zip', 'copies', 'read', 'pooled', 'send'] as const) : (['send', 'pooled', 'read', 'copies', 'zip'] as const)
     for (const side of order) {
       if (side === 'send') {
         const { run } = await measureDownload(forked, sendUrl, 'application/octet-stream', dataset.fileBytes)
@@ -492,8 +519,22 @@ async function main(): Promise<void> {
       `(MB = 10^6 bytes, MiB = 2^20 bytes; CPU and RSS are the server process's)\n`,
   )
   printTable(
-    ['run', 'first byte ms', 'zip s', 'read s', 'zip MB/s', 'read MB/s', 'ratio', 'CPU s zip / read', 'RSS before MiB', 'RSS peak MiB',
-      'zip growth on start MiB', 'zip growth on idle MiB', 'read growth on start MiB', 'others cores zip / read'],
+    [
+      'run',
+      'first byte ms',
+      'zip s',
+      'read s',
+      'zip MB/s',
+      'read MB/s',
+      'ratio',
+      'CPU s zip / read',
+      'RSS before MiB',
+      'RSS peak MiB',
+      'zip growth on start MiB',
+      'zip growth on idle MiB',
+      'read growth on start MiB',
+      'others cores zip / read',
+    ],
     rows,
   )
 
@@ -531,7 +572,11 @@ async function main(): Promise<void> {
   console.log(
     `  send        ${sendRate.toFixed(0)} MB/s: the same files back to back over HTTP with that reader, not zipped; the zip is ${(medians.zipRate / sendRate).toFixed(3)}× of it`,
   )
-  console.log(`\nload average at the end: ${loadavg().map((load) => load.toFixed(2)).join(' ')}`)
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  )
 
   const size = `${(dataset.fileBytes / 1e9).toFixed(2)} GB (${PHOTOS} × ${Number((PHOTO_BYTES / MiB).toFixed(2))} MiB)`
   const worstRatio = Math.min(...zipRate.map((rate, index) => rate / readRate[index]!))

@@ -37,7 +37,8 @@ function filesUnder(folder: string, suffix: string): string[] {
 const sources = new Map<string, ts.SourceFile>()
 function parse(file: string): ts.SourceFile {
   let source = sources.get(file)
-  if (!source) sources.set(file, (source = ts.createSourceFile(file, readFileSync(resolve(root, file), 'utf8'), ts.ScriptTarget.Latest, true)))
+  if (!source)
+    sources.set(file, (source = ts.createSourceFile(file, readFileSync(resolve(root, file), 'utf8'), ts.ScriptTarget.Latest, true)))
   return source
 }
 
@@ -104,12 +105,23 @@ function orpcHandlers(): Map<string, { handler: Place; domain: Place[] }> {
     }
   }
   walk(parse(routerFile), (node) => {
-    if (ts.isCallExpression(node) && node.expression.getText().endsWith('.router') && node.arguments[0] && ts.isObjectLiteralExpression(node.arguments[0]))
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.getText().endsWith('.router') &&
+      node.arguments[0] &&
+      ts.isObjectLiteralExpression(node.arguments[0])
+    )
       collect(node.arguments[0], [])
   })
   for (const [name, { prefix, file }] of areaObjects) {
     walk(parse(file), (node) => {
-      if (!ts.isVariableDeclaration(node) || node.name.getText() !== name || !node.initializer || !ts.isObjectLiteralExpression(node.initializer)) return
+      if (
+        !ts.isVariableDeclaration(node) ||
+        node.name.getText() !== name ||
+        !node.initializer ||
+        !ts.isObjectLiteralExpression(node.initializer)
+      )
+        return
       for (const property of node.initializer.properties) {
         if (!ts.isPropertyAssignment(property)) continue
         const key = [...prefix, property.name.getText()].join('.')
@@ -126,7 +138,13 @@ function expressHandler(route: Route): { handler: Place; domain: Place[] } | und
     let found: { handler: Place; domain: Place[] } | undefined
     walk(parse(file), (node) => {
       // The whole `contract.a.b` only, not its inner `contract.a`.
-      if (found || !ts.isPropertyAccessExpression(node) || ts.isPropertyAccessExpression(node.parent) || !node.getText().startsWith('contract.')) return
+      if (
+        found ||
+        !ts.isPropertyAccessExpression(node) ||
+        ts.isPropertyAccessExpression(node.parent) ||
+        !node.getText().startsWith('contract.')
+      )
+        return
       const named = node.getText().split('.').slice(1)
       if (named.length > route.key.length || named.some((part, index) => part !== route.key[index])) return
       // A bare mention (a list of routes that take CORS) is not the handler: it is mounted in a call or a loop.
@@ -135,7 +153,10 @@ function expressHandler(route: Route): { handler: Place; domain: Place[] } | und
       if (!ts.isExpressionStatement(statement) && !ts.isForOfStatement(statement)) return
       let owner: ts.Node | undefined = statement
       while (owner && !ts.isFunctionDeclaration(owner)) owner = owner.parent
-      found = { handler: { file, symbol: owner && ts.isFunctionDeclaration(owner) ? owner.name?.text : undefined }, domain: domainCalls(file, statement) }
+      found = {
+        handler: { file, symbol: owner && ts.isFunctionDeclaration(owner) ? owner.name?.text : undefined },
+        domain: domainCalls(file, statement),
+      }
     })
     if (found) return found
   }
@@ -160,10 +181,13 @@ function table(rows: Row[]): string {
   const lines = ['| Route | Contract | Handler | Domain functions | Tests |', '| --- | --- | --- | --- | --- |']
   for (const row of rows) {
     const handler = row.handler ? `${link(row.handler)}<br>${row.handler.file.replace(/^server\/src\//, '')}` : '(none)'
-    const domain = row.domain.map((place) => `${link(place)}<br>${place.file.replace(/^server\/src\//, '')}`).join('<br>') || 'in the handler'
+    const domain =
+      row.domain.map((place) => `${link(place)}<br>${place.file.replace(/^server\/src\//, '')}`).join('<br>') || 'in the handler'
     const shown = row.tests.slice(0, 3).map(short)
     if (row.tests.length > 3) shown.push(`and ${row.tests.length - 3} more`)
-    lines.push(`| \`${row.method} ${row.path}\` | ${link(row.contract)}<br>${row.contract.file.replace(/^sdk\/src\//, 'sdk/')} | ${handler} | ${domain} | ${shown.join('<br>') || '**none**'} |`)
+    lines.push(
+      `| \`${row.method} ${row.path}\` | ${link(row.contract)}<br>${row.contract.file.replace(/^sdk\/src\//, 'sdk/')} | ${handler} | ${domain} | ${shown.join('<br>') || '**none**'} |`,
+    )
   }
   return lines.join('\n')
 }
@@ -174,7 +198,13 @@ export function routeRows(): Row[] {
   return [...routesOf(contract as unknown as AnyContractRouter)].map((route) => {
     const served = handlers.get(route.key.join('.')) ?? expressHandler(route)
     const area = /^server\/src\/modules\/([^/]+)\//.exec(served?.handler.file ?? '')?.[1]
-    return { ...route, contract: contractPlace(route), handler: served?.handler, domain: served?.domain ?? [], tests: testsOf(route, tests, area) }
+    return {
+      ...route,
+      contract: contractPlace(route),
+      handler: served?.handler,
+      domain: served?.domain ?? [],
+      tests: testsOf(route, tests, area),
+    }
   })
 }
 

@@ -15,7 +15,9 @@ import { generateTypes } from '../test/openapi/generated/generate.js'
 /** What the SDK's link needs of each route; summaries and descriptions stay in the document. */
 const ROUTE_KEYS_FOR_CLIENTS = ['method', 'path', 'inputStructure', 'outputStructure', 'successStatus'] as const
 
-type Procedure = { '~orpc': { route: Record<string, unknown>; errorMap: Record<string, { status?: number } | undefined>; meta: EdgePolicy } }
+type Procedure = {
+  '~orpc': { route: Record<string, unknown>; errorMap: Record<string, { status?: number } | undefined>; meta: EdgePolicy }
+}
 
 /**
  * The contract minified for clients: each route's HTTP shape, and its declared error codes with
@@ -27,7 +29,9 @@ function routesOnly(router: unknown): unknown {
   if ('~orpc' in router) {
     const { route, errorMap, meta } = (router as Procedure)['~orpc']
     const kept = Object.fromEntries(ROUTE_KEYS_FOR_CLIENTS.filter((key) => key in route).map((key) => [key, route[key]]))
-    const codes = Object.fromEntries(Object.entries(errorMap).map(([code, item]) => [code, { status: new ORPCError(code, { status: item?.status }).status }]))
+    const codes = Object.fromEntries(
+      Object.entries(errorMap).map(([code, item]) => [code, { status: new ORPCError(code, { status: item?.status }).status }]),
+    )
     // Whether the SDK sends an Idempotency-Key, and may therefore retry the change.
     return { '~orpc': { errorMap: codes, meta: takesIdempotencyKey(route, meta) ? { idempotencyKey: true } : {}, route: kept } }
   }

@@ -107,9 +107,11 @@ export function declaredCode(declared: DeclaredErrors | undefined, status: numbe
 function parseS3Error(text: string): { code: string; message: string | undefined } | undefined {
   const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
   if (code === undefined) return undefined
-  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]?.replace(/&#(\d+);|&(amp|lt|gt|quot|apos);/g, (_, n: string, name: string) =>
-    n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name]!,
-  )
+  const message = /<Message>([^<]*)<\/Message>/
+    .exec(text)?.[1]
+    ?.replace(/&#(\d+);|&(amp|lt|gt|quot|apos);/g, (_, n: string, name: string) =>
+      n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name]!,
+    )
   return { code, message }
 }
 

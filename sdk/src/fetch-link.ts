@@ -69,7 +69,8 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
   ) {}
 
   async call(path: readonly string[], input: unknown, options: CallOptions<CallContext>): Promise<unknown> {
-    const procedure = path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), this.contract) as MinifiedProcedure | undefined
+    const procedure = path.reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), this.contract) as
+      MinifiedProcedure | undefined
     if (!procedure?.['~orpc']) throw new TypeError(`No route at ${path.join('.')}`)
     const { route, errorMap, meta } = procedure['~orpc']
     const declared = { ...errorMap, ...this.options.extraErrors[path.join('.')] }

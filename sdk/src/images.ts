@@ -28,7 +28,11 @@ export function photoSrcset(photo: PhotoWithCopies): string {
  * copy at least that many device pixels wide, else the largest copy, else (no copies yet) the
  * full-size photo.
  */
-export function pickPhotoCopy(photo: PhotoWithCopies, cssWidth: number, devicePixelRatio = 1): { url: string; width: number; height: number } {
+export function pickPhotoCopy(
+  photo: PhotoWithCopies,
+  cssWidth: number,
+  devicePixelRatio = 1,
+): { url: string; width: number; height: number } {
   const copies = photo.copies ?? []
   if (copies.length === 0) return { url: photo.url, width: photo.width, height: photo.height }
   const needed = cssWidth * devicePixelRatio

@@ -55,12 +55,13 @@ async function sendOnce<T>(transport: Transport, options: SendOptions<T>, timeou
   if (signal?.aborted) throw signal.reason
   signal?.addEventListener('abort', forward, { once: true })
   let timedOut = false
-  const timer = timeoutMs > 0 && Number.isFinite(timeoutMs)
-    ? setTimeout(() => {
-        timedOut = true
-        controller.abort(new TimeoutError(timeoutMs))
-      }, timeoutMs)
-    : undefined
+  const timer =
+    timeoutMs > 0 && Number.isFinite(timeoutMs)
+      ? setTimeout(() => {
+          timedOut = true
+          controller.abort(new TimeoutError(timeoutMs))
+        }, timeoutMs)
+      : undefined
   let keepSignal = false
   try {
     let response: Response

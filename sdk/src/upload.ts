@@ -80,11 +80,19 @@ export function uploadPhotos(
   return upload(client, sessionId, photos, options)
 }
 
-async function upload(client: PhotoBoothClient, sessionId: string, photos: readonly PhotoSource[], options: UploadOptions): Promise<CompletedSession> {
+async function upload(
+  client: PhotoBoothClient,
+  sessionId: string,
+  photos: readonly PhotoSource[],
+  options: UploadOptions,
+): Promise<CompletedSession> {
   const transport = transportOf(client)
   const { signal } = options
   const blobs = await Promise.all(photos.map(toBlob))
-  const { uploads } = blobs.length > 0 ? await client.booth.createUploads({ params: { sessionId }, body: { count: blobs.length } }, { signal }) : { uploads: [] }
+  const { uploads } =
+    blobs.length > 0
+      ? await client.booth.createUploads({ params: { sessionId }, body: { count: blobs.length } }, { signal })
+      : { uploads: [] }
   let next = 0
   let uploaded = 0
   let failed: Error | undefined

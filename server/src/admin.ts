@@ -93,7 +93,11 @@ function commandOf(positionals: string[], values: { name?: string; email?: strin
         run: async (orm) => {
           const outcome = await seedDemo(orm.em.fork(), { whenEmpty: false })
           const sets = DEMO.sets.map((set) => `${DEMO.eventSlug}/${set.slug}`).join(', ')
-          console.log(outcome === 'created' ? `Created the demo event "${DEMO.eventSlug}" with its sets ${sets}.` : `The demo event "${DEMO.eventSlug}" already exists.`)
+          console.log(
+            outcome === 'created'
+              ? `Created the demo event "${DEMO.eventSlug}" with its sets ${sets}.`
+              : `The demo event "${DEMO.eventSlug}" already exists.`,
+          )
           return 0
         },
       }
@@ -114,7 +118,9 @@ async function makeCopies(orm: Orm): Promise<number> {
     const seconds = Math.round((performance.now() - started) / 1000)
     console.log(`${seconds} s: ${counts.queued} queued, ${counts.ready} ready, ${counts.failed} failed`)
   })
-  console.log(`Done: every photo has its copies (${done.ready} ready${done.failed > 0 ? `, ${done.failed} failed: staff see why in the session` : ''}).`)
+  console.log(
+    `Done: every photo has its copies (${done.ready} ready${done.failed > 0 ? `, ${done.failed} failed: staff see why in the session` : ''}).`,
+  )
   return 0
 }
 
@@ -141,7 +147,12 @@ async function authFor(orm: Orm) {
   const settings = loadSettings()
   const config = resolveConfig(settings, settings.port)
   const created = createAuth(
-    { secret: await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir), publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: false },
+    {
+      secret: await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir),
+      publicUrl: config.publicUrl,
+      trustedOrigins: config.staffAuth.trustedOrigins,
+      secureCookies: false,
+    },
     { url: orm.config.get('clientUrl'), timeouts: settings.databaseTimeouts },
     createLogger({ silent: true }),
   )
@@ -158,7 +169,8 @@ async function askPassword(): Promise<string> {
   const lines = createInterface({ input: process.stdin, output: terminal ? process.stderr : undefined, terminal })
   // What is typed is not written back: only the prompts show.
   let muted = false
-  if (terminal) (lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text) => void (muted || process.stderr.write(text))
+  if (terminal)
+    (lines as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = (text) => void (muted || process.stderr.write(text))
   const ask = (prompt: string) =>
     new Promise<string>((resolve) => {
       if (!terminal) return void lines.once('line', resolve).once('close', () => resolve(''))
@@ -181,7 +193,11 @@ async function askPassword(): Promise<string> {
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } } })
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    })
   } catch (error) {
     // An unknown option, or one without its value.
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`)

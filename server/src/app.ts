@@ -91,7 +91,8 @@ function serveApi(services: Services): RequestHandler {
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
   const customErrorResponseBodyEncoder = (error: ORPCError<string, unknown>) => {
     // A 503 of the domain (storage or mail not configured) is an answer, not a fault to investigate.
-    if (error.status >= 500 && !(error instanceof AppError && error.status === 503)) services.logger.error('request failed', error.cause ?? error)
+    if (error.status >= 500 && !(error instanceof AppError && error.status === 503))
+      services.logger.error('request failed', error.cause ?? error)
     return encodeErrorBody(error)
   }
   // A procedure that met a dependency's outage answers 503 with what is unavailable (outages.ts).
@@ -147,14 +148,16 @@ async function send(res: Response, response: StandardResponse): Promise<void> {
   if (res.writableEnded || res.destroyed) return
   const headers = { ...response.headers }
   const body = toNodeHttpBody(response.body, headers) as string | undefined
-  if (body !== undefined || !BODYLESS_STATUSES.has(response.status)) headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body))
+  if (body !== undefined || !BODYLESS_STATUSES.has(response.status))
+    headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body))
   res.writeHead(response.status, toNodeHttpHeaders(headers))
   res.end(body)
 }
 
 type StandardResponse = Parameters<typeof sendStandardResponse>[1]
 
-const isJsonValue = (body: unknown) => typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype
+const isJsonValue = (body: unknown) =>
+  typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype
 const BODYLESS_STATUSES = new Set([204, 304])
 
 const notFound: RequestHandler = (_req, res) => sendError(res, 404, NOT_FOUND_BODY)

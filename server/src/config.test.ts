@@ -37,11 +37,21 @@ describe('configuration', () => {
 
   it('when nothing bounds the waits, then every dependency still has its bound, and production waits out a balancer on SIGTERM', () => {
     const development = loadSettings({})
-    expect(development).toMatchObject({ databaseTimeouts: { connectMs: 10_000, acquireMs: 10_000, statementMs: 5_000 }, redisTimeoutMs: 250, shutdownDelayMs: 0 })
+    expect(development).toMatchObject({
+      databaseTimeouts: { connectMs: 10_000, acquireMs: 10_000, statementMs: 5_000 },
+      redisTimeoutMs: 250,
+      shutdownDelayMs: 0,
+    })
     expect(development.delivery.dispatcher).toMatchObject({ retryForMs: 24 * 3_600_000, leaseMs: 60_000 })
     const production = loadSettings({ ...PRODUCTION, S3_BUCKET: 'photos', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })
     expect(production).toMatchObject({ shutdownDelayMs: 5_000, storage: { kind: 's3', timeoutMs: 5_000 } })
-    const chosen = loadSettings({ ...PRODUCTION, SHUTDOWN_DELAY_MS: '0', DATABASE_TIMEOUT_MS: '20000', DELIVERY_RETRY_HOURS: '2', REDIS_TIMEOUT_MS: '100' })
+    const chosen = loadSettings({
+      ...PRODUCTION,
+      SHUTDOWN_DELAY_MS: '0',
+      DATABASE_TIMEOUT_MS: '20000',
+      DELIVERY_RETRY_HOURS: '2',
+      REDIS_TIMEOUT_MS: '100',
+    })
     expect(chosen).toMatchObject({ shutdownDelayMs: 0, databaseTimeouts: { statementMs: 20_000 }, redisTimeoutMs: 100 })
     expect(chosen.delivery.dispatcher.retryForMs).toBe(2 * 3_600_000)
   })
@@ -53,7 +63,9 @@ describe('configuration', () => {
   })
 
   it('when production misses its addresses, then start-up fails listing every one', () => {
-    expect(() => loadSettings({ MODE: 'production' })).toThrow(/DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL[\s\S]*AUTH_SECRET: required in production/)
+    expect(() => loadSettings({ MODE: 'production' })).toThrow(
+      /DATABASE_URL: required in production[\s\S]*PUBLIC_URL[\s\S]*CDN_URL[\s\S]*GALLERY_URL[\s\S]*AUTH_SECRET: required in production/,
+    )
   })
 
   it('when staff settings are given, then the kiosk URL template, the auth secret and the trusted origins are read; bad ones stop the start', () => {
@@ -62,7 +74,10 @@ describe('configuration', () => {
       AUTH_SECRET: 's'.repeat(40),
       TRUSTED_ORIGINS: 'https://dashboard.example.com, https://ops.example.com',
     })
-    expect(settings.staffAuth).toEqual({ secret: 's'.repeat(40), trustedOrigins: ['https://dashboard.example.com', 'https://ops.example.com'] })
+    expect(settings.staffAuth).toEqual({
+      secret: 's'.repeat(40),
+      trustedOrigins: ['https://dashboard.example.com', 'https://ops.example.com'],
+    })
     expect(resolveConfig(settings, 4321)).toMatchObject({
       kioskUrl: 'https://kiosk.example.com/{event}/{set}',
       staffAuth: { trustedOrigins: ['http://localhost:4321', 'https://dashboard.example.com', 'https://ops.example.com'] },
@@ -70,8 +85,13 @@ describe('configuration', () => {
     expect(resolveConfig(loadSettings({}), 4321).kioskUrl).toBe('http://localhost:4321/events/{event}/sets/{set}')
     expect(() => loadSettings({ KIOSK_URL: 'https://kiosk.example.com/' })).toThrow(/KIOSK_URL: a URL with \{event\} and \{set\} in it/)
     expect(() => loadSettings({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET: at least 32 characters/)
-    expect(() => loadSettings({ TRUSTED_ORIGINS: 'https://dashboard.example.com/path' })).toThrow(/TRUSTED_ORIGINS: a comma-separated list of origins/)
-    expect(loadSettings({ CORS_ORIGINS: 'https://photos.example.com,http://localhost:5173' }).corsOrigins).toEqual(['https://photos.example.com', 'http://localhost:5173'])
+    expect(() => loadSettings({ TRUSTED_ORIGINS: 'https://dashboard.example.com/path' })).toThrow(
+      /TRUSTED_ORIGINS: a comma-separated list of origins/,
+    )
+    expect(loadSettings({ CORS_ORIGINS: 'https://photos.example.com,http://localhost:5173' }).corsOrigins).toEqual([
+      'https://photos.example.com',
+      'http://localhost:5173',
+    ])
     expect(loadSettings({}).corsOrigins).toEqual([])
     expect(() => loadSettings({ CORS_ORIGINS: '*' })).toThrow(/CORS_ORIGINS: a comma-separated list of origins/)
   })

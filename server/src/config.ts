@@ -27,20 +27,37 @@ export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
 }
 
 /** The photo copies worker's defaults (CopiesWorkerSettings). */
-export const DEFAULT_COPIES_SETTINGS: CopiesWorkerSettings = { concurrency: 2, intervalMs: 2_000, leaseMs: 60_000, maxAttempts: 5, baseDelayMs: 2_000 }
+export const DEFAULT_COPIES_SETTINGS: CopiesWorkerSettings = {
+  concurrency: 2,
+  intervalMs: 2_000,
+  leaseMs: 60_000,
+  maxAttempts: 5,
+  baseDelayMs: 2_000,
+}
 
 /** A comma-separated list of origins (scheme, host, port: no path), e.g. `https://photos.example.com`. */
 const originList = (example: string) =>
   z
     .string()
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .refine((origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin), `a comma-separated list of origins such as ${example}`)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (origins) => origins.every((origin) => URL.canParse(origin) && new URL(origin).origin === origin),
+      `a comma-separated list of origins such as ${example}`,
+    )
     .optional()
 
 /** Where the service serves the guest's pages: the default `GALLERY_URL` is `PUBLIC_URL` + this. */
 export const GALLERY_PAGES_PATH = '/g'
 
-const optionalUrl = z.url().transform((url) => url.replace(/\/+$/, '')).optional()
+const optionalUrl = z
+  .url()
+  .transform((url) => url.replace(/\/+$/, ''))
+  .optional()
 
 const Environment = z
   .object({
@@ -58,7 +75,10 @@ const Environment = z
     GALLERY_URL: optionalUrl,
     KIOSK_URL: z
       .string()
-      .refine((value) => value.includes('{event}') && value.includes('{set}') && URL.canParse(value.replace(/\{(event|set)\}/g, 'x')), 'a URL with {event} and {set} in it')
+      .refine(
+        (value) => value.includes('{event}') && value.includes('{set}') && URL.canParse(value.replace(/\{(event|set)\}/g, 'x')),
+        'a URL with {event} and {set} in it',
+      )
       .optional(),
     AUTH_SECRET: z.string().min(32, 'at least 32 characters').optional(),
     TRUSTED_ORIGINS: originList('https://dashboard.example.com'),
@@ -77,7 +97,11 @@ const Environment = z
     DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(DEFAULT_DISPATCHER_SETTINGS.concurrency),
     DELIVERY_EMAIL_PER_SECOND: z.coerce.number().positive().optional(),
     DELIVERY_SMS_PER_SECOND: z.coerce.number().positive().optional(),
-    DELIVERY_RETRY_HOURS: z.coerce.number().positive().max(24 * 30).default(DEFAULT_DISPATCHER_SETTINGS.retryForMs / 3_600_000),
+    DELIVERY_RETRY_HOURS: z.coerce
+      .number()
+      .positive()
+      .max(24 * 30)
+      .default(DEFAULT_DISPATCHER_SETTINGS.retryForMs / 3_600_000),
     DELIVERY_EMAIL_BATCH: z.coerce.number().int().min(1).max(500).default(DEFAULT_DISPATCHER_SETTINGS.providerBatch),
     COPIES: z.enum(['on', 'off']).default('on'),
     COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
@@ -85,8 +109,14 @@ const Environment = z
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).optional(),
-    CLIENT_IP_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').optional(),
-    REQUEST_ID_HEADER: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name').default('X-Request-Id'),
+    CLIENT_IP_HEADER: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'a header name')
+      .optional(),
+    REQUEST_ID_HEADER: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+$/, 'a header name')
+      .default('X-Request-Id'),
     LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
     METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
     REDIS_URL: z.url().optional(),
@@ -95,7 +125,11 @@ const Environment = z
     CONTACT_FORM_URL: z.url().optional(),
     CONTACT_FORM_FILE: z.string().min(1).default('server/contact-form.json'),
     CONTACT_FORM_LABELS_PATH: z.string().min(1).default('fields[].label'),
-    CONTACT_FORM_TTL_MS: z.coerce.number().int().min(0).default(5 * 60_000),
+    CONTACT_FORM_TTL_MS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(5 * 60_000),
     POSTMARK_SERVER_TOKEN: z.string().min(1).optional(),
     POSTMARK_FROM: z.string().min(3).optional(),
     POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
@@ -118,7 +152,11 @@ const Environment = z
     if (env.TWILIO_ACCOUNT_SID) {
       if (!env.TWILIO_AUTH_TOKEN) ctx.addIssue({ code: 'custom', path: ['TWILIO_AUTH_TOKEN'], message: 'required with TWILIO_ACCOUNT_SID' })
       if (!env.TWILIO_FROM && !env.TWILIO_MESSAGING_SERVICE_SID) {
-        ctx.addIssue({ code: 'custom', path: ['TWILIO_FROM'], message: 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required with TWILIO_ACCOUNT_SID' })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['TWILIO_FROM'],
+          message: 'TWILIO_FROM or TWILIO_MESSAGING_SERVICE_SID is required with TWILIO_ACCOUNT_SID',
+        })
       }
     }
     if (env.MODE !== 'production') return
@@ -311,7 +349,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     },
     redisUrl: e.REDIS_URL,
     redisTimeoutMs: e.REDIS_TIMEOUT_MS,
-    databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, acquireMs: e.DATABASE_ACQUIRE_TIMEOUT_MS, statementMs: e.DATABASE_TIMEOUT_MS },
+    databaseTimeouts: {
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      acquireMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+      statementMs: e.DATABASE_TIMEOUT_MS,
+    },
     requestIdHeader: e.REQUEST_ID_HEADER,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,

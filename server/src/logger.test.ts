@@ -4,9 +4,12 @@ import { describeError } from './logger.js'
 
 describe('describeError', () => {
   it('when a storage error names a photo (a path or a key), then the session id in it is left out', () => {
-    const error = Object.assign(new Error("ENOENT: no such file or directory, open '/srv/bucket/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe.jpg'"), {
-      cause: new Error('stored photo sessions/Zt5oP1vC9sDk3MwE7aRgQh/a.jpg is not the one completion recorded'),
-    })
+    const error = Object.assign(
+      new Error("ENOENT: no such file or directory, open '/srv/bucket/sessions/Zt5oP1vC9sDk3MwE7aRgQh/copies/f2LhN6cV0bXq8JyT4kWmSe.jpg'"),
+      {
+        cause: new Error('stored photo sessions/Zt5oP1vC9sDk3MwE7aRgQh/a.jpg is not the one completion recorded'),
+      },
+    )
     const logged = JSON.stringify(describeError(error))
     expect(logged).not.toContain('Zt5oP1vC9sDk3MwE7aRgQh')
     expect(logged).toContain("open '/srv/bucket/sessions/…/copies/….jpg'")
@@ -28,7 +31,9 @@ describe('describeError', () => {
   })
 
   it('when a message quotes an address, a phone or a gallery link outside a statement, then each is masked', () => {
-    const logged = JSON.stringify(describeError(new Error('could not send to zoe@example.org or +447700900123: https://photos.example.com/g/Zt5oP1vC9sDk3MwE7aRgQh')))
+    const logged = JSON.stringify(
+      describeError(new Error('could not send to zoe@example.org or +447700900123: https://photos.example.com/g/Zt5oP1vC9sDk3MwE7aRgQh')),
+    )
     expect(logged).not.toMatch(/zoe@example\.org|447700900123|Zt5oP1vC9sDk3MwE7aRgQh/)
     expect(logged).toContain('https://photos.example.com/g/…')
   })

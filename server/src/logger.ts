@@ -89,13 +89,14 @@ const STATEMENT = /\b(select|insert into|update|delete from|returning)\b/i
 export const withoutSessionIds = (text: string) =>
   text
     .replace(/sessions\/[A-Za-z0-9_-]{1,64}\//g, 'sessions/…/')
-    .replace(/(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{0,21}[0-9])(?=[A-Za-z0-9_-]{0,21}[a-z])(?=[A-Za-z0-9_-]{0,21}[A-Z])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, '…')
+    .replace(
+      /(?<![A-Za-z0-9_-])(?=[A-Za-z0-9_-]{0,21}[0-9])(?=[A-Za-z0-9_-]{0,21}[a-z])(?=[A-Za-z0-9_-]{0,21}[A-Z])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g,
+      '…',
+    )
 
 /** The statement and PostgreSQL's own words, without the values: literals become `?`, the detail goes. */
 export function withoutValues(message: string): string {
-  return message
-    .split('\n - detail:')[0]!
-    .replace(/E?'(?:[^'\\]|''|\\.)*'/g, '?')
+  return message.split('\n - detail:')[0]!.replace(/E?'(?:[^'\\]|''|\\.)*'/g, '?')
 }
 
 function pick(error: DatabaseError, keys: readonly (keyof DatabaseError)[]): Record<string, unknown> {

@@ -43,10 +43,13 @@ async function main() {
     if (!running) process.exit(128 + constants.signals[signal])
     // The drain is bounded by the delay and the grace; closing the database and the embedded cluster
     // after it takes a moment. Should they hang, the process still ends.
-    setTimeout(() => {
-      logger.error('stop did not finish in time', new Error(`still stopping ${STOP_MARGIN_MS} ms after the delay and the grace`))
-      process.exit(1)
-    }, settings.shutdownDelayMs + settings.shutdownGraceMs + STOP_MARGIN_MS).unref()
+    setTimeout(
+      () => {
+        logger.error('stop did not finish in time', new Error(`still stopping ${STOP_MARGIN_MS} ms after the delay and the grace`))
+        process.exit(1)
+      },
+      settings.shutdownDelayMs + settings.shutdownGraceMs + STOP_MARGIN_MS,
+    ).unref()
     running.stop().then(
       () => process.exit(0),
       (error: unknown) => {

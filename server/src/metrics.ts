@@ -147,7 +147,8 @@ export function createMetrics({ orm }: { orm: Orm }) {
     for (const row of rows) {
       if (row.channel === null) photos.set({ copies: row.status }, row.count)
       else outboxMessages.set({ channel: row.channel, status: row.status }, row.count)
-      if (row.channel !== null && row.status === 'pending') oldestPending.set({ channel: row.channel }, Math.max(0, Math.round(row.oldest ?? 0)))
+      if (row.channel !== null && row.status === 'pending')
+        oldestPending.set({ channel: row.channel }, Math.max(0, Math.round(row.oldest ?? 0)))
     }
   }
   new Gauge({

@@ -1,7 +1,16 @@
 import { OpenAPIGenerator, type OpenAPI } from '@orpc/openapi'
 import { JSON_SCHEMA_REGISTRY, ZodToJsonSchemaConverter } from '@orpc/zod/zod4'
 import { contract } from '@photobooth/sdk/contract'
-import { CONTACT_LIMITS, ContactSubmission, EventSummary, GalleryEventSummary, Guest, Photo, SetSummary, TrackBeacon } from '@photobooth/sdk/schemas'
+import {
+  CONTACT_LIMITS,
+  ContactSubmission,
+  EventSummary,
+  GalleryEventSummary,
+  Guest,
+  Photo,
+  SetSummary,
+  TrackBeacon,
+} from '@photobooth/sdk/schemas'
 import { z } from 'zod'
 
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
@@ -12,17 +21,21 @@ const STAFF_COOKIE = 'photobooth.session_token'
 export type OpenApiDocument = Awaited<ReturnType<OpenAPIGenerator['generate']>>
 
 const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '400': 'Bad input: a schema failure in the validator\'s shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless.',
+  '400':
+    "Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless.",
   '401': 'Missing, unknown or revoked booth key: the plain text `Unauthorized`.',
   '404': 'No such resource, or not live yet: `{ error }`.',
   '403': 'A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed.',
-  '409': 'A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action.',
+  '409':
+    'A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action.',
   '413': 'Body over the contact form\'s 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`.',
   '502': 'The mail provider refused the message.',
-  '429': 'Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header.',
+  '429':
+    'Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header.',
   '422': 'Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written.',
   '500': 'Server fault; nothing about it is disclosed. Retry with backoff.',
-  '503': 'A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed.',
+  '503':
+    'A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed.',
 }
 
 /**
@@ -56,7 +69,10 @@ const ErrorSchema: OpenAPI.SchemaObject = {
 const ValidationIssueSchema: OpenAPI.SchemaObject = {
   type: 'object',
   properties: {
-    code: { type: 'string', description: "The validator's issue code, such as `invalid_type`, `too_small`, `unrecognized_keys` or `custom`" },
+    code: {
+      type: 'string',
+      description: "The validator's issue code, such as `invalid_type`, `too_small`, `unrecognized_keys` or `custom`",
+    },
     path: {
       type: 'array',
       items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
@@ -107,7 +123,20 @@ const ValidationErrorSchema: OpenAPI.SchemaObject = {
       success: false,
       error: {
         name: 'ZodError',
-        message: JSON.stringify([{ origin: 'array', code: 'too_small', minimum: 1, inclusive: true, path: ['guests'], message: 'Too small: expected array to have >=1 items' }], null, 2),
+        message: JSON.stringify(
+          [
+            {
+              origin: 'array',
+              code: 'too_small',
+              minimum: 1,
+              inclusive: true,
+              path: ['guests'],
+              message: 'Too small: expected array to have >=1 items',
+            },
+          ],
+          null,
+          2,
+        ),
       },
     },
   ],
@@ -132,7 +161,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context, galleries and their files, `/track`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
-        'Every answer carries `X-Request-Id`: the request\'s own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.',
+        "Every answer carries `X-Request-Id`: the request's own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.",
         '',
         'An interactive reference of this document is served at `/docs`.',
       ].join('\n'),
@@ -152,9 +181,19 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       { name: 'Booth', description: 'The device that takes the photos; a booth key as Bearer token.' },
       { name: 'Tracking', description: 'View and share counts from public pages; no credential, rate limited.' },
       { name: 'Contact', description: 'The website contact form; no credential, rate limited.' },
-      { name: 'Staff sign-in', description: 'Staff sign in with email and password (Better Auth); the answer sets the session cookie. Sign-up is closed.' },
-      { name: 'Operations', description: 'Health probes for a load balancer or an orchestrator; no credential, never rate limited, never cached.' },
-      { name: 'Staff', description: "The operator's API: events, sets, booth keys, sessions and delivery, statistics, exports and staff members. A staff session cookie; changes need a trusted `Origin`." },
+      {
+        name: 'Staff sign-in',
+        description: 'Staff sign in with email and password (Better Auth); the answer sets the session cookie. Sign-up is closed.',
+      },
+      {
+        name: 'Operations',
+        description: 'Health probes for a load balancer or an orchestrator; no credential, never rate limited, never cached.',
+      },
+      {
+        name: 'Staff',
+        description:
+          "The operator's API: events, sets, booth keys, sessions and delivery, statistics, exports and staff members. A staff session cookie; changes need a trusted `Origin`.",
+      },
     ],
     components: {
       schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
@@ -163,7 +202,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'pbk_<id>_<secret>',
-          description: 'A booth key, created with `pnpm admin booth-key create --name "<booth>"` or `POST /staff/booth-keys`, and shown once.',
+          description:
+            'A booth key, created with `pnpm admin booth-key create --name "<booth>"` or `POST /staff/booth-keys`, and shown once.',
         },
         staffSession: {
           type: 'apiKey',
@@ -204,7 +244,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       }
       if (isStaff && operation.responses?.['401']) {
         operation.responses['401'] = {
-          description: 'No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.',
+          description:
+            'No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         }
       }
@@ -242,7 +283,8 @@ function documentRetryAfter(document: OpenApiDocument): void {
     for (const operation of Object.values(pathItem ?? {})) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue
       const unavailable = operation.responses?.['503']
-      if (unavailable && !('$ref' in unavailable)) unavailable.headers = { ...unavailable.headers, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
+      if (unavailable && !('$ref' in unavailable))
+        unavailable.headers = { ...unavailable.headers, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } }
     }
   }
 }
@@ -278,7 +320,12 @@ function documentGalleryValidators(document: OpenApiDocument): void {
       },
     ]
     const ok = operation.responses['200']
-    if (ok && !('$ref' in ok)) ok.headers = { ...ok.headers, ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } }
+    if (ok && !('$ref' in ok))
+      ok.headers = {
+        ...ok.headers,
+        ETag: { $ref: '#/components/headers/ETag' },
+        'Cache-Control': { $ref: '#/components/headers/CacheControl' },
+      }
     operation.responses['304'] = {
       description: 'Not modified: the copy named in `If-None-Match` is current. No body.',
       headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } },
@@ -328,7 +375,8 @@ function documentIdempotencyKeys(document: OpenApiDocument): void {
         else responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
       }
       const badRequest = responses['400']
-      if (badRequest && 'description' in badRequest) badRequest.description = `${badRequest.description} Also an \`Idempotency-Key\` that is not 1 to 255 visible ASCII characters.`
+      if (badRequest && 'description' in badRequest)
+        badRequest.description = `${badRequest.description} Also an \`Idempotency-Key\` that is not 1 to 255 visible ASCII characters.`
       // Any stored answer can be replayed: the ones given before authentication (401, 403, 429) and 5xx never are.
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 500 || ['401', '403', '429'].includes(status) || !response || '$ref' in response) continue

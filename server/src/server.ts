@@ -125,7 +125,9 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const openApiDocument = await buildOpenApiDocument()
     const authSecret = await resolveAuthSecret(settings.staffAuth.secret, settings.dataDir)
     // Not waited for: Redis only counts rate limits, which let requests through while it is away.
-    redis = settings.redisUrl ? await connectRedisCounts({ url: settings.redisUrl, timeoutMs: settings.redisTimeoutMs }, { logger, metrics }) : undefined
+    redis = settings.redisUrl
+      ? await connectRedisCounts({ url: settings.redisUrl, timeoutMs: settings.redisTimeoutMs }, { logger, metrics })
+      : undefined
 
     server = createServer({
       // Checked by answerNodeRefusals, which answers in the service's error shape.
@@ -147,7 +149,12 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     const { address: host, port } = server.address() as AddressInfo
     const config = resolveConfig(settings, port)
     auth = createAuth(
-      { secret: authSecret, publicUrl: config.publicUrl, trustedOrigins: config.staffAuth.trustedOrigins, secureCookies: config.mode === 'production' },
+      {
+        secret: authSecret,
+        publicUrl: config.publicUrl,
+        trustedOrigins: config.staffAuth.trustedOrigins,
+        secureCookies: config.mode === 'production',
+      },
       { url: databaseUrl, timeouts: settings.databaseTimeouts },
       logger,
     )
@@ -192,14 +199,29 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       void removeDeletedPhotos({ orm, storage, logger })
       const wake: Record<string, () => void> = {}
       if (settings.delivery.dispatch) {
-        dispatcher = startDispatcher({ orm, transports: createTransports(settings.delivery, logger), logger, settings: settings.delivery.dispatcher, metrics })
+        dispatcher = startDispatcher({
+          orm,
+          transports: createTransports(settings.delivery, logger),
+          logger,
+          settings: settings.delivery.dispatcher,
+          metrics,
+        })
         wake[OUTBOX_CHANNEL] = dispatcher.wake
       }
       if (settings.copies.work && storage) {
-        copies = startCopiesWorker({ orm, logger, storage, imageLimit, metrics, settings: settings.copies.worker, wakeDelivery: () => dispatcher?.wake() })
+        copies = startCopiesWorker({
+          orm,
+          logger,
+          storage,
+          imageLimit,
+          metrics,
+          settings: settings.copies.worker,
+          wakeDelivery: () => dispatcher?.wake(),
+        })
         wake[COPIES_CHANNEL] = copies.wake
       }
-      if (Object.keys(wake).length > 0) listener = listenForNotifications({ url: databaseUrl, timeouts: settings.databaseTimeouts }, wake, logger)
+      if (Object.keys(wake).length > 0)
+        listener = listenForNotifications({ url: databaseUrl, timeouts: settings.databaseTimeouts }, wake, logger)
     }
     const stopRequested = new AbortController()
     let waiting: Promise<void> | undefined
@@ -234,7 +256,8 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         const delivery = Promise.all([dispatcher?.stop(), copies?.stop(), listener?.close()])
         const { forced } = await connections.drain(graceMs)
         if (forced > 0) logger.info('shutdown grace ran out: connections closed', { connections: forced, graceMs })
-        if ((await Promise.race([delivery, graceOver])) === 'grace over') logger.info('shutdown grace ran out: delivery not stopped', { graceMs })
+        if ((await Promise.race([delivery, graceOver])) === 'grace over')
+          logger.info('shutdown grace ran out: delivery not stopped', { graceMs })
         clearTimeout(graceTimer)
         // The database last: every request that was received has had its answer, or its grace.
         await redis?.close()

@@ -36,7 +36,10 @@ describe('pnpm admin booth-key', () => {
     const name = `Mirror booth ${Date.now()}`
     const created = await admin('booth-key', 'create', '--name', name)
     expect(created.code).toBe(0)
-    const printed = /^Created booth key ([A-Za-z0-9]{12}) for "(.+)"\. Copy it now, it is not shown again:\n\n {2}(pbk_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43})\n\n$/.exec(created.stdout)
+    const printed =
+      /^Created booth key ([A-Za-z0-9]{12}) for "(.+)"\. Copy it now, it is not shown again:\n\n {2}(pbk_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43})\n\n$/.exec(
+        created.stdout,
+      )
     expect(printed, created.stdout).not.toBeNull()
     const [, id, printedName, key] = printed as unknown as [string, string, string, string]
     expect(printedName).toBe(name)
@@ -61,12 +64,18 @@ describe('pnpm admin booth-key', () => {
 
     const [again, after] = await Promise.all([admin('booth-key', 'revoke', id), admin('booth-key', 'list')])
     expect(again).toEqual({ code: 1, stdout: `No active key ${id}.\n`, stderr: '' })
-    expect(after.stdout.split('\n').find((entry) => entry.startsWith(`${id} `))).toMatch(new RegExp(`^${id} +revoked ${ISO} +last used ${ISO} +${name}$`))
+    expect(after.stdout.split('\n').find((entry) => entry.startsWith(`${id} `))).toMatch(
+      new RegExp(`^${id} +revoked ${ISO} +last used ${ISO} +${name}$`),
+    )
   }, 60_000)
 
   it('when the command is incomplete, then it says what is missing, exits 2 and writes nothing', async () => {
     const before = await countKeys()
-    const [nothing, blankName, noId] = await Promise.all([admin(), admin('booth-key', 'create', '--name', '   '), admin('booth-key', 'revoke')])
+    const [nothing, blankName, noId] = await Promise.all([
+      admin(),
+      admin('booth-key', 'create', '--name', '   '),
+      admin('booth-key', 'revoke'),
+    ])
     expect(nothing).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^Usage:\n {2}pnpm admin staff create --email <email>/) })
     expect(blankName).toEqual({ code: 2, stdout: '', stderr: 'booth-key create needs --name "<booth>"\n' })
     expect(noId).toEqual({ code: 2, stdout: '', stderr: 'booth-key revoke needs the key id\n' })
@@ -80,12 +89,25 @@ const countStaff = async (email: string) =>
 describe('pnpm admin staff', () => {
   it('when an operator creates the first staff member, then they sign in with that password, and the list shows them', async () => {
     const email = `owner-${Date.now()}@example.org`
-    const created = await admin('staff', 'create', '--email', email.toUpperCase(), '--name', 'Olivia Owner', '--password', 'correct horse battery')
+    const created = await admin(
+      'staff',
+      'create',
+      '--email',
+      email.toUpperCase(),
+      '--name',
+      'Olivia Owner',
+      '--password',
+      'correct horse battery',
+    )
     expect(created.code, created.stderr).toBe(0)
-    expect(created.stdout).toMatch(new RegExp(`^Created staff member ${email} \\([A-Za-z0-9]+\\)\\. Sign in at POST /api/auth/sign-in/email\\.\\n$`))
+    expect(created.stdout).toMatch(
+      new RegExp(`^Created staff member ${email} \\([A-Za-z0-9]+\\)\\. Sign in at POST /api/auth/sign-in/email\\.\\n$`),
+    )
     expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
     const listed = await admin('staff', 'list')
-    expect(listed.stdout.split('\n').find((line) => line.includes(email))).toMatch(new RegExp(`^[A-Za-z0-9]+ +${ISO} +${email} +Olivia Owner$`))
+    expect(listed.stdout.split('\n').find((line) => line.includes(email))).toMatch(
+      new RegExp(`^[A-Za-z0-9]+ +${ISO} +${email} +Olivia Owner$`),
+    )
   }, 60_000)
 
   it('when no password is given and standard input is not a terminal, then its first line is the password', async () => {
@@ -119,7 +141,11 @@ describe('pnpm admin demo seed', () => {
   it('when the demo event is missing, then it is created with its sets; run again, it says it exists', async () => {
     await app.orm.em.fork().execute(`delete from event where slug = 'demo'`)
     const first = await admin('demo', 'seed')
-    expect(first).toEqual({ code: 0, stdout: 'Created the demo event "demo" with its sets demo/photo-wall, demo/mirror-booth.\n', stderr: '' })
+    expect(first).toEqual({
+      code: 0,
+      stdout: 'Created the demo event "demo" with its sets demo/photo-wall, demo/mirror-booth.\n',
+      stderr: '',
+    })
     expect((await fetch(`${app.url}/events/demo/sets/mirror-booth`)).status).toBe(200)
     const second = await admin('demo', 'seed')
     expect(second).toEqual({ code: 0, stdout: 'The demo event "demo" already exists.\n', stderr: '' })

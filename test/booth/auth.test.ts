@@ -25,7 +25,8 @@ const boothRoutes = (Object.keys(contract.booth) as BoothProcedure[]).map((name)
 })
 
 /** The schema failure's issue paths, from the validator's shape. */
-const issuePaths = (body: { error: { message: string } }) => (JSON.parse(body.error.message) as { path: unknown[] }[]).map((issue) => issue.path)
+const issuePaths = (body: { error: { message: string } }) =>
+  (JSON.parse(body.error.message) as { path: unknown[] }[]).map((issue) => issue.path)
 
 /**
  * What each procedure itself answers a valid key, for an id that names nothing and the body `{}`:
@@ -118,7 +119,14 @@ describe('booth keys', () => {
     const key = await createTestBoothKey(app, 'Tracked booth')
     const id = key.split('_')[1]
     const read = async () =>
-      (await app.orm.em.fork().execute<{ used: number | null }[]>(`select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`, [id]))[0]!.used
+      (
+        await app.orm.em
+          .fork()
+          .execute<{ used: number | null }[]>(
+            `select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`,
+            [id],
+          )
+      )[0]!.used
     expect(await read()).toBeNull()
     expect((await fetch(`${app.url}/booth/events`, { headers: { authorization: `bearer ${key}` } })).status).toBe(200)
     expect(Math.abs(Date.now() - (await read())!)).toBeLessThan(60_000)
@@ -131,12 +139,16 @@ describe('booth keys', () => {
     const clocked = await startTestServer({}, { now: () => new Date(now) })
     try {
       const key = await createTestBoothKey(clocked, 'Clocked booth')
-      const use = async () => expect((await fetch(`${clocked.url}/booth/events`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+      const use = async () =>
+        expect((await fetch(`${clocked.url}/booth/events`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
       const lastUsed = async () =>
         (
           await clocked.orm.em
             .fork()
-            .execute<{ used: number | null }[]>(`select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`, [key.split('_')[1]])
+            .execute<{ used: number | null }[]>(
+              `select floor(extract(epoch from last_used_at) * 1000)::float8 as used from booth_key where id = ?`,
+              [key.split('_')[1]],
+            )
         )[0]!.used
       await use()
       expect(await lastUsed()).toBe(start)

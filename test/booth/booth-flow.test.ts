@@ -48,9 +48,17 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     // A kiosk registers two groups; the queue lists them oldest first with the guests' names.
     const first = await kiosk.kiosk.registerGuests({
       params: { setId: sets[0]!.id },
-      body: { guests: [{ name: 'Ada King Lovelace', email: 'ada@example.org' }, { name: 'Grace', phone: '+1 415 555 2671' }] },
+      body: {
+        guests: [
+          { name: 'Ada King Lovelace', email: 'ada@example.org' },
+          { name: 'Grace', phone: '+1 415 555 2671' },
+        ],
+      },
     })
-    const second = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Alan', email: 'alan@example.org' }] } })
+    const second = await kiosk.kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Alan', email: 'alan@example.org' }] },
+    })
     const queue = await booth.booth.listQueue({ setId: sets[0]!.id })
     expect(queue.set).toEqual(sets[0])
     expect(queue.sessions.map((s) => s.id)).toEqual([first.id, second.id])
@@ -90,10 +98,16 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     // base: each photo's full-size copy (its display copies may already be listed too).
     const gallery = await kiosk.gallery.getGallery({ sessionId: first.id })
     expect(gallery.photos.map(({ copies: _copies, ...photo }) => photo)).toEqual(completed.photos)
-    expect(gallery.photos.map((p) => p.url)).toEqual(completed.photos.map((p) => `${app.config.cdnUrl}/sessions/${first.id}/copies/${p.id}.jpg`))
+    expect(gallery.photos.map((p) => p.url)).toEqual(
+      completed.photos.map((p) => `${app.config.cdnUrl}/sessions/${first.id}/copies/${p.id}.jpg`),
+    )
     // On the local bucket a photo URL asked for before the copies worker makes its copy at once; on S3
     // (the bucket's own domain) it answers once the worker has stored it, seconds after completion.
-    if (setup.s3) await until(() => kiosk.gallery.getGallery({ sessionId: first.id }), (live) => live.photos.every((photo) => photo.copies))
+    if (setup.s3)
+      await until(
+        () => kiosk.gallery.getGallery({ sessionId: first.id }),
+        (live) => live.photos.every((photo) => photo.copies),
+      )
     const served = await fetch(gallery.photos[0]!.url)
     expect(served.status).toBe(200)
     // These JPEGs carry no metadata: the full-size copy is the upload, byte for byte.
@@ -115,10 +129,12 @@ describe.each(storages)('the booth flow on %s', (_name, prepare) => {
     expect(after.sessions.map((s) => s.id)).toEqual([second.id])
 
     // One gallery link per guest per channel was queued with the completion.
-    const messages = await app.orm.em.fork().execute<{ channel: string; recipient: string; link: string; status: string }[]>(
-      'select channel, recipient, link, status from outbox_message where session_id = ? order by recipient',
-      [first.id],
-    )
+    const messages = await app.orm.em
+      .fork()
+      .execute<{ channel: string; recipient: string; link: string; status: string }[]>(
+        'select channel, recipient, link, status from outbox_message where session_id = ? order by recipient',
+        [first.id],
+      )
     expect(messages).toEqual([
       { channel: 'sms', recipient: '+14155552671', link: completed.galleryUrl, status: 'pending' },
       { channel: 'email', recipient: 'ada@example.org', link: completed.galleryUrl, status: 'pending' },

@@ -16,7 +16,12 @@ beforeAll(async () => {
 
 /** An active session of the given guests (two by default: one email, one phone). */
 type Guest = { name: string; email?: string; phone?: string }
-async function activeSession(guests: Guest[] = [{ name: 'Ada', email: 'ada@example.org' }, { name: 'Bob', phone: '+1 415 555 2671' }]) {
+async function activeSession(
+  guests: Guest[] = [
+    { name: 'Ada', email: 'ada@example.org' },
+    { name: 'Bob', phone: '+1 415 555 2671' },
+  ],
+) {
   const { sets } = await seedEvent(app.orm)
   return kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests } })
 }
@@ -42,7 +47,11 @@ async function stateOf(sessionId: string) {
 }
 
 const complete = (sessionId: string, photos: string[]) =>
-  postJson(`${app.url}/booth/sessions/${sessionId}/complete`, { photos }, { headers: { 'content-type': 'application/json', authorization: `Bearer ${boothKey}` } })
+  postJson(
+    `${app.url}/booth/sessions/${sessionId}/complete`,
+    { photos },
+    { headers: { 'content-type': 'application/json', authorization: `Bearer ${boothKey}` } },
+  )
 
 describe('POST /booth/sessions/:id/complete', () => {
   it('when some keys are not in storage, then 422 lists exactly those and nothing is written', async () => {
@@ -160,7 +169,10 @@ describe('uploads and cancel', () => {
 
   it('when a session is cancelled, then it leaves the queue and its gallery stays 404', async () => {
     const { sets } = await seedEvent(app.orm)
-    const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Cy', email: 'cy@example.org' }] } })
+    const session = await kiosk.kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Cy', email: 'cy@example.org' }] },
+    })
     expect(await booth.booth.cancel({ params: { sessionId: session.id } })).toEqual({ id: session.id, status: 'cancelled' })
     expect((await booth.booth.listQueue({ setId: sets[0]!.id })).sessions).toEqual([])
     expect((await fetch(`${app.url}/gallery/${session.id}`)).status).toBe(404)

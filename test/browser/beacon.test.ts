@@ -52,10 +52,9 @@ describe('a real browser beacon', () => {
     try {
       const counted = async () =>
         (
-          await app.orm.em.fork().execute<{ count: string }[]>(
-            `select count(*) from tracking_event where session_id = ? and kind = 'view'`,
-            [gallery.sessionId],
-          )
+          await app.orm.em
+            .fork()
+            .execute<{ count: string }[]>(`select count(*) from tracking_event where session_id = ? and kind = 'view'`, [gallery.sessionId])
         )[0]!.count
       let count = '0'
       for (let waited = 0; waited < 20_000 && count === '0'; waited += 100) {

@@ -32,7 +32,11 @@ class Chromium {
       buffer += chunk.toString('utf8')
       let end
       while ((end = buffer.indexOf('\0')) !== -1) {
-        const message = JSON.parse(buffer.slice(0, end)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } } & CdpEvent
+        const message = JSON.parse(buffer.slice(0, end)) as {
+          id?: number
+          result?: Record<string, unknown>
+          error?: { message: string }
+        } & CdpEvent
         buffer = buffer.slice(end + 1)
         if (message.id === undefined) {
           this.events.push(message)
@@ -88,7 +92,11 @@ describe('the API reference at /docs', () => {
       paths: Record<string, Record<string, unknown>>
     }
     const expected = Object.entries(document.paths)
-      .flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`))
+      .flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((key) => METHODS.includes(key))
+          .map((method) => `${method.toUpperCase()} ${path}`),
+      )
       .sort()
 
     // The page, as served: helmet's CSP included, no route-specific one.
@@ -111,7 +119,7 @@ describe('the API reference at /docs', () => {
       const listed = await until(
         () =>
           evaluate<string[]>(
-          `[...document.querySelectorAll('.opblock')].map((block) => block.querySelector('.opblock-summary-method')?.textContent + ' ' + block.querySelector('.opblock-summary-path')?.getAttribute('data-path'))`,
+            `[...document.querySelectorAll('.opblock')].map((block) => block.querySelector('.opblock-summary-method')?.textContent + ' ' + block.querySelector('.opblock-summary-path')?.getAttribute('data-path'))`,
           ),
         (operations) => operations.length >= expected.length,
         30_000,
@@ -139,7 +147,8 @@ describe('the API reference at /docs', () => {
 
       const errors = browser.events.flatMap((event) => {
         if (event.method === 'Runtime.exceptionThrown') return [JSON.stringify(event.params.exceptionDetails)]
-        if (event.method === 'Runtime.consoleAPICalled' && ['error', 'assert'].includes(event.params.type as string)) return [JSON.stringify(event.params.args)]
+        if (event.method === 'Runtime.consoleAPICalled' && ['error', 'assert'].includes(event.params.type as string))
+          return [JSON.stringify(event.params.args)]
         const entry = event.params.entry as { level?: string; text?: string } | undefined
         if (event.method === 'Log.entryAdded' && entry?.level === 'error') return [entry.text ?? '']
         return []

@@ -62,9 +62,27 @@ describe('a guest’s gallery page, in Chromium', () => {
     // Each from its display copy (a photo this small has one, at its own size), never enlarged.
     const shown = (await photosShown(page)).map(({ cssWidth: _cssWidth, ...photo }) => photo)
     expect(shown).toEqual([
-      { width: '48', height: '32', pixels: [48, 32], src: photos[0]!.copies![0]!.url, alt: 'Photo 1 of 3, Ada & Grace at Harbour Lights Gala' },
-      { width: '30', height: '45', pixels: [30, 45], src: photos[1]!.copies![0]!.url, alt: 'Photo 2 of 3, Ada & Grace at Harbour Lights Gala' },
-      { width: '40', height: '40', pixels: [40, 40], src: photos[2]!.copies![0]!.url, alt: 'Photo 3 of 3, Ada & Grace at Harbour Lights Gala' },
+      {
+        width: '48',
+        height: '32',
+        pixels: [48, 32],
+        src: photos[0]!.copies![0]!.url,
+        alt: 'Photo 1 of 3, Ada & Grace at Harbour Lights Gala',
+      },
+      {
+        width: '30',
+        height: '45',
+        pixels: [30, 45],
+        src: photos[1]!.copies![0]!.url,
+        alt: 'Photo 2 of 3, Ada & Grace at Harbour Lights Gala',
+      },
+      {
+        width: '40',
+        height: '40',
+        pixels: [40, 40],
+        src: photos[2]!.copies![0]!.url,
+        alt: 'Photo 3 of 3, Ada & Grace at Harbour Lights Gala',
+      },
     ])
     expect(photos.map((photo) => photo.copies!.map((copy) => [copy.type, copy.width]))).toEqual([
       [['image/webp', 48]],
@@ -118,7 +136,10 @@ describe('a guest’s gallery page, in Chromium', () => {
     const opened = new URL(sharerUrl)
     expect(`${opened.origin}${opened.pathname}`).toBe('https://www.facebook.com/sharer/sharer.php')
     expect(opened.searchParams.get('u')).toBe(pageUrl)
-    expect((await visitor.beacons.count(3))[2]).toEqual({ body: { kind: 'share', sessionId: gallery.id, channel: 'facebook' }, status: 204 })
+    expect((await visitor.beacons.count(3))[2]).toEqual({
+      body: { kind: 'share', sessionId: gallery.id, channel: 'facebook' },
+      status: 204,
+    })
     expect(visitor.foreign.splice(0)).toEqual([sharerUrl])
 
     // The phone's share sheet: the link for "Share…", the first photo itself for the photo apps (its
@@ -190,15 +211,22 @@ describe('a guest’s gallery page, in Chromium', () => {
     const gallery = await liveGallery()
     const { page } = await guest({ webShare: true })
     await page.goto(`/g/${gallery.id}`)
-    type Target = { checkVisibility(): boolean; getBoundingClientRect(): { width: number; height: number }; getAttribute(name: string): string | null; textContent: string }
-    const sizes = await page.locator('.actions :is(a, button), .share-buttons :is(a, button), .photo :is(a, button)').evaluateAll((targets: Target[]) =>
-      targets
-        .filter((target) => target.checkVisibility())
-        .map((target) => {
-          const { width, height } = target.getBoundingClientRect()
-          return { name: target.getAttribute('aria-label') ?? target.textContent, width, height }
-        }),
-    )
+    type Target = {
+      checkVisibility(): boolean
+      getBoundingClientRect(): { width: number; height: number }
+      getAttribute(name: string): string | null
+      textContent: string
+    }
+    const sizes = await page
+      .locator('.actions :is(a, button), .share-buttons :is(a, button), .photo :is(a, button)')
+      .evaluateAll((targets: Target[]) =>
+        targets
+          .filter((target) => target.checkVisibility())
+          .map((target) => {
+            const { width, height } = target.getBoundingClientRect()
+            return { name: target.getAttribute('aria-label') ?? target.textContent, width, height }
+          }),
+      )
     // The zip, five share buttons, and per photo its full-size link and its download.
     expect(sizes).toHaveLength(1 + 5 + 3 * 2)
     expect(sizes.filter((size) => !(size.width >= 44 && size.height >= 44))).toEqual([])
@@ -330,14 +358,26 @@ describe('screenshots of the pages', () => {
     const others = [
       await liveGallery({ setId: sets[0]!.id, names: ['Katherine Johnson'], images: [makeJpeg(30, 40, 90), makeJpeg(40, 30, 120)] }),
       await liveGallery({ setId: sets[1]!.id, names: ['Alan Turing', 'Joan Clarke', 'Tommy Flowers'], images: [makeJpeg(40, 30, 200)] }),
-      await liveGallery({ setId: sets[1]!.id, names: ['Hedy Lamarr'], images: [makeJpeg(30, 30, 150), makeJpeg(30, 40, 60), makeJpeg(40, 30, 10)] }),
+      await liveGallery({
+        setId: sets[1]!.id,
+        names: ['Hedy Lamarr'],
+        images: [makeJpeg(30, 30, 150), makeJpeg(30, 40, 60), makeJpeg(40, 30, 10)],
+      }),
     ]
     const waiting = await register(sets[0]!.id, ['Mary Jackson'])
     // The pages as guests see them a second or so after the booth: from the display copies.
     await Promise.all([gallery, ...others].map((session) => copiesMade(session.id, 90_000)))
 
-    const pages = { gallery: `/g/${gallery.id}`, waiting: `/g/${waiting.id}`, event: `/g/events/${event.slug}`, missing: '/g/AAAAAAAAAAAAAAAAAAAAAA' }
-    for (const [size, options] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    const pages = {
+      gallery: `/g/${gallery.id}`,
+      waiting: `/g/${waiting.id}`,
+      event: `/g/events/${event.slug}`,
+      missing: '/g/AAAAAAAAAAAAAAAAAAAAAA',
+    }
+    for (const [size, options] of [
+      ['phone', PHONE],
+      ['desktop', DESKTOP],
+    ] as const) {
       const { page } = await guest({ context: options })
       for (const [name, path] of Object.entries(pages)) {
         await page.goto(path)
@@ -361,7 +401,6 @@ async function guest(options: GuestOptions = {}): Promise<Guest> {
   guests.push(opened)
   return opened
 }
-
 
 /**
  * The gallery once the copies worker has made every photo's copies (a second or so per camera
@@ -407,13 +446,17 @@ async function imagesInView(page: Page) {
 async function trackingRows(sessionId: string) {
   return app.orm.em
     .fork()
-    .execute<{ kind: string; channel: string | null }[]>('select kind, channel from tracking_event where session_id = ? order by id', [sessionId])
+    .execute<{ kind: string; channel: string | null }[]>('select kind, channel from tracking_event where session_id = ? order by id', [
+      sessionId,
+    ])
 }
 
 async function eventViews(eventId: string) {
   const [row] = await app.orm.em
     .fork()
-    .execute<{ count: string }[]>(`select count(*) from tracking_event where event_id = ? and session_id is null and kind = 'view'`, [eventId])
+    .execute<{ count: string }[]>(`select count(*) from tracking_event where event_id = ? and session_id is null and kind = 'view'`, [
+      eventId,
+    ])
   return Number(row!.count)
 }
 

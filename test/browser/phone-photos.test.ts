@@ -18,7 +18,12 @@ import { until } from '../support/until.js'
  */
 
 /** A phone as guests hold one (an iPhone 14's CSS size) at its real density; and a small one. */
-const phone = (width: number): BrowserContextOptions => ({ viewport: { width, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true })
+const phone = (width: number): BrowserContextOptions => ({
+  viewport: { width, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+})
 const WIDTHS = [390, 320] as const
 const PHOTOS = 10
 
@@ -41,7 +46,9 @@ const guests: Guest[] = []
 beforeAll(async () => {
   // The camera's files, made while the service and the browser start (seeds vary the scenes; two are
   // held upright, EXIF orientation 6: their display copies are portrait).
-  const images = Promise.all(Array.from({ length: PHOTOS }, (_, i) => makeCameraJpeg({ seed: i + 1, orientation: i === 2 || i === 7 ? 6 : 1 })))
+  const images = Promise.all(
+    Array.from({ length: PHOTOS }, (_, i) => makeCameraJpeg({ seed: i + 1, orientation: i === 2 || i === 7 ? 6 : 1 })),
+  )
   ;[app, browser] = await Promise.all([databases.create().then((databaseUrl) => startTestServer({ databaseUrl })), launchChromium()])
   kiosk = createClient({ baseUrl: app.url })
   const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app) })
@@ -59,7 +66,10 @@ beforeAll(async () => {
 
   /** Registered by the kiosk, uploaded and completed by the booth: the way production makes a gallery. */
   const live = async (setId: string, names: string[], photos: Buffer[]) => {
-    const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) } })
+    const session = await kiosk.kiosk.registerGuests({
+      params: { setId },
+      body: { guests: names.map((name, i) => ({ name, email: `guest${i}@example.org` })) },
+    })
     const { uploads } = await booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: photos.length } })
     for (const [i, upload] of uploads.entries()) {
       const response = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: photos[i] })
@@ -101,72 +111,87 @@ afterAll(async () => {
 })
 
 describe('a gallery of camera photos on a phone, in Chromium', () => {
-  it.each(WIDTHS)('when shown %i px wide at 3× density, then every photo is a display copy sized for its cell, never the camera’s file', async (width) => {
-    const { page } = await guest({ context: phone(width) })
-    await page.goto(`/g/${gallery.id}`)
+  it.each(WIDTHS)(
+    'when shown %i px wide at 3× density, then every photo is a display copy sized for its cell, never the camera’s file',
+    async (width) => {
+      const { page } = await guest({ context: phone(width) })
+      await page.goto(`/g/${gallery.id}`)
 
-    // The first row is fetched first; the rest when scrolled near.
-    const loading = await page.locator('.photos img').evaluateAll((images: { getAttribute(name: string): string | null }[]) =>
-      images.map((img) => [img.getAttribute('fetchpriority'), img.getAttribute('loading')]),
-    )
-    expect(loading).toEqual([...Array(2).fill(['high', null]), ...Array(PHOTOS - 2).fill([null, 'lazy'])])
+      // The first row is fetched first; the rest when scrolled near.
+      const loading = await page
+        .locator('.photos img')
+        .evaluateAll((images: { getAttribute(name: string): string | null }[]) =>
+          images.map((img) => [img.getAttribute('fetchpriority'), img.getAttribute('loading')]),
+        )
+      expect(loading).toEqual([...Array(2).fill(['high', null]), ...Array(PHOTOS - 2).fill([null, 'lazy'])])
 
-    const shown = await photosShown(page)
-    expect(shown).toHaveLength(PHOTOS)
-    for (const [i, image] of shown.entries()) {
-      const photo = gallery.photos[i]!
-      const copy = photo.copies!.find((candidate) => candidate.url === image.src)
-      const what = `photo ${i + 1} at ${width} px: ${image.src} in a cell ${image.cssWidth} px wide`
-      // A display copy (WebP), not the full-size photo the download gives.
-      expect(image.src, what).not.toBe(photo.url)
-      expect(copy, what).toBeDefined()
-      expect(image.pixels, what).toEqual([copy!.width, copy!.height])
-      const devicePixels = image.cssWidth * 3
-      // Not more than twice the pixels the screen has for it…
-      expect(copy!.width, what).toBeLessThanOrEqual(2 * devicePixels)
-      // …and about two pixels per CSS pixel at least (the grid is sized for 2× density: a 3× screen
-      // gets what a 2× one does, sharp still, at a third of the bytes), unless it is the largest copy.
-      if (copy !== photo.copies!.at(-1)) expect(copy!.width, what).toBeGreaterThanOrEqual(Math.floor(1.8 * image.cssWidth))
-    }
-  })
+      const shown = await photosShown(page)
+      expect(shown).toHaveLength(PHOTOS)
+      for (const [i, image] of shown.entries()) {
+        const photo = gallery.photos[i]!
+        const copy = photo.copies!.find((candidate) => candidate.url === image.src)
+        const what = `photo ${i + 1} at ${width} px: ${image.src} in a cell ${image.cssWidth} px wide`
+        // A display copy (WebP), not the full-size photo the download gives.
+        expect(image.src, what).not.toBe(photo.url)
+        expect(copy, what).toBeDefined()
+        expect(image.pixels, what).toEqual([copy!.width, copy!.height])
+        const devicePixels = image.cssWidth * 3
+        // Not more than twice the pixels the screen has for it…
+        expect(copy!.width, what).toBeLessThanOrEqual(2 * devicePixels)
+        // …and about two pixels per CSS pixel at least (the grid is sized for 2× density: a 3× screen
+        // gets what a 2× one does, sharp still, at a third of the bytes), unless it is the largest copy.
+        if (copy !== photo.copies!.at(-1)) expect(copy!.width, what).toBeGreaterThanOrEqual(Math.floor(1.8 * image.cssWidth))
+      }
+    },
+  )
 
-  it.each(WIDTHS)('when a photo is tapped %i px wide, then the viewer shows its large copy, swipes move through the photos, and the position is never cut off', async (width) => {
-    // 390 px: a phone that can share files ("Save to Photos" offered); 320 px: one that cannot.
-    const canShareFiles = width === 390
-    const visitor = await guest({ context: phone(width), webShare: canShareFiles })
-    const { page, context } = visitor
-    await page.goto(`/g/${gallery.id}`)
-    const viewer = page.locator('dialog.viewer')
-    const large = (n: number) => gallery.photos[n - 1]!.copies!.at(-1)!
+  it.each(WIDTHS)(
+    'when a photo is tapped %i px wide, then the viewer shows its large copy, swipes move through the photos, and the position is never cut off',
+    async (width) => {
+      // 390 px: a phone that can share files ("Save to Photos" offered); 320 px: one that cannot.
+      const canShareFiles = width === 390
+      const visitor = await guest({ context: phone(width), webShare: canShareFiles })
+      const { page, context } = visitor
+      await page.goto(`/g/${gallery.id}`)
+      const viewer = page.locator('dialog.viewer')
+      const large = (n: number) => gallery.photos[n - 1]!.copies!.at(-1)!
 
-    // While the first photo is looked at, the second one's large copy is fetched ahead.
-    const preloaded = context.waitForEvent('requestfinished', (request) => request.url() === large(2).url)
-    await page.tap('#photo-1 .photo-open')
-    await viewer.waitFor({ state: 'visible' })
-    expect(await viewerShows(page)).toEqual({ count: 'Photo 1 of 10', ...largeCopyOf(1) })
-    await preloaded
-    expect(await page.locator('[data-viewer="save"]').isVisible()).toBe(canShareFiles)
+      // While the first photo is looked at, the second one's large copy is fetched ahead.
+      const preloaded = context.waitForEvent('requestfinished', (request) => request.url() === large(2).url)
+      await page.tap('#photo-1 .photo-open')
+      await viewer.waitFor({ state: 'visible' })
+      expect(await viewerShows(page)).toEqual({ count: 'Photo 1 of 10', ...largeCopyOf(1) })
+      await preloaded
+      expect(await page.locator('[data-viewer="save"]').isVisible()).toBe(canShareFiles)
 
-    const cdp = await context.newCDPSession(page)
-    // Left: the next photo; right: back; right again from the first: round to the last.
-    for (const [direction, n] of [['left', 2], ['right', 1], ['right', 10], ['left', 1]] as const) {
-      await swipe(page, cdp, direction)
-      await page.locator('.viewer-count', { hasText: `Photo ${n} of 10` }).waitFor()
-      expect(await viewerShows(page), `swiped ${direction} to photo ${n}`).toEqual({ count: `Photo ${n} of 10`, ...largeCopyOf(n) })
-    }
+      const cdp = await context.newCDPSession(page)
+      // Left: the next photo; right: back; right again from the first: round to the last.
+      for (const [direction, n] of [
+        ['left', 2],
+        ['right', 1],
+        ['right', 10],
+        ['left', 1],
+      ] as const) {
+        await swipe(page, cdp, direction)
+        await page.locator('.viewer-count', { hasText: `Photo ${n} of 10` }).waitFor()
+        expect(await viewerShows(page), `swiped ${direction} to photo ${n}`).toEqual({ count: `Photo ${n} of 10`, ...largeCopyOf(n) })
+      }
 
-    if (canShareFiles) {
-      // "Save to Photos": the full-size photo (upright, without its metadata) to the share sheet, not a display copy.
-      await page.tap('[data-viewer="save"]')
-      const fullSize = await fetch(gallery.photos[0]!.url)
-      expect(fullSize.headers.get('content-type')).toBe('image/jpeg')
-      const title = await page.title()
-      expect((await visitor.shared.count(1))[0]).toEqual({ files: [{ name: `${title} 1.jpg`, type: 'image/jpeg', size: (await fullSize.arrayBuffer()).byteLength }] })
-    }
+      if (canShareFiles) {
+        // "Save to Photos": the full-size photo (upright, without its metadata) to the share sheet, not a display copy.
+        await page.tap('[data-viewer="save"]')
+        const fullSize = await fetch(gallery.photos[0]!.url)
+        expect(fullSize.headers.get('content-type')).toBe('image/jpeg')
+        const title = await page.title()
+        expect((await visitor.shared.count(1))[0]).toEqual({
+          files: [{ name: `${title} 1.jpg`, type: 'image/jpeg', size: (await fullSize.arrayBuffer()).byteLength }],
+        })
+      }
 
-    await page.locator('[data-viewer="close"]').tap()
-    await viewer.waitFor({ state: 'hidden' })
-  })
+      await page.locator('[data-viewer="close"]').tap()
+      await viewer.waitFor({ state: 'hidden' })
+    },
+  )
 })
 
 describe('an event’s page of camera photos on a phone, in Chromium', () => {
@@ -177,7 +202,12 @@ describe('an event’s page of camera photos on a phone, in Chromium', () => {
     const listed = (await kiosk.gallery.getEventPage({ slug: gallery.event.slug })).sets.flatMap((set) => set.sessions)
     expect(listed.map((session) => session.id).sort()).toEqual(cards.map((card) => card.id).sort())
 
-    type Card = { href: string; textContent: string; getAttribute(name: string): string | null; querySelector(selector: string): ShownImage }
+    type Card = {
+      href: string
+      textContent: string
+      getAttribute(name: string): string | null
+      querySelector(selector: string): ShownImage
+    }
     const shown = await page.locator('.card a').evaluateAll((links: Card[]) =>
       Promise.all(
         links.map(async (link) => {
@@ -212,7 +242,10 @@ describe('an event’s page of camera photos on a phone, in Chromium', () => {
 
     // The rule is live: a card named otherwise than by its visible text is a violation.
     await page.evaluate(`document.querySelector('.card a').setAttribute('aria-label', 'Open gallery')`)
-    const control = await runAxe(page, { runOnly: ['label-content-name-mismatch'], rules: { 'label-content-name-mismatch': { enabled: true } } })
+    const control = await runAxe(page, {
+      runOnly: ['label-content-name-mismatch'],
+      rules: { 'label-content-name-mismatch': { enabled: true } },
+    })
     expect(control.violations).toEqual([{ id: 'label-content-name-mismatch', targets: [expect.any(String)] }])
   })
 })
@@ -226,14 +259,15 @@ async function guest(options: GuestOptions): Promise<Guest> {
   return opened
 }
 
-
 /** The viewer's position, and the image it shows once decoded, with the position's box. */
 async function viewerShows(page: Page) {
   const count = page.locator('.viewer-count')
-  const box = await count.evaluate((element: { scrollWidth: number; clientWidth: number; getBoundingClientRect(): { left: number; right: number } }) => {
-    const { left, right } = element.getBoundingClientRect()
-    return { scrollWidth: element.scrollWidth, clientWidth: element.clientWidth, left, right }
-  })
+  const box = await count.evaluate(
+    (element: { scrollWidth: number; clientWidth: number; getBoundingClientRect(): { left: number; right: number } }) => {
+      const { left, right } = element.getBoundingClientRect()
+      return { scrollWidth: element.scrollWidth, clientWidth: element.clientWidth, left, right }
+    },
+  )
   const viewport = page.viewportSize()!
   // Never cut off: the text fits its box, and the box is on the screen.
   expect(box.scrollWidth, 'the position is cut off').toBeLessThanOrEqual(box.clientWidth)
@@ -272,7 +306,12 @@ async function swipe(page: Page, cdp: CDPSession, direction: 'left' | 'right') {
   await touch('touchEnd', [], 0.52)
 }
 
-type Audit = { violations: { id: string; targets: string[] }[]; passes: string[]; inapplicable: string[]; incomplete: { id: string; targets: string[] }[] }
+type Audit = {
+  violations: { id: string; targets: string[] }[]
+  passes: string[]
+  inapplicable: string[]
+  incomplete: { id: string; targets: string[] }[]
+}
 
 /** axe.run on the whole page: the rules that failed, or could not decide, with the elements concerned; the ones that passed; the ones with nothing to check. */
 async function runAxe(page: Page, options: Record<string, unknown>): Promise<Audit> {

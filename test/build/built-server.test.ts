@@ -73,7 +73,11 @@ describe('the built server in production mode', () => {
     service.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')))
     const url = env.PUBLIC_URL!
     await until(
-      () => fetch(`${url}/readyz`).then((response) => response.status, () => 0),
+      () =>
+        fetch(`${url}/readyz`).then(
+          (response) => response.status,
+          () => 0,
+        ),
       (status) => status === 200,
       20_000,
     ).catch((error: unknown) => {
@@ -116,7 +120,10 @@ describe('the built server in production mode', () => {
     expect(html).toContain(`srcset="${copied.photos[0]!.copies![0]!.url} `)
     const zip = await fetch(`${url}/gallery/${session.id}/zip`)
     expect(zip.status).toBe(200)
-    expect((await unzip(Buffer.from(await zip.arrayBuffer()))).map((entry) => entry.name)).toEqual(['Ada Lovelace 1.jpg', 'Ada Lovelace 2.jpg'])
+    expect((await unzip(Buffer.from(await zip.arrayBuffer()))).map((entry) => entry.name)).toEqual([
+      'Ada Lovelace 1.jpg',
+      'Ada Lovelace 2.jpg',
+    ])
 
     await Promise.all([postmark.received(1), twilio.received(1)])
     expect(JSON.parse(postmark.requests[0]!.body).TextBody).toContain(completed.galleryUrl)

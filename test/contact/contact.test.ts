@@ -86,7 +86,9 @@ describe('POST /contact', () => {
   })
 
   it('when labels are not on the published page, then 400 "Unknown fields: <labels>" and nothing is sent', async () => {
-    await expectAnswer(await submit({ fields: { Name: 'Ada', Company: 'X', Budget: '1' } }), 400, { error: 'Unknown fields: Company, Budget' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada', Company: 'X', Budget: '1' } }), 400, {
+      error: 'Unknown fields: Company, Budget',
+    })
     expect(postmark.requests).toHaveLength(0)
   })
 
@@ -223,7 +225,10 @@ describe('POST /contact', () => {
 
   it('when the development default is used, then the labels come from the local file and the console accepts', async () => {
     const server = await startTestServer(
-      contactSettings({ form: { kind: 'file', path: 'server/contact-form.json', labelsPath: 'fields[].label', ttlMs: 1000 }, mail: { kind: 'console' } }),
+      contactSettings({
+        form: { kind: 'file', path: 'server/contact-form.json', labelsPath: 'fields[].label', ttlMs: 1000 },
+        mail: { kind: 'console' },
+      }),
     )
     extra.push(server)
     await expectAnswer(await submit({ fields: { Name: 'Ada', 'Event date': '2027-06-12' } }, server), 200, { ok: true })

@@ -42,7 +42,9 @@ async function waitingOnLocks(databaseUrl: string, count: number, ms = 10_000): 
   for (;;) {
     const [row] = await admin.em
       .fork()
-      .execute<{ waiting: string }[]>(`select count(*) as waiting from pg_stat_activity where datname = ? and wait_event_type = 'Lock'`, [name])
+      .execute<{ waiting: string }[]>(`select count(*) as waiting from pg_stat_activity where datname = ? and wait_event_type = 'Lock'`, [
+        name,
+      ])
     if (Number(row!.waiting) >= count) return
     if (Date.now() > deadline) throw new Error(`${row!.waiting} of ${count} sessions waited on a lock within ${ms} ms`)
     await new Promise((resolve) => setTimeout(resolve, 20))
@@ -50,7 +52,11 @@ async function waitingOnLocks(databaseUrl: string, count: number, ms = 10_000): 
 }
 
 const countEvents = async (em: Orm['em']) =>
-  (await em.execute<{ events: string; sets: string }[]>('select (select count(*) from event) as events, (select count(*) from event_set) as sets'))[0]
+  (
+    await em.execute<{ events: string; sets: string }[]>(
+      'select (select count(*) from event) as events, (select count(*) from event_set) as sets',
+    )
+  )[0]
 
 describe('instances starting at once on an empty database', () => {
   it('when two start together on a database with no tables, then both serve, every migration is applied once and the demo is seeded once', async () => {

@@ -62,12 +62,21 @@ afterAll(async () => {
 
 function providers(timeoutMs = 2_000) {
   return {
-    email: { kind: 'postmark' as const, serverToken: TOKEN, from: 'Photos <photos@example.com>', messageStream: 'gallery-links', apiUrl: postmark.url, timeoutMs },
+    email: {
+      kind: 'postmark' as const,
+      serverToken: TOKEN,
+      from: 'Photos <photos@example.com>',
+      messageStream: 'gallery-links',
+      apiUrl: postmark.url,
+      timeoutMs,
+    },
     sms: { kind: 'twilio' as const, accountSid: SID, authToken: 'twilio-token', from: '+15005550006', apiUrl: twilio.url, timeoutMs },
   }
 }
 
-async function server(options: { dispatch?: boolean; timeoutMs?: number; settings?: Partial<DispatcherSettings>; noProviders?: boolean } = {}) {
+async function server(
+  options: { dispatch?: boolean; timeoutMs?: number; settings?: Partial<DispatcherSettings>; noProviders?: boolean } = {},
+) {
   const app = await startTestServer({
     delivery: {
       dispatch: options.dispatch ?? true,
@@ -79,13 +88,22 @@ async function server(options: { dispatch?: boolean; timeoutMs?: number; setting
   return app
 }
 
-type Row = { channel: string; recipient: string; status: string; attempts: number; provider_message_id: string | null; last_error: string | null }
+type Row = {
+  channel: string
+  recipient: string
+  status: string
+  attempts: number
+  provider_message_id: string | null
+  last_error: string | null
+}
 
 async function messagesOf(app: TestServer, sessionId: string): Promise<Row[]> {
-  return app.orm.em.fork().execute<Row[]>(
-    'select channel, recipient, status, attempts, provider_message_id, last_error from outbox_message where session_id = ? order by channel, recipient',
-    [sessionId],
-  )
+  return app.orm.em
+    .fork()
+    .execute<Row[]>(
+      'select channel, recipient, status, attempts, provider_message_id, last_error from outbox_message where session_id = ? order by channel, recipient',
+      [sessionId],
+    )
 }
 
 async function timesOf(app: TestServer, sessionId: string) {
@@ -126,7 +144,6 @@ async function forkService(script: URL, env: Record<string, string>) {
   }
 }
 
-
 /** The dispatcher's claim of due messages, sent once per pass. */
 const CLAIM = /for update skip locked/
 
@@ -136,7 +153,10 @@ describe('gallery links by Postmark and Twilio', () => {
   it('when a session completes, then each guest gets the link by email and SMS in the providers’ request shapes', async () => {
     const app = await server()
     const gallery = await makeLiveGallery(app, {
-      guests: [{ name: 'Ada Lovelace', email: 'ada@example.org', phone: '+1 415 555 2671' }, { name: 'Grace', email: 'grace@example.org' }],
+      guests: [
+        { name: 'Ada Lovelace', email: 'ada@example.org', phone: '+1 415 555 2671' },
+        { name: 'Grace', email: 'grace@example.org' },
+      ],
     })
     const rows = await until(() => messagesOf(app, gallery.sessionId), settled)
     expect(rows.map(({ channel, recipient, status, attempts }) => ({ channel, recipient, status, attempts }))).toEqual([
@@ -151,7 +171,11 @@ describe('gallery links by Postmark and Twilio', () => {
       expect(request).toMatchObject({ method: 'POST', path: '/email' })
       expect(request.headers['x-postmark-server-token']).toBe(TOKEN)
       const email = JSON.parse(request.body)
-      expect(email).toMatchObject({ From: 'Photos <photos@example.com>', MessageStream: 'gallery-links', Subject: 'Your photos from Test Event' })
+      expect(email).toMatchObject({
+        From: 'Photos <photos@example.com>',
+        MessageStream: 'gallery-links',
+        Subject: 'Your photos from Test Event',
+      })
       expect(email.TextBody).toContain(link)
       expect(email.HtmlBody).toContain(`href="${link}"`)
     }
@@ -195,12 +219,20 @@ describe('gallery links by Postmark and Twilio', () => {
     const retryForMs = 1_500
     const app = await server({ settings: { retryForMs } })
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
-    const [row] = await until(() => messagesOf(app, gallery.sessionId), ([message]) => message?.status !== 'pending', 20_000)
+    const [row] = await until(
+      () => messagesOf(app, gallery.sessionId),
+      ([message]) => message?.status !== 'pending',
+      20_000,
+    )
     expect(row).toMatchObject({ status: 'failed', last_error: 'Internal error' })
     // More attempts than the old budget of 8 could spend, in the retry time and no sooner.
     expect(row!.attempts).toBeGreaterThan(8)
     // The retry time runs from the queueing (the completion): the last try came after it was over.
-    const [queued] = await app.orm.em.fork().execute<{ at: number }[]>('select (extract(epoch from created_at) * 1000)::float8 as at from outbox_message where session_id = ?', [gallery.sessionId])
+    const [queued] = await app.orm.em
+      .fork()
+      .execute<{ at: number }[]>('select (extract(epoch from created_at) * 1000)::float8 as at from outbox_message where session_id = ?', [
+        gallery.sessionId,
+      ])
     // (Two clocks: the fake's Date.now() and PostgreSQL's created_at, a few ms apart at most.)
     expect(postmark.requests.at(-1)!.at - queued!.at).toBeGreaterThanOrEqual(retryForMs - 25)
   })
@@ -227,12 +259,17 @@ describe('gallery links by Postmark and Twilio', () => {
     const app = await server({ dispatch: false })
     const galleries: LiveGallery[] = []
     for (let i = 0; i < 6; i++) {
-      galleries.push(await makeLiveGallery(app, { guests: [{ name: `G${i}`, email: `g${i}@example.org`, phone: `+1 415 555 01${10 + i}` }] }))
+      galleries.push(
+        await makeLiveGallery(app, { guests: [{ name: `G${i}`, email: `g${i}@example.org`, phone: `+1 415 555 01${10 + i}` }] }),
+      )
     }
     const transports = { email: createPostmarkTransport(providers().email), sms: createTwilioTransport(providers().sms) }
     const settings = { ...FAST, batchSize: 2, intervalMs: 10 }
     const logger = createLogger({ silent: true })
-    const [first, second] = [startDispatcher({ orm: app.orm, transports, logger, settings }), startDispatcher({ orm: app.orm, transports, logger, settings })]
+    const [first, second] = [
+      startDispatcher({ orm: app.orm, transports, logger, settings }),
+      startDispatcher({ orm: app.orm, transports, logger, settings }),
+    ]
     try {
       const all = async () => (await Promise.all(galleries.map((g) => messagesOf(app, g.sessionId)))).flat()
       const rows = await until(all, (list) => list.every((row) => row.status === 'sent'))
@@ -296,7 +333,9 @@ describe('gallery links by Postmark and Twilio', () => {
     const listeners = () =>
       other.orm.em
         .fork()
-        .execute<{ pid: number }[]>(`select pid from pg_stat_activity where query like 'listen %outbox_message%' and datname = current_database()`)
+        .execute<{ pid: number }[]>(
+          `select pid from pg_stat_activity where query like 'listen %outbox_message%' and datname = current_database()`,
+        )
     const [first] = await until(listeners, (rows) => rows.length === 1)
     expect(first).toBeDefined()
 
@@ -316,7 +355,10 @@ describe('gallery links by Postmark and Twilio', () => {
   it('when no provider is configured, then messages stay pending with the reason "not configured"', async () => {
     const app = await server({ noProviders: true })
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada@example.org', phone: '+1 415 555 2671' }] })
-    const rows = await until(() => messagesOf(app, gallery.sessionId), (list) => list.every((row) => row.last_error === 'not configured'))
+    const rows = await until(
+      () => messagesOf(app, gallery.sessionId),
+      (list) => list.every((row) => row.last_error === 'not configured'),
+    )
     expect(rows.map(({ status, attempts, last_error }) => ({ status, attempts, last_error }))).toEqual([
       { status: 'pending', attempts: 0, last_error: 'not configured' },
       { status: 'pending', attempts: 0, last_error: 'not configured' },
@@ -326,12 +368,19 @@ describe('gallery links by Postmark and Twilio', () => {
   it('when the service gets SIGTERM mid-batch, then it finishes the message in hand, hands the rest back and exits 0', async () => {
     const app = await server({ dispatch: false })
     const gallery = await makeLiveGallery(app, {
-      guests: [{ name: 'A', email: 'a@example.org' }, { name: 'B', email: 'b@example.org' }, { name: 'C', email: 'c@example.org' }],
+      guests: [
+        { name: 'A', email: 'a@example.org' },
+        { name: 'B', email: 'b@example.org' },
+        { name: 'C', email: 'c@example.org' },
+      ],
     })
     postmark.queue({ status: 200, body: { MessageID: 'in-hand', ErrorCode: 0, Message: 'OK' }, delayMs: 800 })
     // The service as `pnpm start` runs it (server/src/main.ts), with its own signal handling.
     // One request at a time, one email each: "the message in hand" is then one message.
-    const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), { DELIVERY_CONCURRENCY: '1', DELIVERY_EMAIL_BATCH: '1' })
+    const service = await forkService(new URL('../../server/src/main.ts', import.meta.url), {
+      DELIVERY_CONCURRENCY: '1',
+      DELIVERY_EMAIL_BATCH: '1',
+    })
     try {
       await postmark.received(1)
       service.child.kill('SIGTERM')
@@ -349,7 +398,11 @@ describe('gallery links by Postmark and Twilio', () => {
     postmark.queue({ status: 200, body: { MessageID: 'slow-one', ErrorCode: 0, Message: 'OK' }, delayMs: 400 })
     const app = await server({ dispatch: false })
     const gallery = await makeLiveGallery(app, {
-      guests: [{ name: 'A', email: 'a@example.org' }, { name: 'B', email: 'b@example.org' }, { name: 'C', email: 'c@example.org' }],
+      guests: [
+        { name: 'A', email: 'a@example.org' },
+        { name: 'B', email: 'b@example.org' },
+        { name: 'C', email: 'c@example.org' },
+      ],
     })
     const dispatcher = startDispatcher({
       orm: app.orm,

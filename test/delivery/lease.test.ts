@@ -29,11 +29,28 @@ describe('a provider pause longer than the lease', () => {
     twilio.queue({ status: 429, body: { code: 20429, message: 'Too Many Requests', more_info: '', status: 429 } })
     const dispatcher = startDispatcher({
       orm: app.orm,
-      transports: { sms: createTwilioTransport({ accountSid: 'AC0123456789abcdef0123456789abcdef', authToken: 't', from: '+15005550006', apiUrl: twilio.url, timeoutMs: 2_000 }) },
+      transports: {
+        sms: createTwilioTransport({
+          accountSid: 'AC0123456789abcdef0123456789abcdef',
+          authToken: 't',
+          from: '+15005550006',
+          apiUrl: twilio.url,
+          timeoutMs: 2_000,
+        }),
+      },
       logger: createLogger({ silent: true }),
       // One request at a time, a 1 s lease and a 2.5 s pause: the two messages claimed with the
       // throttled one would wait out their lease.
-      settings: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 5_000, leaseMs: 1_000, concurrency: 1, throttleMs: 2_500 },
+      settings: {
+        intervalMs: 50,
+        batchSize: 10,
+        retryForMs: 3_600_000,
+        baseDelayMs: 20,
+        maxDelayMs: 5_000,
+        leaseMs: 1_000,
+        concurrency: 1,
+        throttleMs: 2_500,
+      },
     })
     try {
       await until(

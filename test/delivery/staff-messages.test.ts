@@ -18,15 +18,28 @@ beforeAll(async () => {
 afterAll(() => app?.stop())
 
 const email = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.org`
-const resend = (sessionId: string, server = app, as = staff) => staffFetch(server, as, `/staff/sessions/${sessionId}/resend`, { method: 'POST' })
-const retry = (messageId: string, server = app, as = staff) => staffFetch(server, as, `/staff/messages/${messageId}/retry`, { method: 'POST' })
+const resend = (sessionId: string, server = app, as = staff) =>
+  staffFetch(server, as, `/staff/sessions/${sessionId}/resend`, { method: 'POST' })
+const retry = (messageId: string, server = app, as = staff) =>
+  staffFetch(server, as, `/staff/messages/${messageId}/retry`, { method: 'POST' })
 
-type Row = { id: string; channel: string; recipient: string; status: string; attempts: number; last_error: string | null; provider_message_id: string | null }
+type Row = {
+  id: string
+  channel: string
+  recipient: string
+  status: string
+  attempts: number
+  last_error: string | null
+  provider_message_id: string | null
+}
 
 async function messagesOf(sessionId: string, server = app): Promise<Row[]> {
   return server.orm.em
     .fork()
-    .execute<Row[]>('select id, channel, recipient, status, attempts, last_error, provider_message_id from outbox_message where session_id = ? order by created_at, id', [sessionId])
+    .execute<Row[]>(
+      'select id, channel, recipient, status, attempts, last_error, provider_message_id from outbox_message where session_id = ? order by created_at, id',
+      [sessionId],
+    )
 }
 
 /**
@@ -45,11 +58,15 @@ async function settle(sessionId: string, status: 'sent' | 'failed', { createdAgo
 /** A live gallery of two guests (three messages: Ada by email and SMS, Grace by email), all sent two minutes ago. */
 async function sentGallery() {
   const [ada, grace] = [email('ada'), email('grace')]
-  const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: ada, phone: '+1 415 555 2671' }, { name: 'Grace', email: grace }] })
+  const gallery = await makeLiveGallery(app, {
+    guests: [
+      { name: 'Ada', email: ada, phone: '+1 415 555 2671' },
+      { name: 'Grace', email: grace },
+    ],
+  })
   await settle(gallery.sessionId, 'sent', { createdAgo: 120, sentAgo: 110 })
   return { sessionId: gallery.sessionId, ada, grace }
 }
-
 
 describe('POST /staff/sessions/:sessionId/resend', () => {
   it('when staff click resend twice, then the first click queues one message per guest and channel and the second none', async () => {
@@ -62,7 +79,9 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
     expect(await second.json()).toEqual({ queued: 0 })
 
     const rows = await messagesOf(sessionId)
-    expect(rows.filter((row) => row.status === 'pending').map(({ channel, recipient, attempts }) => ({ channel, recipient, attempts }))).toEqual([
+    expect(
+      rows.filter((row) => row.status === 'pending').map(({ channel, recipient, attempts }) => ({ channel, recipient, attempts })),
+    ).toEqual([
       { channel: 'email', recipient: ada, attempts: 0 },
       { channel: 'sms', recipient: '+14155552671', attempts: 0 },
       { channel: 'email', recipient: grace, attempts: 0 },
@@ -96,7 +115,10 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
 
   it('when the session is not a live gallery (active, or completed without photos), then 409 and nothing is queued', async () => {
     const { sets } = await seedEvent(app.orm)
-    for (const session of [await seedSession(app.orm, sets[0]!.id, { status: 'active' }), await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 0 })]) {
+    for (const session of [
+      await seedSession(app.orm, sets[0]!.id, { status: 'active' }),
+      await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 0 }),
+    ]) {
       const response = await resend(session.id)
       expect(response.status).toBe(409)
       expect(await response.json()).toEqual({ error: 'The session is not a live gallery' })
@@ -147,13 +169,19 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
   const triedFor = (sessionId: string) =>
     app.orm.em
       .fork()
-      .execute<{ seconds: number }[]>(`select extract(epoch from now() - retry_since)::float8 as seconds from outbox_message where session_id = ? and status = 'pending'`, [
-        sessionId,
-      ])
+      .execute<{ seconds: number }[]>(
+        `select extract(epoch from now() - retry_since)::float8 as seconds from outbox_message where session_id = ? and status = 'pending'`,
+        [sessionId],
+      )
 
   it("when a provider's outage failed a session's messages days ago, then one call makes every one pending, due now, with the whole retry time again; a second call retries none", async () => {
     const { sessionId } = await sentGallery()
-    await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'Postmark answered 500', attempts = 9, retry_since = now() - interval '3 days' where session_id = ?`, [sessionId])
+    await app.orm.em
+      .fork()
+      .execute(
+        `update outbox_message set status = 'failed', last_error = 'Postmark answered 500', attempts = 9, retry_since = now() - interval '3 days' where session_id = ?`,
+        [sessionId],
+      )
 
     const response = await retrySession(sessionId)
     expect(response.status).toBe(200)
@@ -168,14 +196,19 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
 
   it("when an event's sessions have failed, sent and waiting messages, then only each guest and channel whose newest message failed is retried, and nothing of another event", async () => {
     const { event, sets } = await seedEvent(app.orm)
-    const [failing, mixed] = [await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Ada', email: email('ada'), phone: '+1 415 555 2671' }] }), await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Grace', email: email('grace') }] })]
+    const [failing, mixed] = [
+      await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Ada', email: email('ada'), phone: '+1 415 555 2671' }] }),
+      await makeLiveGallery(app, { setId: sets[0]!.id, guests: [{ name: 'Grace', email: email('grace') }] }),
+    ]
     const elsewhere = await makeLiveGallery(app, { guests: [{ name: 'Lin', email: email('lin') }] })
     await settle(failing.sessionId, 'failed', { createdAgo: 300 })
     await settle(elsewhere.sessionId, 'failed', { createdAgo: 300 })
     // Grace's first link failed, and a resend since then went out: her newest message is sent.
     await settle(mixed.sessionId, 'failed', { createdAgo: 300 })
     expect(await (await resend(mixed.sessionId)).json()).toEqual({ queued: 1 })
-    await app.orm.em.fork().execute(`update outbox_message set status = 'sent', sent_at = now() where session_id = ? and status = 'pending'`, [mixed.sessionId])
+    await app.orm.em
+      .fork()
+      .execute(`update outbox_message set status = 'sent', sent_at = now() where session_id = ? and status = 'pending'`, [mixed.sessionId])
 
     const response = await retryEvent(event.id)
     expect(response.status).toBe(200)
@@ -197,18 +230,34 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
 
 describe('with the dispatcher running', () => {
   /** A dispatcher that would not look again for a minute on its own: only being woken sends. */
-  const SLOW: DispatcherSettings = { intervalMs: 60_000, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 }
+  const SLOW: DispatcherSettings = {
+    intervalMs: 60_000,
+    batchSize: 10,
+    retryForMs: 3_600_000,
+    baseDelayMs: 20,
+    maxDelayMs: 100,
+    leaseMs: 5_000,
+  }
   let postmark: FakeProvider
   let sending: TestServer
   let sendingStaff: StaffSession
   beforeAll(async () => {
     // Messages other test files left waiting would be sent first, and meet the refusal queued below.
-    await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
+    await app.orm.em
+      .fork()
+      .execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
     postmark = await startFakePostmark()
     sending = await startTestServer({
       delivery: {
         dispatch: true,
-        email: { kind: 'postmark', serverToken: 'postmark-server-token', from: 'Photos <photos@example.com>', messageStream: 'gallery-links', apiUrl: postmark.url, timeoutMs: 2_000 },
+        email: {
+          kind: 'postmark',
+          serverToken: 'postmark-server-token',
+          from: 'Photos <photos@example.com>',
+          messageStream: 'gallery-links',
+          apiUrl: postmark.url,
+          timeoutMs: 2_000,
+        },
         dispatcher: SLOW,
       },
     })
@@ -253,12 +302,18 @@ describe('with the dispatcher running', () => {
   it('when links are resent, then the dispatcher is woken and sends them', async () => {
     const ada = email('ada')
     const gallery = await makeLiveGallery(sending, { guests: [{ name: 'Ada', email: ada }] })
-    await until(() => messagesOf(gallery.sessionId, sending), (rows) => rows[0]?.status === 'sent')
+    await until(
+      () => messagesOf(gallery.sessionId, sending),
+      (rows) => rows[0]?.status === 'sent',
+    )
     await settle(gallery.sessionId, 'sent', { createdAgo: 120, sentAgo: 110 })
 
     const response = await resend(gallery.sessionId, sending, sendingStaff)
     expect(await response.json()).toEqual({ queued: 1 })
-    const rows = await until(() => messagesOf(gallery.sessionId, sending), (list) => list.length === 2 && list.every((row) => row.status === 'sent'))
+    const rows = await until(
+      () => messagesOf(gallery.sessionId, sending),
+      (list) => list.length === 2 && list.every((row) => row.status === 'sent'),
+    )
     expect(rows.map(({ recipient, status }) => `${recipient} ${status}`)).toEqual([`${ada} sent`, `${ada} sent`])
   })
 })

@@ -50,7 +50,9 @@ beforeAll(async () => {
 })
 /** Messages an earlier test of this file left waiting would be sent too: each test starts with nothing pending but its own. */
 beforeEach(async () => {
-  await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by an earlier test' where status = 'pending'`)
+  await app.orm.em
+    .fork()
+    .execute(`update outbox_message set status = 'failed', last_error = 'left by an earlier test' where status = 'pending'`)
 })
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((dispatcher) => dispatcher.stop()))
@@ -68,16 +70,37 @@ afterAll(async () => {
 function transports(channels: ('email' | 'sms')[] = ['email', 'sms']): Transports {
   return {
     ...(channels.includes('email')
-      ? { email: createPostmarkTransport({ serverToken: 'token', from: 'Photos <photos@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 5_000 }) }
+      ? {
+          email: createPostmarkTransport({
+            serverToken: 'token',
+            from: 'Photos <photos@example.com>',
+            messageStream: 'outbound',
+            apiUrl: postmark.url,
+            timeoutMs: 5_000,
+          }),
+        }
       : {}),
     ...(channels.includes('sms')
-      ? { sms: createTwilioTransport({ accountSid: SID, authToken: 'twilio-token', from: '+15005550006', apiUrl: twilio.url, timeoutMs: 5_000 }) }
+      ? {
+          sms: createTwilioTransport({
+            accountSid: SID,
+            authToken: 'twilio-token',
+            from: '+15005550006',
+            apiUrl: twilio.url,
+            timeoutMs: 5_000,
+          }),
+        }
       : {}),
   }
 }
 
 function dispatch(settings: Partial<DispatcherSettings>, channels?: ('email' | 'sms')[]): Dispatcher {
-  const dispatcher = startDispatcher({ orm: app.orm, transports: transports(channels), logger: createLogger({ silent: true }), settings: { ...FAST, ...settings } })
+  const dispatcher = startDispatcher({
+    orm: app.orm,
+    transports: transports(channels),
+    logger: createLogger({ silent: true }),
+    settings: { ...FAST, ...settings },
+  })
   dispatchers.push(dispatcher)
   return dispatcher
 }
@@ -103,15 +126,30 @@ function guests(count: number, contact: { email?: boolean; phone?: boolean }): F
  */
 async function galleries(count: number, contact: { email?: boolean; phone?: boolean }): Promise<string[]> {
   const ids: string[] = []
-  for (let left = count; left > 0; left -= 12) ids.push((await makeLiveGallery(app, { guests: guests(Math.min(12, left), contact) })).sessionId)
+  for (let left = count; left > 0; left -= 12)
+    ids.push((await makeLiveGallery(app, { guests: guests(Math.min(12, left), contact) })).sessionId)
   await until(
-    () => app.orm.em.fork().execute<{ held: number }[]>('select count(*)::int as held from outbox_message where session_id in (?) and next_attempt_at > now()', [ids]),
+    () =>
+      app.orm.em
+        .fork()
+        .execute<{ held: number }[]>(
+          'select count(*)::int as held from outbox_message where session_id in (?) and next_attempt_at > now()',
+          [ids],
+        ),
     ([row]) => row!.held === 0,
   )
   return ids
 }
 
-type Row = { id: string; channel: string; recipient: string; status: string; attempts: number; provider_message_id: string | null; last_error: string | null }
+type Row = {
+  id: string
+  channel: string
+  recipient: string
+  status: string
+  attempts: number
+  provider_message_id: string | null
+  last_error: string | null
+}
 
 const rowsOf = (sessionIds: string[]) =>
   app.orm.em
@@ -158,7 +196,8 @@ describe('delivery at event-end volume', () => {
     // 10 a second: 100 ms apart as they leave, so at most 2 in any 200 ms. At the provider one may
     // arrive late (a busy machine, the SDK's first request) and bunch with the next: at most 3 in any
     // 200 ms, where unpaced all six arrive within a few ms of each other.
-    for (const start of arrivals) expect(arrivals.filter((at) => at >= start && at < start + 200).length, `from ${start}`).toBeLessThanOrEqual(3)
+    for (const start of arrivals)
+      expect(arrivals.filter((at) => at >= start && at < start + 200).length, `from ${start}`).toBeLessThanOrEqual(3)
     // Emails have no rate: all six went while the SMS were still being paced.
     const emails = postmark.requests.map((request) => request.at)
     expect(Math.max(...emails)).toBeLessThan(arrivals.at(-1)!)
@@ -258,7 +297,10 @@ describe('delivery at event-end volume', () => {
     expect(twilio.requests).toHaveLength(4)
     const [due] = await app.orm.em
       .fork()
-      .execute<{ due: string }[]>(`select count(*) as due from outbox_message where session_id in (?) and status = 'pending' and next_attempt_at <= now()`, [sessions])
+      .execute<{ due: string }[]>(
+        `select count(*) as due from outbox_message where session_id in (?) and status = 'pending' and next_attempt_at <= now()`,
+        [sessions],
+      )
     expect(Number(due!.due)).toBe(6)
   })
 })

@@ -141,7 +141,14 @@ describe('kill -9 in the middle of a burst', () => {
     const watched: typeof fetch = async (input, init) => {
       const method = init?.method ?? (input instanceof Request ? input.method : 'GET')
       const path = new URL(input instanceof Request ? input.url : String(input)).pathname
-      const kind = method !== 'POST' ? undefined : path.endsWith('/complete') ? 'complete' : /^\/sets\/[^/]+\/sessions$/.test(path) ? 'register' : undefined
+      const kind =
+        method !== 'POST'
+          ? undefined
+          : path.endsWith('/complete')
+            ? 'complete'
+            : /^\/sets\/[^/]+\/sessions$/.test(path)
+              ? 'register'
+              : undefined
       if (kind === 'complete') completionsInFlight++
       if (kind === 'register') registrationsInFlight++
       try {
@@ -159,7 +166,13 @@ describe('kill -9 in the middle of a burst', () => {
       const number = ++requests
       const guests = guestsFor(number)
       burst.asked.set(number, guests)
-      const kiosk = createClient({ baseUrl: first.url, fetch: watched, retry: false, timeoutMs: 60_000, headers: { 'x-drill-client-ip': nextIp() } })
+      const kiosk = createClient({
+        baseUrl: first.url,
+        fetch: watched,
+        retry: false,
+        timeoutMs: 60_000,
+        headers: { 'x-drill-client-ip': nextIp() },
+      })
       const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests } })
       burst.registered.set(number, session.id)
       return session.id
@@ -176,7 +189,10 @@ describe('kill -9 in the middle of a burst', () => {
 
     // Two uploads held half sent, so that the kill surely leaves partial files beside the photos.
     const held = await holdPartialUploads(first.url, await register(), 2)
-    await until(() => partialFiles(), (files) => files.length === 2)
+    await until(
+      () => partialFiles(),
+      (files) => files.length === 2,
+    )
 
     await Promise.all([
       ...Array.from({ length: KIOSKS }, () => loop(REGISTRATIONS_PER_KIOSK, register)),
@@ -185,7 +201,10 @@ describe('kill -9 in the middle of a burst', () => {
           const sessionId = await register()
           const photos = images.slice(0, 1 + ((boothIndex + index) % images.length))
           const answer = await uploadPhotos(booth, sessionId, photos, { retry: false })
-          burst.completed.set(sessionId, { urls: answer.photos.map((photo) => new URL(photo.url).pathname.replace(/^\/photos\//, '')), ids: answer.photos.map((photo) => photo.id) })
+          burst.completed.set(sessionId, {
+            urls: answer.photos.map((photo) => new URL(photo.url).pathname.replace(/^\/photos\//, '')),
+            ids: answer.photos.map((photo) => photo.id),
+          })
         }),
       ),
     ])
@@ -210,7 +229,11 @@ describe('kill -9 in the middle of a burst', () => {
     // What the first life sent: everything the providers got before the second life starts.
     const firstLife = { postmark: postmark.requests.length, twilio: twilio.requests.length }
     const second = await startService()
-    await until(() => partialFiles(), (files) => files.length === 1, 10_000)
+    await until(
+      () => partialFiles(),
+      (files) => files.length === 1,
+      10_000,
+    )
     expect(await partialFiles()).toEqual([fresh])
 
     // Every queued message is sent, the dead instance's claims once their lease has run out.
@@ -244,12 +267,19 @@ describe('kill -9 in the middle of a burst', () => {
     const delivered = [...messagesOf(postmark, 'email'), ...messagesOf(twilio, 'sms')]
     const counts = tally(delivered)
     const expected = new Map(outbox.map((row) => [`${row.channel} ${row.recipient}`, row]))
-    expect([...counts.keys()].filter((key) => !expected.has(key)), 'messages nobody queued').toEqual([])
+    expect(
+      [...counts.keys()].filter((key) => !expected.has(key)),
+      'messages nobody queued',
+    ).toEqual([])
     const duplicates: string[] = []
     for (const [key, row] of expected) {
       const count = counts.get(key) ?? 0
       if (count === 2 && sentByFirstLife.get(key) === 1) duplicates.push(`${key} (attempts ${row.attempts})`)
-      else expect(count, `${key}: sent ${count} times, ${sentByFirstLife.get(key) ?? 0} of them by the first life (attempts ${row.attempts})\n${second.stderr()}`).toBe(1)
+      else
+        expect(
+          count,
+          `${key}: sent ${count} times, ${sentByFirstLife.get(key) ?? 0} of them by the first life (attempts ${row.attempts})\n${second.stderr()}`,
+        ).toBe(1)
     }
     for (const message of delivered) expect(message.text).toContain(expected.get(`${message.channel} ${message.recipient}`)!.link)
 
@@ -274,9 +304,9 @@ describe('kill -9 in the middle of a burst', () => {
 async function checkStateAgainst(burst: Burst, outbox: { session_id: string; channel: string; recipient: string }[]): Promise<string> {
   const em = orm.em.fork()
   const sessions = await em.execute<{ id: string; status: string; photo_count: number }[]>('select id, status, photo_count from session')
-  const guests = await em.execute<{ session_id: string; position: number; first_name: string; email: string | null; phone: string | null }[]>(
-    'select session_id, position, first_name, email, phone from session_guest order by session_id, position',
-  )
+  const guests = await em.execute<
+    { session_id: string; position: number; first_name: string; email: string | null; phone: string | null }[]
+  >('select session_id, position, first_name, email, phone from session_guest order by session_id, position')
   const photos = await em.execute<{ id: string; session_id: string; position: number; storage_key: string; size_bytes: number }[]>(
     'select id, session_id, position, storage_key, size_bytes from photo order by session_id, position',
   )
@@ -326,24 +356,32 @@ async function checkStateAgainst(burst: Burst, outbox: { session_id: string; cha
   expect(outbox.filter((message) => !completed.has(message.session_id))).toEqual([])
 
   // Every photo's copies were made and counted once, whichever life made them; their files are whole.
-  const copies = await em.execute<{ id: string; session_id: string; image_status: string; full_size: number; copies: { width: number }[] }[]>(
-    'select id, session_id, image_status, full_size, copies from photo',
-  )
+  const copies = await em.execute<
+    { id: string; session_id: string; image_status: string; full_size: number; copies: { width: number }[] }[]
+  >('select id, session_id, image_status, full_size, copies from photo')
   for (const photo of copies) {
     expect(photo.image_status, `copies of ${photo.id}`).toBe('ready')
     expect((await stat(join(dataDir, 'bucket', fullSizeKey(photo.session_id, photo.id)))).size).toBe(photo.full_size)
     for (const copy of photo.copies) await stat(join(dataDir, 'bucket', displayCopyKey(photo.session_id, photo.id, copy.width)))
   }
-  const settled = await em.execute<{ id: string; photo_count: number; images_settled: number }[]>("select id, photo_count, images_settled from session where status = 'completed'")
+  const settled = await em.execute<{ id: string; photo_count: number; images_settled: number }[]>(
+    "select id, photo_count, images_settled from session where status = 'completed'",
+  )
   expect(settled.filter((session) => session.images_settled !== session.photo_count)).toEqual([])
 
   // Every photo row's object is in the bucket, whole; no completed session has a photo file no row names.
   for (const row of photos) expect((await stat(join(dataDir, 'bucket', row.storage_key))).size, row.storage_key).toBe(row.size_bytes)
   let waiting = 0
   for (const session of sessions) {
-    const files = (await readdir(join(dataDir, 'bucket', 'sessions', session.id)).catch(() => [] as string[])).filter((name) => name.endsWith('.jpg'))
+    const files = (await readdir(join(dataDir, 'bucket', 'sessions', session.id)).catch(() => [] as string[])).filter((name) =>
+      name.endsWith('.jpg'),
+    )
     const named = new Set(photosOf(session.id).map((row) => row.storage_key.split('/').pop()))
-    if (session.status === 'completed') expect(files.filter((name) => !named.has(name)), `stray photos of ${session.id}`).toEqual([])
+    if (session.status === 'completed')
+      expect(
+        files.filter((name) => !named.has(name)),
+        `stray photos of ${session.id}`,
+      ).toEqual([])
     else waiting += files.length
   }
   return (

@@ -65,7 +65,11 @@ beforeAll(async () => {
       copies: { ...env.copies, linkWaitMs: 0 },
       // The default dispatcher (its lease, its retries), looking for due messages often, at a pace
       // that keeps sends going for a few seconds after the last completion.
-      delivery: { ...env.delivery, dispatch: true, dispatcher: { ...env.delivery.dispatcher, intervalMs: 200, perSecond: { email: PER_SECOND, sms: PER_SECOND } } },
+      delivery: {
+        ...env.delivery,
+        dispatch: true,
+        dispatcher: { ...env.delivery.dispatcher, intervalMs: 200, perSecond: { email: PER_SECOND, sms: PER_SECOND } },
+      },
     },
     { logger: createLogger({ level: 'info', write: (line) => void logLines.push(line) }) },
   )
@@ -82,60 +86,81 @@ afterAll(async () => {
 })
 
 describe('the database is cut while links are sent', () => {
-  it('when the database is cut for 6 s with provider requests in flight, then every message is sent exactly once after it is back', async () => {
-    postmark.latencyMs = LATENCY_MS
-    twilio.latencyMs = LATENCY_MS
-    const setId = (await seedEvent(orm)).sets[0]!.id
-    const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app), retry: false })
-    const images = [makeJpeg(32, 24, 1)]
-    await Promise.all(
-      Array.from({ length: SESSIONS }, async (_, index) => {
-        const kiosk = createClient({ baseUrl: app.url, retry: false, headers: { [IP_HEADER]: `10.6.0.${index + 1}` } })
-        const guests = [1, 2].map((n) => ({ name: `Cut${index} Guest${n}`, email: `cut-${index}-${n}@example.org`, phone: `+1415558${String(index * 10 + n).padStart(4, '0')}` }))
-        const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests } })
-        await uploadPhotos(booth, session.id, images, { retry: false })
-      }),
-    )
-    // Both channels have requests waiting for their answer: then the cut.
-    const waiting = (fake: FakeProvider) => fake.requests.filter((request) => !fake.accepted.includes(request))
-    await until(
-      async () => [waiting(postmark).length, waiting(twilio).length],
-      (counts) => counts.every((count) => count > 0),
-    )
-    const inFlight = {
-      email: messagesOf(postmark, 'email', waiting(postmark)).length,
-      sms: messagesOf(twilio, 'sms', waiting(twilio)).length,
-    }
-    proxy.cut()
-    await new Promise((resolve) => setTimeout(resolve, CUT_MS))
-    const restoredAt = Date.now()
-    proxy.restore()
+  it(
+    'when the database is cut for 6 s with provider requests in flight, then every message is sent exactly once after it is back',
+    async () => {
+      postmark.latencyMs = LATENCY_MS
+      twilio.latencyMs = LATENCY_MS
+      const setId = (await seedEvent(orm)).sets[0]!.id
+      const booth = createClient({ baseUrl: app.url, boothKey: await createTestBoothKey(app), retry: false })
+      const images = [makeJpeg(32, 24, 1)]
+      await Promise.all(
+        Array.from({ length: SESSIONS }, async (_, index) => {
+          const kiosk = createClient({ baseUrl: app.url, retry: false, headers: { [IP_HEADER]: `10.6.0.${index + 1}` } })
+          const guests = [1, 2].map((n) => ({
+            name: `Cut${index} Guest${n}`,
+            email: `cut-${index}-${n}@example.org`,
+            phone: `+1415558${String(index * 10 + n).padStart(4, '0')}`,
+          }))
+          const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests } })
+          await uploadPhotos(booth, session.id, images, { retry: false })
+        }),
+      )
+      // Both channels have requests waiting for their answer: then the cut.
+      const waiting = (fake: FakeProvider) => fake.requests.filter((request) => !fake.accepted.includes(request))
+      await until(
+        async () => [waiting(postmark).length, waiting(twilio).length],
+        (counts) => counts.every((count) => count > 0),
+      )
+      const inFlight = {
+        email: messagesOf(postmark, 'email', waiting(postmark)).length,
+        sms: messagesOf(twilio, 'sms', waiting(twilio)).length,
+      }
+      proxy.cut()
+      await new Promise((resolve) => setTimeout(resolve, CUT_MS))
+      const restoredAt = Date.now()
+      proxy.restore()
 
-    const outbox = await until(
-      () => orm.em.fork().execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>('select channel, recipient, status, attempts from outbox_message'),
-      (rows) => rows.length === SESSIONS * 4 && rows.every((row) => row.status === 'sent'),
-      // At worst a claim whose answer the cut lost holds its messages until their lease ends (60 s).
-      LEASE_MS + 10_000,
-    ).catch((error: Error) => error)
-    const settledMs = Date.now() - restoredAt
-    await Promise.all([postmark.replied(), twilio.replied()])
+      const outbox = await until(
+        () =>
+          orm.em
+            .fork()
+            .execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>(
+              'select channel, recipient, status, attempts from outbox_message',
+            ),
+        (rows) => rows.length === SESSIONS * 4 && rows.every((row) => row.status === 'sent'),
+        // At worst a claim whose answer the cut lost holds its messages until their lease ends (60 s).
+        LEASE_MS + 10_000,
+      ).catch((error: Error) => error)
+      const settledMs = Date.now() - restoredAt
+      await Promise.all([postmark.replied(), twilio.replied()])
 
-    const rows = outbox instanceof Error ? await orm.em.fork().execute<{ channel: string; recipient: string; status: string }[]>('select channel, recipient, status from outbox_message') : outbox
-    const sent = tally([...messagesOf(postmark, 'email'), ...messagesOf(twilio, 'sms')])
-    const counts = rows.map((row) => sent.get(`${row.channel} ${row.recipient}`) ?? 0)
-    const statuses: Record<string, number> = {}
-    for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1
-    console.log(
-      `database cut during delivery: ${rows.length} messages, in flight at the cut ${JSON.stringify(inFlight)}, cut ${CUT_MS} ms; ` +
-        `provider requests ${postmark.requests.length + twilio.requests.length}; sent once ${counts.filter((count) => count === 1).length}, ` +
-        `twice or more ${counts.filter((count) => count > 1).length}, not at all ${counts.filter((count) => count === 0).length}; ` +
-        `${outbox instanceof Error ? `not all recorded sent within ${LEASE_MS + 10_000} ms of the restore (${JSON.stringify(statuses)})` : `all recorded sent ${settledMs} ms after the restore`}`,
-    )
+      const rows =
+        outbox instanceof Error
+          ? await orm.em
+              .fork()
+              .execute<{ channel: string; recipient: string; status: string }[]>('select channel, recipient, status from outbox_message')
+          : outbox
+      const sent = tally([...messagesOf(postmark, 'email'), ...messagesOf(twilio, 'sms')])
+      const counts = rows.map((row) => sent.get(`${row.channel} ${row.recipient}`) ?? 0)
+      const statuses: Record<string, number> = {}
+      for (const row of rows) statuses[row.status] = (statuses[row.status] ?? 0) + 1
+      console.log(
+        `database cut during delivery: ${rows.length} messages, in flight at the cut ${JSON.stringify(inFlight)}, cut ${CUT_MS} ms; ` +
+          `provider requests ${postmark.requests.length + twilio.requests.length}; sent once ${counts.filter((count) => count === 1).length}, ` +
+          `twice or more ${counts.filter((count) => count > 1).length}, not at all ${counts.filter((count) => count === 0).length}; ` +
+          `${outbox instanceof Error ? `not all recorded sent within ${LEASE_MS + 10_000} ms of the restore (${JSON.stringify(statuses)})` : `all recorded sent ${settledMs} ms after the restore`}`,
+      )
 
-    expect(inFlight.email + inFlight.sms, 'the cut came with sends in flight').toBeGreaterThan(0)
-    expect([...sent.entries()].filter(([, count]) => count !== 1), 'sent more than once').toEqual([])
-    if (outbox instanceof Error) throw outbox
-    expect([...sent.keys()].sort()).toEqual(rows.map((row) => `${row.channel} ${row.recipient}`).sort())
-    expect(notJson(logLines)).toEqual([])
-  }, LEASE_MS + 40_000)
+      expect(inFlight.email + inFlight.sms, 'the cut came with sends in flight').toBeGreaterThan(0)
+      expect(
+        [...sent.entries()].filter(([, count]) => count !== 1),
+        'sent more than once',
+      ).toEqual([])
+      if (outbox instanceof Error) throw outbox
+      expect([...sent.keys()].sort()).toEqual(rows.map((row) => `${row.channel} ${row.recipient}`).sort())
+      expect(notJson(logLines)).toEqual([])
+    },
+    LEASE_MS + 40_000,
+  )
 })

@@ -45,7 +45,18 @@ let routes: Route[]
 
 type Kind = 'json' | 'page' | 'ready'
 type Route = { name: string; kind: Kind; method: 'GET' | 'POST'; path: string; body?: () => unknown }
-type Answer = { route: string; kind: Kind; status: number; ms: number; startedAt: number; endedAt: number; contentType: string; retryAfter: string | null; body: string; failure?: string }
+type Answer = {
+  route: string
+  kind: Kind
+  status: number
+  ms: number
+  startedAt: number
+  endedAt: number
+  contentType: string
+  retryAfter: string | null
+  body: string
+  failure?: string
+}
 
 beforeAll(async () => {
   const directUrl = await databases.create()
@@ -97,7 +108,19 @@ async function ask(route: Route): Promise<Answer> {
     })
     const body = await response.text().catch((error: unknown) => new Error(`${response.status}, its body cut: ${explain(error)}`))
     const endedAt = Date.now()
-    if (body instanceof Error) return { route: route.name, kind: route.kind, status: response.status, ms: endedAt - startedAt, startedAt, endedAt, contentType: '', retryAfter: null, body: '', failure: body.message }
+    if (body instanceof Error)
+      return {
+        route: route.name,
+        kind: route.kind,
+        status: response.status,
+        ms: endedAt - startedAt,
+        startedAt,
+        endedAt,
+        contentType: '',
+        retryAfter: null,
+        body: '',
+        failure: body.message,
+      }
     return {
       route: route.name,
       kind: route.kind,
@@ -111,7 +134,18 @@ async function ask(route: Route): Promise<Answer> {
     }
   } catch (error) {
     const endedAt = Date.now()
-    return { route: route.name, kind: route.kind, status: 0, ms: endedAt - startedAt, startedAt, endedAt, contentType: '', retryAfter: null, body: '', failure: explain(error) }
+    return {
+      route: route.name,
+      kind: route.kind,
+      status: 0,
+      ms: endedAt - startedAt,
+      startedAt,
+      endedAt,
+      contentType: '',
+      retryAfter: null,
+      body: '',
+      failure: explain(error),
+    }
   }
 }
 
@@ -148,7 +182,9 @@ function outageProblem(answer: Answer): string | undefined {
   }
   if (!answer.contentType.startsWith('application/json')) return `JSON route answered ${answer.contentType}`
   try {
-    return JSON.stringify(JSON.parse(answer.body)) === JSON.stringify(DATABASE_UNAVAILABLE) ? undefined : `body ${answer.body.slice(0, 200)}`
+    return JSON.stringify(JSON.parse(answer.body)) === JSON.stringify(DATABASE_UNAVAILABLE)
+      ? undefined
+      : `body ${answer.body.slice(0, 200)}`
   } catch {
     return `body is not JSON: ${answer.body.slice(0, 200)}`
   }
@@ -162,14 +198,16 @@ async function timeToRecover(from: number, ms = 20_000): Promise<number> {
   for (;;) {
     const answer = await ask(routes[0]!)
     if (answer.status === 200) return answer.endedAt - from
-    if (Date.now() > deadline) throw new Error(`the database routes did not recover within ${ms} ms; last answer ${answer.status} ${answer.body.slice(0, 200)}`)
+    if (Date.now() > deadline)
+      throw new Error(`the database routes did not recover within ${ms} ms; last answer ${answer.status} ${answer.body.slice(0, 200)}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 
 function summary(label: string, answers: Answer[], recoveredMs: number) {
   const byStatus: Record<string, number> = {}
-  for (const answer of answers) byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
+  for (const answer of answers)
+    byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
   const longest = Math.max(...answers.map((answer) => answer.ms))
   return `database ${label}: ${answers.length} requests, answers ${JSON.stringify(byStatus)}, longest wait ${longest} ms, time to recover ${recoveredMs} ms`
 }
@@ -210,19 +248,30 @@ async function drill(how: 'cut' | 'stall', ms: number) {
   console.log(summary(how, answers, recoveredMs), `(${during.length} wholly during the ${how}, ${after.length} after the recovery)`)
 
   // Every request got an answer, within the bound.
-  expect(answers.filter((answer) => answer.failure || answer.ms > LONGEST_WAIT_MS).map((a) => `${a.route}: ${a.failure ?? `${a.ms} ms`}`)).toEqual([])
+  expect(
+    answers.filter((answer) => answer.failure || answer.ms > LONGEST_WAIT_MS).map((a) => `${a.route}: ${a.failure ?? `${a.ms} ms`}`),
+  ).toEqual([])
   // While the database was away: each route was asked and answered in its outage shape.
   const answeredAsOutage = new Set(askedDuring.filter((answer) => !outageProblem(answer)).map((answer) => answer.route))
   const unanswered = routes.filter((route) => !answeredAsOutage.has(route.name))
   expect(
-    unanswered.map((route) => [route.name, askedDuring.filter((answer) => answer.route === route.name).map((answer) => `asked ${answer.startedAt - brokenAt} ms in: ${outageProblem(answer) ?? 'ok'}`)]),
+    unanswered.map((route) => [
+      route.name,
+      askedDuring
+        .filter((answer) => answer.route === route.name)
+        .map((answer) => `asked ${answer.startedAt - brokenAt} ms in: ${outageProblem(answer) ?? 'ok'}`),
+    ]),
   ).toEqual([])
   expect(during.map((answer) => [answer.route, outageProblem(answer)]).filter(([, problem]) => problem)).toEqual([])
   // Those in flight when it came back: either their outage answer or a success.
-  expect(across.map((answer) => [answer.route, ok(answer) ? undefined : outageProblem(answer)]).filter(([, problem]) => problem)).toEqual([])
+  expect(across.map((answer) => [answer.route, ok(answer) ? undefined : outageProblem(answer)]).filter(([, problem]) => problem)).toEqual(
+    [],
+  )
   // Back without a restart: everything asked after the recovery succeeds.
   expect(new Set(after.map((answer) => answer.route))).toEqual(new Set(routes.map((route) => route.name)))
-  expect(after.filter((answer) => !ok(answer)).map((answer) => `${answer.route}: ${answer.status} ${answer.body.slice(0, 200)}`)).toEqual([])
+  expect(after.filter((answer) => !ok(answer)).map((answer) => `${answer.route}: ${answer.status} ${answer.body.slice(0, 200)}`)).toEqual(
+    [],
+  )
   expect(recoveredMs).toBeLessThan(LONGEST_WAIT_MS)
 }
 

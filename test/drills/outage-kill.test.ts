@@ -97,7 +97,7 @@ afterAll(async () => {
 const unanswered = (fake: FakeProvider): Recorded[] => fake.requests.filter((request) => !fake.accepted.includes(request))
 
 describe('kill -9 of one of two instances mid-delivery', () => {
-  it('when one instance is killed with sends in flight, then every message goes at least once, and twice only if it was in the dead instance\'s unanswered requests', async () => {
+  it("when one instance is killed with sends in flight, then every message goes at least once, and twice only if it was in the dead instance's unanswered requests", async () => {
     const [a, b] = services as [DrillService, DrillService]
     const images = [makeJpeg(32, 24, 1)]
     // Completions spread over both instances, 6 at a time.
@@ -139,7 +139,12 @@ describe('kill -9 of one of two instances mid-delivery', () => {
     expect(await a.exited).toEqual({ code: null, signal: 'SIGKILL' })
 
     const outbox = await until(
-      () => orm.em.fork().execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>('select channel, recipient, status, attempts from outbox_message'),
+      () =>
+        orm.em
+          .fork()
+          .execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>(
+            'select channel, recipient, status, attempts from outbox_message',
+          ),
       (rows) => rows.length === SESSIONS * (GUESTS + 1) && rows.every((row) => row.status === 'sent'),
       LEASE_MS + 30_000,
     ).catch((error: Error) => error)
@@ -147,7 +152,13 @@ describe('kill -9 of one of two instances mid-delivery', () => {
     await Promise.all([...postmarks, ...twilios].map((fake) => fake.replied()))
 
     const rows =
-      outbox instanceof Error ? await orm.em.fork().execute<{ channel: string; recipient: string; status: string; attempts: number }[]>('select channel, recipient, status, attempts from outbox_message') : outbox
+      outbox instanceof Error
+        ? await orm.em
+            .fork()
+            .execute<{ channel: string; recipient: string; status: string; attempts: number }[]>(
+              'select channel, recipient, status, attempts from outbox_message',
+            )
+        : outbox
     const sent = tally([0, 1].flatMap((index) => [...messagesOf(postmarks[index]!, 'email'), ...messagesOf(twilios[index]!, 'sms')]))
     const keys = rows.map((row) => `${row.channel} ${row.recipient}`)
     const twice = keys.filter((key) => (sent.get(key) ?? 0) > 1)
@@ -167,11 +178,23 @@ describe('kill -9 of one of two instances mid-delivery', () => {
     if (outbox instanceof Error) throw outbox
     expect(rows).toHaveLength(SESSIONS * (GUESTS + 1))
     // At least once, each.
-    expect(keys.filter((key) => !sent.has(key)), 'never sent').toEqual([])
-    expect([...sent.keys()].filter((key) => !keys.includes(key)), 'sent, never queued').toEqual([])
+    expect(
+      keys.filter((key) => !sent.has(key)),
+      'never sent',
+    ).toEqual([])
+    expect(
+      [...sent.keys()].filter((key) => !keys.includes(key)),
+      'sent, never queued',
+    ).toEqual([])
     // Twice only for what the dead instance had in flight, and never three times.
-    expect(twice.filter((key) => !inFlightMessages.has(key)), 'sent twice, not in flight at the kill').toEqual([])
-    expect(keys.filter((key) => (sent.get(key) ?? 0) > 2), 'sent three times or more').toEqual([])
+    expect(
+      twice.filter((key) => !inFlightMessages.has(key)),
+      'sent twice, not in flight at the kill',
+    ).toEqual([])
+    expect(
+      keys.filter((key) => (sent.get(key) ?? 0) > 2),
+      'sent three times or more',
+    ).toEqual([])
     expect(twice.length).toBeLessThanOrEqual(inFlightMessages.size)
     expect(b.stderr()).toBe('')
   }, 120_000)

@@ -91,7 +91,7 @@ const nextIp = () => `10.4.${(++ip >> 8) & 255}.${ip & 255}`
 const guest = () => ({ name: `${secret.firstName} ${secret.lastName}`, email: secret.email, phone: secret.phone })
 
 describe('the log when the database fails mid-work', () => {
-  it('when the database is cut and stalled with a guest\'s registrations, reads and deliveries in flight, then no line holds the guest\'s details or a session id, and every line is JSON', async () => {
+  it("when the database is cut and stalled with a guest's registrations, reads and deliveries in flight, then no line holds the guest's details or a session id, and every line is JSON", async () => {
     postmark.latencyMs = 1_000
     twilio.latencyMs = 1_000
     const setId = (await seedEvent(orm)).sets[0]!.id
@@ -121,8 +121,20 @@ describe('the log when the database fails mid-work', () => {
     }
     const signal = () => AbortSignal.timeout(15_000)
     const loops = [
-      loop(() => postJson(`${app.url}/sets/${setId}/sessions`, { guests: [guest()] }, { headers: { 'content-type': 'application/json', [IP_HEADER]: nextIp() }, signal: signal() })),
-      loop(() => postJson(`${app.url}/sets/${setId}/sessions`, { guests: [guest()] }, { headers: { 'content-type': 'application/json', [IP_HEADER]: nextIp() }, signal: signal() })),
+      loop(() =>
+        postJson(
+          `${app.url}/sets/${setId}/sessions`,
+          { guests: [guest()] },
+          { headers: { 'content-type': 'application/json', [IP_HEADER]: nextIp() }, signal: signal() },
+        ),
+      ),
+      loop(() =>
+        postJson(
+          `${app.url}/sets/${setId}/sessions`,
+          { guests: [guest()] },
+          { headers: { 'content-type': 'application/json', [IP_HEADER]: nextIp() }, signal: signal() },
+        ),
+      ),
       loop(() => fetch(`${app.url}/gallery/${sessions[requests % 3]}`, { signal: signal() })),
       loop(() => fetch(`${app.url}/g/${sessions[requests % 3]}`, { signal: signal() })),
       loop(() => fetch(`${app.url}/gallery/${sessions[0]}/photos/${photos[0]}/download`, { signal: signal() })),

@@ -34,7 +34,14 @@ const SLOW_MS = 3_000
 /** What each provider answers first, in order, before it answers with success (after SLOW_MS). */
 const FAULTS: { postmark: Reply[]; twilio: Reply[] } = {
   postmark: [SERVER_ERROR, SERVER_ERROR, { ...SERVER_ERROR, delayMs: SLOW_MS }, POSTMARK_RATE_LIMITED, POSTMARK_RATE_LIMITED],
-  twilio: [SERVER_ERROR, SERVER_ERROR, { ...SERVER_ERROR, delayMs: SLOW_MS }, TWILIO_TOO_MANY_REQUESTS, TWILIO_TOO_MANY_REQUESTS, SERVER_ERROR],
+  twilio: [
+    SERVER_ERROR,
+    SERVER_ERROR,
+    { ...SERVER_ERROR, delayMs: SLOW_MS },
+    TWILIO_TOO_MANY_REQUESTS,
+    TWILIO_TOO_MANY_REQUESTS,
+    SERVER_ERROR,
+  ],
 }
 
 const databases = scratchDatabases('outage_providers')
@@ -60,7 +67,11 @@ beforeAll(async () => {
     rateLimits: { windowMs: 60_000, clientIpHeader: IP_HEADER },
     // The links go at completion: the copies are not what this drill is about.
     copies: { ...env.copies, linkWaitMs: 0 },
-    delivery: { ...env.delivery, dispatch: true, dispatcher: { ...env.delivery.dispatcher, intervalMs: 200, baseDelayMs: 200, maxDelayMs: 2_000 } },
+    delivery: {
+      ...env.delivery,
+      dispatch: true,
+      dispatcher: { ...env.delivery.dispatcher, intervalMs: 200, baseDelayMs: 200, maxDelayMs: 2_000 },
+    },
   })
 })
 
@@ -84,14 +95,23 @@ describe('providers that fail, throttle and answer slowly', () => {
     await Promise.all(
       Array.from({ length: SESSIONS }, async (_, index) => {
         const kiosk = createClient({ baseUrl: app.url, retry: false, headers: { [IP_HEADER]: `10.7.0.${index + 1}` } })
-        const guests = [1, 2].map((n) => ({ name: `Provider${index} Guest${n}`, email: `providers-${index}-${n}@example.org`, phone: `+1415557${String(index * 10 + n).padStart(4, '0')}` }))
+        const guests = [1, 2].map((n) => ({
+          name: `Provider${index} Guest${n}`,
+          email: `providers-${index}-${n}@example.org`,
+          phone: `+1415557${String(index * 10 + n).padStart(4, '0')}`,
+        }))
         const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests } })
         await uploadPhotos(booth, session.id, images, { retry: false })
       }),
     )
 
     const outbox = await until(
-      () => app.orm.em.fork().execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>('select channel, recipient, status, attempts from outbox_message'),
+      () =>
+        app.orm.em
+          .fork()
+          .execute<{ channel: 'email' | 'sms'; recipient: string; status: string; attempts: number }[]>(
+            'select channel, recipient, status, attempts from outbox_message',
+          ),
       (rows) => rows.length === SESSIONS * 4 && rows.every((row) => row.status === 'sent'),
       40_000,
     ).catch((error: Error) => error)
@@ -102,7 +122,14 @@ describe('providers that fail, throttle and answer slowly', () => {
       ...postmark.delivered.map((recipient) => ({ channel: 'email' as const, recipient, text: '', path: '' })),
       ...twilio.delivered.map((recipient) => ({ channel: 'sms' as const, recipient, text: '', path: '' })),
     ])
-    const rows = outbox instanceof Error ? await app.orm.em.fork().execute<{ channel: string; recipient: string; status: string; attempts: number }[]>('select channel, recipient, status, attempts from outbox_message') : outbox
+    const rows =
+      outbox instanceof Error
+        ? await app.orm.em
+            .fork()
+            .execute<{ channel: string; recipient: string; status: string; attempts: number }[]>(
+              'select channel, recipient, status, attempts from outbox_message',
+            )
+        : outbox
     const owed = rows.map((row) => `${row.channel} ${row.recipient}`)
     const counts = owed.map((key) => delivered.get(key) ?? 0)
     const statuses = (fake: FakeProvider, faults: Reply[]) => {
@@ -126,7 +153,10 @@ describe('providers that fail, throttle and answer slowly', () => {
     expect(postmark.requests.length).toBeGreaterThan(FAULTS.postmark.length)
     expect(twilio.requests.length).toBeGreaterThan(FAULTS.twilio.length)
     expect(rows).toHaveLength(SESSIONS * 4)
-    expect([...delivered.entries()].filter(([, count]) => count !== 1), 'sent more than once').toEqual([])
+    expect(
+      [...delivered.entries()].filter(([, count]) => count !== 1),
+      'sent more than once',
+    ).toEqual([])
     expect([...delivered.keys()].sort()).toEqual(owed.sort())
   }, 60_000)
 })

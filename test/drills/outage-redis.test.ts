@@ -90,9 +90,11 @@ async function registrations(server: TestServer): Promise<Registration[]> {
 async function track(server: TestServer, ip: string, count: number): Promise<number[]> {
   const statuses: number[] = []
   for (let i = 0; i < count; i++) {
-    const response = await postJson(`${server.url}/track`, {}, { headers: { 'content-type': 'application/json', [IP_HEADER]: ip }, signal: AbortSignal.timeout(ABANDON_MS) }).catch(
-      () => undefined,
-    )
+    const response = await postJson(
+      `${server.url}/track`,
+      {},
+      { headers: { 'content-type': 'application/json', [IP_HEADER]: ip }, signal: AbortSignal.timeout(ABANDON_MS) },
+    ).catch(() => undefined)
     await response?.arrayBuffer()
     // 0: no answer within ABANDON_MS.
     statuses.push(response?.status ?? 0)
@@ -117,7 +119,8 @@ async function countsInRedisAgain(from: number, ms = 15_000): Promise<number> {
 
 function figures(label: string, results: Registration[], recoveredMs: number, extra = '') {
   const byStatus: Record<string, number> = {}
-  for (const result of results) byStatus[result.failure ? 'none' : result.status] = (byStatus[result.failure ? 'none' : result.status] ?? 0) + 1
+  for (const result of results)
+    byStatus[result.failure ? 'none' : result.status] = (byStatus[result.failure ? 'none' : result.status] ?? 0) + 1
   console.log(
     `redis ${label}: ${results.length} registrations, answers ${JSON.stringify(byStatus)}, longest wait ${Math.max(...results.map((result) => result.ms))} ms, time to recover ${recoveredMs} ms${extra}`,
   )
@@ -134,7 +137,9 @@ describe('Redis goes away', () => {
         { ...settings, redisUrl: `redis://${proxy.address}` },
         { logger: createLogger({ level: 'info', write: (line) => void logLines.push(line) }) },
       ),
-      new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error('the instance did not start within 15 s with Redis down')), 15_000)),
+      new Promise<never>((_resolve, reject) =>
+        setTimeout(() => reject(new Error('the instance did not start within 15 s with Redis down')), 15_000),
+      ),
     ])
     const startMs = Date.now() - startedAt
     const results = await registrations(a)

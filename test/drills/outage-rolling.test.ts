@@ -89,7 +89,11 @@ function startLoad() {
     /** Resolves once `count` more answers have come. */
     more: (count: number) => {
       const target = answers.length + count
-      return until(async () => answers.length, (length) => length >= target, 20_000)
+      return until(
+        async () => answers.length,
+        (length) => length >= target,
+        20_000,
+      )
     },
     stop: async () => {
       clearInterval(timer)
@@ -103,7 +107,10 @@ function startLoad() {
  * SIGTERM `old` and put its successor (started beforehand, listening, not yet behind the
  * balancer) in service; resolves once `old` has exited.
  */
-async function replace(old: DrillService, successor: DrillService): Promise<{ stopMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }> {
+async function replace(
+  old: DrillService,
+  successor: DrillService,
+): Promise<{ stopMs: number; exit: { code: number | null; signal: NodeJS.Signals | null } }> {
   const signalledAt = Date.now()
   old.child.kill('SIGTERM')
   balancer.add(successor.url)
@@ -132,7 +139,8 @@ describe('a rolling restart behind a load balancer', () => {
 
     const counters = balancer.counters()
     const byStatus: Record<string, number> = {}
-    for (const answer of answers) byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
+    for (const answer of answers)
+      byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
     const failed = answers.filter((answer) => answer.failure || answer.status !== 200)
     console.log(
       `rolling restart: ${answers.length} requests, answers ${JSON.stringify(byStatus)}, failed ${failed.length}, longest wait ${Math.max(...answers.map((answer) => answer.ms))} ms; ` +

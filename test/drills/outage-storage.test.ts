@@ -39,7 +39,18 @@ const READY_TURNS_WITHIN_MS = 20_000
 const FAULT_AT_LEAST_MS = { cut: 5_000, stall: 11_000 }
 
 type Kind = 'storage' | 'plain'
-type Answer = { route: string; kind: Kind; status: number; ms: number; startedAt: number; endedAt: number; contentType: string; retryAfter: string | null; body: string; failure?: string }
+type Answer = {
+  route: string
+  kind: Kind
+  status: number
+  ms: number
+  startedAt: number
+  endedAt: number
+  contentType: string
+  retryAfter: string | null
+  body: string
+  failure?: string
+}
 type Ask = { route: string; kind: Kind; method: 'GET' | 'POST'; path: string; body?: unknown; booth?: boolean }
 
 const ok = (answer: Answer) => !answer.failure && answer.status >= 200 && answer.status < 300
@@ -47,7 +58,8 @@ const ok = (answer: Answer) => !answer.failure && answer.status >= 200 && answer
 function outageProblem(answer: Answer): string | undefined {
   if (answer.failure) return `no answer: ${answer.failure}`
   if (answer.ms > LONGEST_WAIT_MS) return `answered after ${answer.ms} ms`
-  if (answer.kind === 'plain') return answer.status >= 200 && answer.status < 300 ? undefined : `status ${answer.status}: ${answer.body.slice(0, 200)}`
+  if (answer.kind === 'plain')
+    return answer.status >= 200 && answer.status < 300 ? undefined : `status ${answer.status}: ${answer.body.slice(0, 200)}`
   if (answer.status !== 503) return `status ${answer.status}: ${answer.body.slice(0, 200)}`
   if (!answer.retryAfter || !/^\d+$/.test(answer.retryAfter)) return `no Retry-After (${answer.retryAfter})`
   try {
@@ -72,19 +84,26 @@ async function startRig(how: 'cut' | 'stall') {
   const logLines: string[] = []
   const images = [makeJpeg(64, 48, 1), makeJpeg(48, 64, 2)]
 
-
   let ip = 0
   const nextIp = () => `10.8.${(++ip >> 8) & 255}.${ip & 255}`
 
   async function register(name: string): Promise<string> {
     const kiosk = createClient({ baseUrl: app.url, retry: false, headers: { [IP_HEADER]: nextIp() } })
-    return (await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name, email: `${name.replace(/\W/g, '-').toLowerCase()}-${ip}@example.org` }] } })).id
+    return (
+      await kiosk.kiosk.registerGuests({
+        params: { setId },
+        body: { guests: [{ name, email: `${name.replace(/\W/g, '-').toLowerCase()}-${ip}@example.org` }] },
+      })
+    ).id
   }
 
   /** A session whose photos are uploaded (through the proxy, while it is open), ready to complete. */
   async function uploaded(name: string): Promise<{ id: string; keys: string[] }> {
     const id = await register(name)
-    const { uploads } = await createClient({ baseUrl: app.url, boothKey, retry: false }).booth.createUploads({ params: { sessionId: id }, body: { count: images.length } })
+    const { uploads } = await createClient({ baseUrl: app.url, boothKey, retry: false }).booth.createUploads({
+      params: { sessionId: id },
+      body: { count: images.length },
+    })
     for (const [index, upload] of uploads.entries()) {
       const response = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: images[index] })
       expect(response.status, await response.text()).toBe(200)
@@ -97,7 +116,11 @@ async function startRig(how: 'cut' | 'stall') {
     try {
       const response = await fetch(`${app.url}${path}`, {
         method,
-        headers: { [IP_HEADER]: nextIp(), ...(body ? { 'content-type': 'application/json' } : {}), ...(booth ? { authorization: `Bearer ${boothKey}` } : {}) },
+        headers: {
+          [IP_HEADER]: nextIp(),
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(booth ? { authorization: `Bearer ${boothKey}` } : {}),
+        },
         body: body ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(LONGEST_WAIT_MS + 10_000),
       })
@@ -107,7 +130,19 @@ async function startRig(how: 'cut' | 'stall') {
         (error: unknown) => new Error(`${response.status} ${contentType}, its body cut: ${explain(error)}`),
       )
       const endedAt = Date.now()
-      if (text instanceof Error) return { route, kind, status: response.status, ms: endedAt - startedAt, startedAt, endedAt, contentType, retryAfter: null, body: '', failure: text.message }
+      if (text instanceof Error)
+        return {
+          route,
+          kind,
+          status: response.status,
+          ms: endedAt - startedAt,
+          startedAt,
+          endedAt,
+          contentType,
+          retryAfter: null,
+          body: '',
+          failure: text.message,
+        }
       return {
         route,
         kind,
@@ -117,15 +152,32 @@ async function startRig(how: 'cut' | 'stall') {
         endedAt,
         contentType,
         retryAfter: response.headers.get('retry-after'),
-        body: contentType.startsWith('application/json') || contentType.startsWith('text/') ? text.toString('utf8') : `<${text.length} bytes>`,
+        body:
+          contentType.startsWith('application/json') || contentType.startsWith('text/') ? text.toString('utf8') : `<${text.length} bytes>`,
       }
     } catch (error) {
       const endedAt = Date.now()
-      return { route, kind, status: 0, ms: endedAt - startedAt, startedAt, endedAt, contentType: '', retryAfter: null, body: '', failure: explain(error) }
+      return {
+        route,
+        kind,
+        status: 0,
+        ms: endedAt - startedAt,
+        startedAt,
+        endedAt,
+        contentType: '',
+        retryAfter: null,
+        body: '',
+        failure: explain(error),
+      }
     }
   }
 
-  const download = (): Ask => ({ route: 'download', kind: 'storage', method: 'GET', path: `/gallery/${gallery.id}/photos/${gallery.photoId}/download` })
+  const download = (): Ask => ({
+    route: 'download',
+    kind: 'storage',
+    method: 'GET',
+    path: `/gallery/${gallery.id}/photos/${gallery.photoId}/download`,
+  })
   const zip = (): Ask => ({ route: 'zip', kind: 'storage', method: 'GET', path: `/gallery/${gallery.id}/zip` })
   const galleryJson = (): Ask => ({ route: 'gallery JSON', kind: 'plain', method: 'GET', path: `/gallery/${gallery.id}` })
   let guest = 0
@@ -165,8 +217,6 @@ async function startRig(how: 'cut' | 'stall') {
     }
   }
 
-
-
   /** Asks /readyz every 250 ms until it answers `status` with `body`; how long that took from `from`. */
   async function readyTurns(status: number, body: object, from: number, ms: number): Promise<number> {
     let last = ''
@@ -196,7 +246,9 @@ async function startRig(how: 'cut' | 'stall') {
     else proxy.stall()
     // Meanwhile, the booth tries to complete its sessions, one after the other, again and again.
     const completing = startLoad([() => complete(waiting[turn++ % waiting.length]!)])
-    const notReadyMs = await readyTurns(503, { error: 'storage unreachable' }, brokenAt, READY_TURNS_WITHIN_MS).catch((error: Error) => error)
+    const notReadyMs = await readyTurns(503, { error: 'storage unreachable' }, brokenAt, READY_TURNS_WITHIN_MS).catch(
+      (error: Error) => error,
+    )
     const left = FAULT_AT_LEAST_MS[how] - (Date.now() - brokenAt)
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, left))
     const completions = await completing.stop()
@@ -215,21 +267,34 @@ async function startRig(how: 'cut' | 'stall') {
     const across = all.filter((answer) => answer.startedAt < restoredAt && answer.endedAt > restoredAt)
     const after = answers.filter((answer) => answer.startedAt > recoveredAt)
     const byStatus: Record<string, number> = {}
-    for (const answer of all) byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
+    for (const answer of all)
+      byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
     console.log(
       `storage ${how}: ${all.length} requests, answers ${JSON.stringify(byStatus)}, longest wait ${Math.max(...all.map((answer) => answer.ms))} ms, ` +
         `/readyz 503 after ${typeof notReadyMs === 'number' ? `${notReadyMs} ms` : 'never'}, 200 again ${typeof readyMs === 'number' ? `${readyMs} ms` : 'never'} after the restore; ` +
         `after it: ${afterwards.map((answer) => `${answer.route} ${answer.status}`).join(', ')}`,
     )
 
-    expect(all.filter((answer) => answer.failure || answer.ms > LONGEST_WAIT_MS).map((a) => `${a.route}: ${a.failure ?? `${a.ms} ms`}`)).toEqual([])
+    expect(
+      all.filter((answer) => answer.failure || answer.ms > LONGEST_WAIT_MS).map((a) => `${a.route}: ${a.failure ?? `${a.ms} ms`}`),
+    ).toEqual([])
     expect(new Set(during.map((answer) => answer.route))).toEqual(new Set(['download', 'zip', 'gallery JSON', 'registration', 'complete']))
     expect(during.map((answer) => [answer.route, outageProblem(answer)]).filter(([, problem]) => problem)).toEqual([])
-    expect(across.map((answer) => [answer.route, ok(answer) ? undefined : outageProblem(answer)]).filter(([, problem]) => problem)).toEqual([])
+    expect(across.map((answer) => [answer.route, ok(answer) ? undefined : outageProblem(answer)]).filter(([, problem]) => problem)).toEqual(
+      [],
+    )
     if (notReadyMs instanceof Error) throw notReadyMs
     if (readyMs instanceof Error) throw readyMs
-    expect(afterwards.map((answer) => `${answer.route} ${answer.status}`)).toEqual(['complete 200', 'complete 200', 'complete 200', 'download 200', 'zip 200'])
-    expect(after.filter((answer) => !ok(answer)).map((answer) => `${answer.route}: ${answer.status} ${answer.body.slice(0, 200)}`)).toEqual([])
+    expect(afterwards.map((answer) => `${answer.route} ${answer.status}`)).toEqual([
+      'complete 200',
+      'complete 200',
+      'complete 200',
+      'download 200',
+      'zip 200',
+    ])
+    expect(after.filter((answer) => !ok(answer)).map((answer) => `${answer.route}: ${answer.status} ${answer.body.slice(0, 200)}`)).toEqual(
+      [],
+    )
   }
 
   const stop = async () => {
@@ -273,22 +338,30 @@ async function startRig(how: 'cut' | 'stall') {
 }
 
 describe('photo storage goes away under load', () => {
-  it.concurrent('when S3 is cut and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete', async () => {
-    const rig = await startRig('cut')
-    try {
-      await rig.drill()
-    } finally {
-      await rig.stop()
-    }
-  }, 60_000)
+  it.concurrent(
+    'when S3 is cut and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete',
+    async () => {
+      const rig = await startRig('cut')
+      try {
+        await rig.drill()
+      } finally {
+        await rig.stop()
+      }
+    },
+    60_000,
+  )
 
-  it.concurrent('when S3 stalls and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete', async () => {
-    const rig = await startRig('stall')
-    try {
-      await rig.drill()
-      expect(notJson(rig.logLines)).toEqual([])
-    } finally {
-      await rig.stop()
-    }
-  }, 60_000)
+  it.concurrent(
+    'when S3 stalls and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete',
+    async () => {
+      const rig = await startRig('stall')
+      try {
+        await rig.drill()
+        expect(notJson(rig.logLines)).toEqual([])
+      } finally {
+        await rig.stop()
+      }
+    },
+    60_000,
+  )
 })

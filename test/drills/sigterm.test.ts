@@ -60,7 +60,15 @@ afterAll(async () => {
   if (bundle) await rm(bundle, { recursive: true, force: true })
 })
 
-type Answer = { status: number; connection: number; close: boolean; path: string; body: string; afterStopping: boolean; afterSignal: boolean }
+type Answer = {
+  status: number
+  connection: number
+  close: boolean
+  path: string
+  body: string
+  afterStopping: boolean
+  afterSignal: boolean
+}
 
 describe('SIGTERM on the built server', () => {
   it('when SIGTERM comes while 64 keep-alive connections read and register, then no answer is >= 500, what was written is what was answered, and it exits 0 within the grace', async () => {
@@ -71,7 +79,12 @@ describe('SIGTERM on the built server', () => {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       // The drain itself, at once: the delay a balancer needs before it (production's default) is the rolling-restart drill's.
-      env: productionEnv(port, databaseUrl, { DELIVERY: 'off', SHUTDOWN_GRACE_MS: String(GRACE_MS), SHUTDOWN_DELAY_MS: '0', CLIENT_IP_HEADER: IP_HEADER }),
+      env: productionEnv(port, databaseUrl, {
+        DELIVERY: 'off',
+        SHUTDOWN_GRACE_MS: String(GRACE_MS),
+        SHUTDOWN_DELAY_MS: '0',
+        CLIENT_IP_HEADER: IP_HEADER,
+      }),
     })
     const service = child
     let stderr = ''
@@ -84,7 +97,9 @@ describe('SIGTERM on the built server', () => {
     let onStopping: () => void = () => {}
     const stopping = new Promise<void>((resolve) => (onStopping = resolve))
     await new Promise<void>((resolve, reject) => {
-      void exited.then(({ code, signal }) => reject(new Error(`the built server exited (${signal ?? code}) before it listened:\n${stderr}`)))
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`the built server exited (${signal ?? code}) before it listened:\n${stderr}`)),
+      )
       createInterface({ input: service.stdout! }).on('line', (line) => {
         if (line.includes('"photo booth service listening"')) resolve()
         if (line.includes('"message":"stopping"')) {
@@ -106,7 +121,14 @@ describe('SIGTERM on the built server', () => {
     let sent = 0
     let warm: () => void = () => {}
     const warmedUp = new Promise<void>((resolve) => (warm = resolve))
-    const reads = [`/gallery/events/${event.slug}`, `/events/${event.slug}/sets/set-1`, `/gallery/${gallery.id}`, `/g/${gallery.id}`, '/healthz', '/gallery/no-such-gallery']
+    const reads = [
+      `/gallery/events/${event.slug}`,
+      `/events/${event.slug}/sets/set-1`,
+      `/gallery/${gallery.id}`,
+      `/g/${gallery.id}`,
+      '/healthz',
+      '/gallery/no-such-gallery',
+    ]
     const one = (n: number) =>
       new Promise<boolean>((resolve) => {
         const afterStopping = stoppingSeen
@@ -121,7 +143,13 @@ describe('SIGTERM on the built server', () => {
             path,
             agent,
             method: write ? 'POST' : 'GET',
-            headers: write ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), [IP_HEADER]: `10.3.${(n >> 8) & 255}.${n & 255}` } : {},
+            headers: write
+              ? {
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(body),
+                  [IP_HEADER]: `10.3.${(n >> 8) & 255}.${n & 255}`,
+                }
+              : {},
           },
           (res) => {
             if (!sockets.has(res.socket)) sockets.set(res.socket, sockets.size + 1)
@@ -130,7 +158,15 @@ describe('SIGTERM on the built server', () => {
             res.setEncoding('utf8')
             res.on('data', (chunk: string) => (text += chunk))
             res.on('end', () => {
-              answers.push({ status: res.statusCode!, connection, close: res.headers.connection === 'close', path, body: text, afterStopping, afterSignal: signalSent })
+              answers.push({
+                status: res.statusCode!,
+                connection,
+                close: res.headers.connection === 'close',
+                path,
+                body: text,
+                afterStopping,
+                afterSignal: signalSent,
+              })
               if (write && res.statusCode === 201) registered.set(email, (JSON.parse(text) as { id: string }).id)
               if (answers.length >= CONNECTIONS * 4) warm()
               resolve(true)
@@ -161,7 +197,10 @@ describe('SIGTERM on the built server', () => {
     service.kill('SIGTERM')
     await stopping
     let timer: NodeJS.Timeout | undefined
-    const exit = await Promise.race([exited, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), GRACE_MS + 5_000)))])
+    const exit = await Promise.race([
+      exited,
+      new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), GRACE_MS + 5_000))),
+    ])
     clearTimeout(timer)
     await load
 
@@ -184,12 +223,16 @@ describe('SIGTERM on the built server', () => {
     // done for a request that got none.
     const rows = await orm.em
       .fork()
-      .execute<{ id: string; email: string }[]>('select s.id, g.email from session s join session_guest g on g.session_id = s.id where s.set_id = ? and s.id <> ?', [
-        sets[0]!.id,
-        gallery.id,
-      ])
+      .execute<{ id: string; email: string }[]>(
+        'select s.id, g.email from session s join session_guest g on g.session_id = s.id where s.set_id = ? and s.id <> ?',
+        [sets[0]!.id, gallery.id],
+      )
     expect(new Map(rows.map((row) => [row.email, row.id]))).toEqual(registered)
-    expect(answers.filter((answer) => answer.path.endsWith('/sessions') && answer.status !== 201).map((answer) => `${answer.status} ${answer.body}`)).toEqual([])
+    expect(
+      answers
+        .filter((answer) => answer.path.endsWith('/sessions') && answer.status !== 201)
+        .map((answer) => `${answer.status} ${answer.body}`),
+    ).toEqual([])
 
     const resets = failures.filter((failure) => failure === 'ECONNRESET').length
     console.info(

@@ -127,7 +127,10 @@ describe('two instances on one database', () => {
         statuses.push(`PUT ${response.status}`)
       }
       const booth = createClient({ baseUrl: completer.url, boothKey, retry: false })
-      const completed = await booth.booth.complete({ params: { sessionId: session.id }, body: { photos: uploads.map((upload) => upload.key) } })
+      const completed = await booth.booth.complete({
+        params: { sessionId: session.id },
+        body: { photos: uploads.map((upload) => upload.key) },
+      })
       statuses.push(completed.status)
     }
     const worker = async () => {
@@ -137,7 +140,10 @@ describe('two instances on one database', () => {
     const both = Promise.all(
       [a, b].map(async (service, index) => {
         const kiosk = createClient({ baseUrl: service.url, retry: false, headers: { [IP_HEADER]: someIp() } })
-        const session = await kiosk.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name: `Helper${index}`, email: `helper-${index}@example.org` }] } })
+        const session = await kiosk.kiosk.registerGuests({
+          params: { setId },
+          body: { guests: [{ name: `Helper${index}`, email: `helper-${index}@example.org` }] },
+        })
         const completed = await uploadPhotos(createClient({ baseUrl: service.url, boothKey, retry: false }), session.id, images)
         statuses.push(completed.status)
       }),
@@ -146,9 +152,12 @@ describe('two instances on one database', () => {
     expect(statuses.filter((status) => status !== 'PUT 200' && status !== 'completed')).toEqual([])
 
     const outbox = await until(
-      () => orm.em.fork().execute<{ channel: 'email' | 'sms'; recipient: string; link: string; status: string }[]>(
-        'select channel, recipient, link, status from outbox_message',
-      ),
+      () =>
+        orm.em
+          .fork()
+          .execute<{ channel: 'email' | 'sms'; recipient: string; link: string; status: string }[]>(
+            'select channel, recipient, link, status from outbox_message',
+          ),
       (rows) => rows.length > 0 && rows.every((row) => row.status === 'sent'),
       30_000,
     )
@@ -159,7 +168,10 @@ describe('two instances on one database', () => {
     const sentBy = [0, 1].map((index) => [...messagesOf(postmarks[index]!, 'email'), ...messagesOf(twilios[index]!, 'sms')])
     const counts = tally(sentBy.flat())
     const expected = new Map(outbox.map((row) => [`${row.channel} ${row.recipient}`, row.link]))
-    expect([...counts.entries()].filter(([, count]) => count !== 1), 'sent more than once').toEqual([])
+    expect(
+      [...counts.entries()].filter(([, count]) => count !== 1),
+      'sent more than once',
+    ).toEqual([])
     expect([...counts.keys()].sort()).toEqual([...expected.keys()].sort())
     for (const message of sentBy.flat()) expect(message.text).toContain(expected.get(`${message.channel} ${message.recipient}`))
     console.info(`two instances: ${outbox.length} messages, ${sentBy[0]!.length} sent by A and ${sentBy[1]!.length} by B, none twice`)

@@ -21,7 +21,9 @@ const email = (name: string) => `${name}.${randomBytes(4).toString('hex')}@examp
 
 /** When a row was created, as the database holds it, in epoch milliseconds. */
 async function createdAt(table: 'event' | 'event_set', id: string): Promise<number> {
-  const [row] = await app.orm.em.fork().execute<{ at: number }[]>(`select floor(extract(epoch from created_at) * 1000)::float8 as at from ${table} where id = ?`, [id])
+  const [row] = await app.orm.em
+    .fork()
+    .execute<{ at: number }[]>(`select floor(extract(epoch from created_at) * 1000)::float8 as at from ${table} where id = ?`, [id])
   return row!.at
 }
 
@@ -37,7 +39,12 @@ describe('GET /staff/events', () => {
     const older = await seedEvent(app.orm, { sets: 2, startAt: new Date('2026-06-01T18:00:00Z') })
     const newer = await seedEvent(app.orm, { sets: 0, startAt: new Date('2026-07-01T18:00:00Z'), isPrivate: true })
     const [first, second] = older.sets
-    const registered = await postJson(`${app.url}/sets/${first!.id}/sessions`, { guests: [{ name: 'Ada', email: email('ada') }, { name: 'Bob', email: email('bob') }] })
+    const registered = await postJson(`${app.url}/sets/${first!.id}/sessions`, {
+      guests: [
+        { name: 'Ada', email: email('ada') },
+        { name: 'Bob', email: email('bob') },
+      ],
+    })
     expect(registered.status).toBe(201)
     await seedSession(app.orm, first!.id, { status: 'completed', photos: 3 })
     await seedSession(app.orm, second!.id, { status: 'completed', photos: 2 })
@@ -66,8 +73,20 @@ describe('GET /staff/events', () => {
         isPrivate: false,
         createdAt: await createdAt('event', older.event.id),
         sets: [
-          { id: first!.id, slug: 'set-1', name: 'Set 1', createdAt: await createdAt('event_set', first!.id), kioskUrl: `${app.config.publicUrl}/events/${older.event.slug}/sets/set-1` },
-          { id: second!.id, slug: 'set-2', name: 'Set 2', createdAt: await createdAt('event_set', second!.id), kioskUrl: `${app.config.publicUrl}/events/${older.event.slug}/sets/set-2` },
+          {
+            id: first!.id,
+            slug: 'set-1',
+            name: 'Set 1',
+            createdAt: await createdAt('event_set', first!.id),
+            kioskUrl: `${app.config.publicUrl}/events/${older.event.slug}/sets/set-1`,
+          },
+          {
+            id: second!.id,
+            slug: 'set-2',
+            name: 'Set 2',
+            createdAt: await createdAt('event_set', second!.id),
+            kioskUrl: `${app.config.publicUrl}/events/${older.event.slug}/sets/set-2`,
+          },
         ],
         counts: { sessions: { active: 1, completed: 2, cancelled: 1 }, guests: 2, photos: 5 },
       },
@@ -181,7 +200,13 @@ describe('PATCH /staff/events/:eventId', () => {
     const moved = await update(created.id, { slug, startAt: 2_000, isPrivate: true })
     expect(moved.status).toBe(200)
     expect(await moved.json()).toEqual({ ...created, name: 'Winter Gala', slug, startAt: 2_000, isPrivate: true })
-    expect(await (await api(`/staff/events/${created.id}`)).json()).toEqual({ ...created, name: 'Winter Gala', slug, startAt: 2_000, isPrivate: true })
+    expect(await (await api(`/staff/events/${created.id}`)).json()).toEqual({
+      ...created,
+      name: 'Winter Gala',
+      slug,
+      startAt: 2_000,
+      isPrivate: true,
+    })
   })
 
   it("when the new slug is another event's, then 409 and the event is unchanged", async () => {
@@ -245,16 +270,27 @@ describe('DELETE /staff/events/:eventId', () => {
     // Cy attended another event too: her customer outlives this event.
     const elsewhere = await makeLiveGallery(app, { guests: [{ name: 'Cy Young', email: cy }] })
     const ada = email('ada')
-    const live = await makeLiveGallery(app, { guests: [{ name: 'Ada Lovelace', email: ada }, { name: 'Cy Young', email: cy }] })
-    const [place] = await app.orm.em.fork().execute<{ event_id: string }[]>(
-      'select st.event_id from session s join event_set st on st.id = s.set_id where s.id = ?',
-      [live.sessionId],
-    )
+    const live = await makeLiveGallery(app, {
+      guests: [
+        { name: 'Ada Lovelace', email: ada },
+        { name: 'Cy Young', email: cy },
+      ],
+    })
+    const [place] = await app.orm.em
+      .fork()
+      .execute<{ event_id: string }[]>('select st.event_id from session s join event_set st on st.id = s.set_id where s.id = ?', [
+        live.sessionId,
+      ])
     const { event_id: eventId } = place!
     const set = await api(`/staff/events/${eventId}/sets`, { method: 'POST', body: { slug: 'second', name: 'Second' } })
     const bea = email('bea')
-    const queued = await (await postJson(`${app.url}/sets/${(await set.json()).id}/sessions`, { guests: [{ name: 'Bea', email: bea }] })).json()
-    for (const beacon of [{ kind: 'view', sessionId: live.sessionId }, { kind: 'view', eventId }]) {
+    const queued = await (
+      await postJson(`${app.url}/sets/${(await set.json()).id}/sessions`, { guests: [{ name: 'Bea', email: bea }] })
+    ).json()
+    for (const beacon of [
+      { kind: 'view', sessionId: live.sessionId },
+      { kind: 'view', eventId },
+    ]) {
       expect((await postJson(`${app.url}/track`, beacon)).status).toBe(204)
     }
     if (app.config.storage.kind !== 'local') throw new Error('this test needs the local bucket')
@@ -274,19 +310,45 @@ describe('DELETE /staff/events/:eventId', () => {
                 (select count(*)::int from outbox_message where session_id in (?)) as outbox_message,
                 (select count(*)::int from tracking_event where event_id = ?) as tracking_event,
                 (select count(*)::int from storage_deletion where prefix in (?)) as storage_deletion`,
-        [eventId, eventId, ...Array<string[]>(4).fill([live.sessionId, queued.id]), eventId, [`sessions/${live.sessionId}/`, `sessions/${queued.id}/`]],
+        [
+          eventId,
+          eventId,
+          ...Array<string[]>(4).fill([live.sessionId, queued.id]),
+          eventId,
+          [`sessions/${live.sessionId}/`, `sessions/${queued.id}/`],
+        ],
       )
       return rows
     }
-    expect(await rowsOf()).toEqual({ event: 1, event_set: 2, session: 2, session_guest: 3, photo: 3, outbox_message: 2, tracking_event: 2, storage_deletion: 0 })
+    expect(await rowsOf()).toEqual({
+      event: 1,
+      event_set: 2,
+      session: 2,
+      session_guest: 3,
+      photo: 3,
+      outbox_message: 2,
+      tracking_event: 2,
+      storage_deletion: 0,
+    })
 
     const response = await remove(eventId, '?force=true')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ deleted: { sessions: 2, guests: 3, photos: 3 } })
-    expect(await rowsOf()).toEqual({ event: 0, event_set: 0, session: 0, session_guest: 0, photo: 0, outbox_message: 0, tracking_event: 0, storage_deletion: 0 })
+    expect(await rowsOf()).toEqual({
+      event: 0,
+      event_set: 0,
+      session: 0,
+      session_guest: 0,
+      photo: 0,
+      outbox_message: 0,
+      tracking_event: 0,
+      storage_deletion: 0,
+    })
     await expect(readdir(photos)).rejects.toMatchObject({ code: 'ENOENT' })
 
-    const customers = await app.orm.em.fork().execute<{ email: string }[]>('select email from customer where email in (?) order by email', [[ada, bea, cy]])
+    const customers = await app.orm.em
+      .fork()
+      .execute<{ email: string }[]>('select email from customer where email in (?) order by email', [[ada, bea, cy]])
     expect(customers).toEqual([{ email: cy }])
     expect((await fetch(`${app.url}/gallery/${elsewhere.sessionId}`)).status).toBe(200)
   })

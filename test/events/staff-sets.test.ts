@@ -49,7 +49,10 @@ describe('POST /staff/events/:eventId/sets', () => {
 
     const kiosk = await fetch(created.kioskUrl)
     expect(kiosk.status).toBe(200)
-    expect(await kiosk.json()).toEqual({ set: { id: created.id, slug: 'mirror-booth', name: 'Mirror Booth' }, event: { id: event.id, slug: event.slug, name: event.name } })
+    expect(await kiosk.json()).toEqual({
+      set: { id: created.id, slug: 'mirror-booth', name: 'Mirror Booth' },
+      event: { id: event.id, slug: event.slug, name: event.name },
+    })
     expect((await staffEvent(event.id)).sets.map((set: { id: string }) => set.id)).toEqual([sets[0]!.id, created.id])
     expect((await staffEvent(event.id)).sets[1]).toEqual(created)
   })
@@ -80,7 +83,10 @@ describe('POST /staff/events/:eventId/sets', () => {
     const custom = await startTestServer({ kioskUrl: 'https://kiosk.example.com/e/{event}/s/{set}?mode=kiosk' })
     try {
       const { event } = await seedEvent(custom.orm, { sets: 0 })
-      const response = await staffFetch(custom, await signedInStaff(custom), `/staff/events/${event.id}/sets`, { method: 'POST', body: { slug: 'photo-wall', name: 'Photo Wall' } })
+      const response = await staffFetch(custom, await signedInStaff(custom), `/staff/events/${event.id}/sets`, {
+        method: 'POST',
+        body: { slug: 'photo-wall', name: 'Photo Wall' },
+      })
       expect((await response.json()).kioskUrl).toBe(`https://kiosk.example.com/e/${event.slug}/s/photo-wall?mode=kiosk`)
     } finally {
       await custom.stop()
@@ -103,7 +109,12 @@ describe('PATCH /staff/sets/:setId', () => {
     const response = await updateSet(set.id, { slug: 'photo-wall', name: 'Photo Wall' })
     expect(response.status).toBe(200)
     const updated = await response.json()
-    expect(updated).toEqual({ ...set, slug: 'photo-wall', name: 'Photo Wall', kioskUrl: `${app.config.publicUrl}/events/${event.slug}/sets/photo-wall` })
+    expect(updated).toEqual({
+      ...set,
+      slug: 'photo-wall',
+      name: 'Photo Wall',
+      kioskUrl: `${app.config.publicUrl}/events/${event.slug}/sets/photo-wall`,
+    })
     expect((await fetch(updated.kioskUrl)).status).toBe(200)
     expect((await fetch(set.kioskUrl)).status).toBe(404)
   })
@@ -154,10 +165,12 @@ describe('DELETE /staff/sets/:setId', () => {
   it("when a set is deleted, then its sessions, guests, photos, messages, counts and stored photos are gone, and so is its only guest's customer", async () => {
     const ada = `ada.${randomBytes(4).toString('hex')}@example.org`
     const live = await makeLiveGallery(app, { guests: [{ name: 'Ada Lovelace', email: ada }] })
-    const [place] = await app.orm.em.fork().execute<{ event_id: string; set_id: string }[]>(
-      'select st.event_id, st.id as set_id from session s join event_set st on st.id = s.set_id where s.id = ?',
-      [live.sessionId],
-    )
+    const [place] = await app.orm.em
+      .fork()
+      .execute<{ event_id: string; set_id: string }[]>(
+        'select st.event_id, st.id as set_id from session s join event_set st on st.id = s.set_id where s.id = ?',
+        [live.sessionId],
+      )
     const { event_id: eventId, set_id: setId } = place!
     expect((await postJson(`${app.url}/track`, { kind: 'view', sessionId: live.sessionId })).status).toBe(204)
     if (app.config.storage.kind !== 'local') throw new Error('this test needs the local bucket')
@@ -181,14 +194,34 @@ describe('DELETE /staff/sets/:setId', () => {
       )
       return rows
     }
-    expect(await rowsOf()).toEqual({ event_set: 1, session: 1, session_guest: 1, photo: 3, outbox_message: 1, tracking_event: 1, customer: 1 })
+    expect(await rowsOf()).toEqual({
+      event_set: 1,
+      session: 1,
+      session_guest: 1,
+      photo: 3,
+      outbox_message: 1,
+      tracking_event: 1,
+      customer: 1,
+    })
 
     const response = await removeSet(setId)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ deleted: { sessions: 1, guests: 1, photos: 3 } })
-    expect(await rowsOf()).toEqual({ event_set: 0, session: 0, session_guest: 0, photo: 0, outbox_message: 0, tracking_event: 0, customer: 0 })
+    expect(await rowsOf()).toEqual({
+      event_set: 0,
+      session: 0,
+      session_guest: 0,
+      photo: 0,
+      outbox_message: 0,
+      tracking_event: 0,
+      customer: 0,
+    })
     await expect(readdir(photos)).rejects.toMatchObject({ code: 'ENOENT' })
-    expect(await staffEvent(eventId)).toEqual({ ...before, sets: [], counts: { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 } })
+    expect(await staffEvent(eventId)).toEqual({
+      ...before,
+      sets: [],
+      counts: { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 },
+    })
   })
 
   it('when the set is unknown, then 404 "no such set"', async () => {

@@ -28,7 +28,11 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     const [zoe, grace, ann] = [email('zoe'), email('grace'), `-${email('ann')}`]
     const first = await register(
       setId,
-      [{ name: 'Zoë "Z" O\'Brien, Jr', email: zoe }, { name: '=cmd', phone: '(415) 555-2671' }, { name: 'Grace', email: grace }],
+      [
+        { name: 'Zoë "Z" O\'Brien, Jr', email: zoe },
+        { name: '=cmd', phone: '(415) 555-2671' },
+        { name: 'Grace', email: grace },
+      ],
       '2026-06-01T18:00:00.000Z',
     )
     const cancelled = await register(setId, [{ name: 'Carl', email: email('carl') }], '2026-06-01T18:05:00.000Z')
@@ -56,7 +60,8 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     const { event, sets } = await seedEvent(app.orm)
     const setId = sets[0]!.id
     const start = Date.parse('2026-06-01T18:00:00.000Z')
-    for (let i = 0; i < 100; i++) await seedSession(app.orm, setId, { status: i % 2 ? 'active' : 'completed', photos: 0, createdAt: new Date(start + i * 1000) })
+    for (let i = 0; i < 100; i++)
+      await seedSession(app.orm, setId, { status: i % 2 ? 'active' : 'completed', photos: 0, createdAt: new Date(start + i * 1000) })
     // Twelve guests to each session, each with a customer of their own.
     const em = app.orm.em.fork()
     const guests = `from session s cross join generate_series(1, 12) as p (position) where s.set_id = ?`
@@ -80,7 +85,9 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-length')).toBeNull()
     // Not response.text(): its decoding drops the byte order mark.
-    const lines = Buffer.from(await response.arrayBuffer()).toString('utf8').split('\r\n')
+    const lines = Buffer.from(await response.arrayBuffer())
+      .toString('utf8')
+      .split('\r\n')
     expect(lines.shift()).toBe('\uFEFFName,Email,Phone,Session label,Gallery link,Time')
     expect(lines.pop()).toBe('')
     expect(lines.map((line) => line.split(',')[1])).toEqual(expected.map((row) => row.email))

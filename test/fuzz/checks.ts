@@ -91,7 +91,11 @@ export function checkExchange(request: WireRequest, exchange: Exchange): Problem
     const asked = response.answers ?? { method: request.method, target: request.target }
     const where = isNodeRefusal(response) ? 'Node' : response.answers ? routeOf(asked.method, asked.target).route : 'trailing bytes'
     const kind = faults.map(([what]) => what).join(' + ')
-    problems.push({ kind, key: `${kind} · ${response.status} · ${where}`, detail: `${response.status} ${response.reason}: ${faults.map(([, detail]) => detail).join('; ')}` })
+    problems.push({
+      kind,
+      key: `${kind} · ${response.status} · ${where}`,
+      detail: `${response.status} ${response.reason}: ${faults.map(([, detail]) => detail).join('; ')}`,
+    })
   }
   return problems
 }

@@ -122,7 +122,9 @@ async function seedStaff(eventId: string) {
 
   // The completion queued a gallery link per channel; with delivery off they stay pending, and one is made a failure to retry.
   const em = running.orm.em.fork()
-  const messages = await em.execute<{ id: string }[]>('select id from outbox_message where session_id = ? order by channel', [scratchLive.id])
+  const messages = await em.execute<{ id: string }[]>('select id from outbox_message where session_id = ? order by channel', [
+    scratchLive.id,
+  ])
   if (messages.length !== 2) throw new Error(`expected an email and an SMS message, found ${messages.length}`)
   const [failed, pending] = messages as [{ id: string }, { id: string }]
   await em.execute("update outbox_message set status = 'failed', attempts = 5, last_error = 'seeded failure' where id = ?", [failed.id])

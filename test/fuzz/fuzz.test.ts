@@ -20,7 +20,12 @@ import { testDatabaseUrl } from '../support/database-url.js'
 const FIXED_SEED = 20_260_601
 const runs = Number(process.env.FUZZ_RUNS ?? 300)
 const seedSetting = process.env.FUZZ_SEED
-const seed = seedSetting === undefined || seedSetting === '' ? FIXED_SEED : seedSetting === 'random' ? (Math.random() * 2 ** 31) | 0 : Number(seedSetting)
+const seed =
+  seedSetting === undefined || seedSetting === ''
+    ? FIXED_SEED
+    : seedSetting === 'random'
+      ? (Math.random() * 2 ** 31) | 0
+      : Number(seedSetting)
 const path = process.env.FUZZ_PATH || undefined
 const survey = process.env.FUZZ_SURVEY === '1'
 
@@ -40,7 +45,9 @@ describe('HTTP fuzzing', () => {
   it(
     `when ${runs} requests derived from openapi.json and mutated are sent, then no answer is a 5xx, every answer carries the security headers and is in the spec's shapes, and the process is alive afterwards`,
     async () => {
-      log(`seed ${seed}, ${runs} cases${path ? `, replaying path ${path}` : ''}${survey ? ', survey of every failure class' : ''} (replay: FUZZ_SEED=${seed} pnpm fuzz)`)
+      log(
+        `seed ${seed}, ${runs} cases${path ? `, replaying path ${path}` : ''}${survey ? ', survey of every failure class' : ''} (replay: FUZZ_SEED=${seed} pnpm fuzz)`,
+      )
       const figures = new Figures()
       figures.rssBefore = await service.rss()
       let failure: Error | undefined
@@ -64,7 +71,26 @@ describe('HTTP fuzzing', () => {
       const summary = figures.summary(service.restarts)
       log(`seed ${seed}\n${summary}`)
       if (process.env.FUZZ_REPORT) {
-        await writeFile(process.env.FUZZ_REPORT, JSON.stringify({ seed, runs, survey, summary, statuses: Object.fromEntries(figures.statuses), cases: figures.cases, answers: figures.answers, rssBefore: figures.rssBefore, rssAfter: figures.rssAfter, restarts: service.restarts, failure: failure?.message ?? null }, null, 2))
+        await writeFile(
+          process.env.FUZZ_REPORT,
+          JSON.stringify(
+            {
+              seed,
+              runs,
+              survey,
+              summary,
+              statuses: Object.fromEntries(figures.statuses),
+              cases: figures.cases,
+              answers: figures.answers,
+              rssBefore: figures.rssBefore,
+              rssAfter: figures.rssAfter,
+              restarts: service.restarts,
+              failure: failure?.message ?? null,
+            },
+            null,
+            2,
+          ),
+        )
       }
       if (failure) {
         log(`FAILED with seed ${seed}: replay with FUZZ_SEED=${seed} pnpm fuzz`)

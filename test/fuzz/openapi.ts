@@ -71,7 +71,9 @@ export const operations: Operation[] = Object.entries(document.paths).flatMap(([
       queryParams: parametersIn(operation, 'query'),
       bodyTypes,
       bodySchema: bodyTypes[0] ? content[bodyTypes[0]]!.schema : undefined,
-      security: (['boothKey', 'staffSession'] as const).find((scheme) => (operation.security ?? []).some((requirement) => scheme in requirement)),
+      security: (['boothKey', 'staffSession'] as const).find((scheme) =>
+        (operation.security ?? []).some((requirement) => scheme in requirement),
+      ),
     }
   }),
 )

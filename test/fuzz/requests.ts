@@ -42,18 +42,90 @@ const SHRINK_ACROSS = { withCrossShrink: true }
 // Strings
 
 /** Characters that break things: controls, NUL, lone surrogates, invisible and bidi marks, combining marks, emoji, URL syntax. */
-const oddChar: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
-  { weight: 3, arbitrary: fc.constantFrom('\0', '\u0001', '\t', '\n', '\r', '\u001b', '\u001f', '\u007f', '\u0080', '\u0085', '\u009f', '\u00a0', '\u00ad') },
-  { weight: 3, arbitrary: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\ufffe', '\uffff', '\ufeff', '\ufffd', '\u200b', '\u200d', '\u202e', '\u2028', '\u2029', '\u{10ffff}', '\u{e0041}') },
+const oddChar: fc.Arbitrary<string> = fc.oneof(
+  SHRINK_ACROSS,
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '\0',
+      '\u0001',
+      '\t',
+      '\n',
+      '\r',
+      '\u001b',
+      '\u001f',
+      '\u007f',
+      '\u0080',
+      '\u0085',
+      '\u009f',
+      '\u00a0',
+      '\u00ad',
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '\ud800',
+      '\udbff',
+      '\udc00',
+      '\udfff',
+      '\ufffe',
+      '\uffff',
+      '\ufeff',
+      '\ufffd',
+      '\u200b',
+      '\u200d',
+      '\u202e',
+      '\u2028',
+      '\u2029',
+      '\u{10ffff}',
+      '\u{e0041}',
+    ),
+  },
   { weight: 2, arbitrary: fc.constantFrom('é', 'e\u0301', 'ß', 'İ', 'ﬃ', 'Ω', '한', '中', '😀', '👩‍👩‍👧', '🏳️‍🌈', 'ẞ', 'ǅ', 'Ⅻ', '١', '\u0661') },
-  { weight: 3, arbitrary: fc.constantFrom('%', '%00', '%2e', '%2f', '%5c', '%zz', '%E0%A4%A', '/', '\\', '.', '..', '?', '#', '&', '=', '+', ' ', '"', "'", '<', '>', '{', '}', '$', '`', ';', ',', '*', ':', '@') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '%',
+      '%00',
+      '%2e',
+      '%2f',
+      '%5c',
+      '%zz',
+      '%E0%A4%A',
+      '/',
+      '\\',
+      '.',
+      '..',
+      '?',
+      '#',
+      '&',
+      '=',
+      '+',
+      ' ',
+      '"',
+      "'",
+      '<',
+      '>',
+      '{',
+      '}',
+      '$',
+      '`',
+      ';',
+      ',',
+      '*',
+      ':',
+      '@',
+    ),
+  },
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
 )
 
 /** Sizes near the limits: 200 (path segments), 4 KB (beacons), 16 KB (contact), 64 KB (bodies), up to 1 MB and a little more. */
-const size: fc.Arbitrary<number> = fc.oneof(SHRINK_ACROSS,
+const size: fc.Arbitrary<number> = fc.oneof(
+  SHRINK_ACROSS,
   fc.integer({ min: 0, max: 300 }),
   fc.integer({ min: 1_990, max: 2_010 }),
   fc.integer({ min: 4_000, max: 4_200 }),
@@ -66,9 +138,32 @@ const size: fc.Arbitrary<number> = fc.oneof(SHRINK_ACROSS,
 const bigString = (pct = false): fc.Arbitrary<string> =>
   fc.tuple(fc.constantFrom('61', '20', '0', 'e9', '1f600', 'd800', '25', '2f', '5c'), size).map(([unit, times]) => repeat(unit, times, pct))
 
-const specialString = fc.constantFrom('', ' ', '   ', '\0', 'null', 'undefined', 'NaN', '0', '-1', 'true', '[]', '{}', '__proto__', 'constructor', 'toString', '../..', '%', '%%', '%zz', 'pbk_', 'a'.repeat(201))
+const specialString = fc.constantFrom(
+  '',
+  ' ',
+  '   ',
+  '\0',
+  'null',
+  'undefined',
+  'NaN',
+  '0',
+  '-1',
+  'true',
+  '[]',
+  '{}',
+  '__proto__',
+  'constructor',
+  'toString',
+  '../..',
+  '%',
+  '%%',
+  '%zz',
+  'pbk_',
+  'a'.repeat(201),
+)
 
-export const oddString: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
+export const oddString: fc.Arbitrary<string> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 6, arbitrary: fc.string({ unit: oddChar, maxLength: 12 }) },
   { weight: 2, arbitrary: fc.string({ unit: oddChar, maxLength: 260 }) },
   { weight: 2, arbitrary: specialString },
@@ -88,7 +183,17 @@ const REFS_FOR: Record<string, RefName[]> = {
   photoId: ['photoId'],
   eventId: ['eventId'],
 }
-const ANY_REF = fc.constantFrom<RefName>('eventSlug', 'eventId', 'setSlug', 'setId', 'liveSession', 'photoId', 'activeSession', 'boothKey', 'photoKey')
+const ANY_REF = fc.constantFrom<RefName>(
+  'eventSlug',
+  'eventId',
+  'setSlug',
+  'setId',
+  'liveSession',
+  'photoId',
+  'activeSession',
+  'boothKey',
+  'photoKey',
+)
 
 /**
  * What a staff change (its POST, PATCH or DELETE) names instead: only the rows seeded for it
@@ -118,7 +223,8 @@ const ANY_DELETE_REF = fc.constantFrom(...refsOf(DELETE_REFS_FOR))
 const STAFF_CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const changesStaff = (operation: Operation) => operation.security === 'staffSession' && STAFF_CHANGES.has(operation.method)
 /** The staff's operations and Better Auth's: they read the session cookie, and their changes need a trusted Origin. */
-const staffFacing = (operation: Operation | undefined) => operation?.security === 'staffSession' || operation?.template.startsWith('/api/auth/') === true
+const staffFacing = (operation: Operation | undefined) =>
+  operation?.security === 'staffSession' || operation?.template.startsWith('/api/auth/') === true
 
 /** How a garbage segment goes into the path: percent-encoded, as it is, or with only `%`, `/`, `?`, `#` encoded. */
 function encodeSegment(value: string, mode: 'pct' | 'raw' | 'light'): string {
@@ -134,13 +240,16 @@ function encodeSegment(value: string, mode: 'pct' | 'raw' | 'light'): string {
 }
 
 /** Mostly percent-encoded; sometimes with only `%`, `/`, `?`, `#` encoded, or as it is. */
-const encoding = fc.oneof(SHRINK_ACROSS,
+const encoding = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 6, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('pct') },
   { weight: 3, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('light') },
   { weight: 1, arbitrary: fc.constant<'pct' | 'raw' | 'light'>('raw') },
 )
 
-const garbageSegment: fc.Arbitrary<string> = fc.tuple(fc.oneof(SHRINK_ACROSS, oddString, bigString()), encoding).map(([value, mode]) => encodeSegment(value, mode))
+const garbageSegment: fc.Arbitrary<string> = fc
+  .tuple(fc.oneof(SHRINK_ACROSS, oddString, bigString()), encoding)
+  .map(([value, mode]) => encodeSegment(value, mode))
 
 /** The refs that fit a parameter of the operation, and those it may name in their place. */
 function refsFor(operation: Operation, name: string): { own: RefName[]; any: fc.Arbitrary<RefName> } {
@@ -151,13 +260,17 @@ function refsFor(operation: Operation, name: string): { own: RefName[]; any: fc.
 
 function paramValue(operation: Operation, name: string): fc.Arbitrary<string> {
   const { own, any } = refsFor(operation, name)
-  return fc.oneof(SHRINK_ACROSS,
+  return fc.oneof(
+    SHRINK_ACROSS,
     { weight: 14, arbitrary: fc.constantFrom(...own).map((refName) => ref(refName)) },
     { weight: 1, arbitrary: any.map((refName) => ref(refName)) },
     {
       weight: 2,
       arbitrary: fc
-        .tuple(fc.constantFrom(...own), fc.constantFrom('upper', ' ', '%20', 'x', '%00', '%2e', '.', '/', '%2F', '\\', ';x', '%', 'é', '..'))
+        .tuple(
+          fc.constantFrom(...own),
+          fc.constantFrom('upper', ' ', '%20', 'x', '%00', '%2e', '.', '/', '%2F', '\\', ';x', '%', 'é', '..'),
+        )
         .map(([refName, twist]) => (twist === 'upper' ? ref(refName, true) : `${ref(refName)}${twist}`)),
     },
     { weight: 4, arbitrary: garbageSegment },
@@ -165,23 +278,24 @@ function paramValue(operation: Operation, name: string): fc.Arbitrary<string> {
 }
 
 /** Changes to a path that must not change what it means to the server, or that make it mean nothing. */
-const pathTwist = fc.oneof(SHRINK_ACROSS,
+const pathTwist = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 45, arbitrary: fc.constant('none') },
   {
     weight: 15,
     arbitrary: fc.constantFrom(
-  'dot',
-  'dotdot',
-  'pct2e',
-  'backslash',
-  'double-slash',
-  'trailing-slash',
-  'upper',
-  'encoded-letter',
-  'bad-escape',
-  'absolute-form',
-  'fragment',
-  'raw-space',
+      'dot',
+      'dotdot',
+      'pct2e',
+      'backslash',
+      'double-slash',
+      'trailing-slash',
+      'upper',
+      'encoded-letter',
+      'bad-escape',
+      'absolute-form',
+      'fragment',
+      'raw-space',
     ),
   },
 )
@@ -217,16 +331,32 @@ function twistPath(path: string, twist: string, extra: string): string {
   }
 }
 
-const query = fc.oneof(SHRINK_ACROSS,
+const query = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 16, arbitrary: fc.constant('') },
-  { weight: 1, arbitrary: fc.constantFrom('?', '??', '?a=1', '?a=1&a=2', '?%zz=%', '?a[b]=1', '?__proto__[x]=1', '?x=%00', '?é=ü', `?q=${repeat('61', 9000)}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '?',
+      '??',
+      '?a=1',
+      '?a=1&a=2',
+      '?%zz=%',
+      '?a[b]=1',
+      '?__proto__[x]=1',
+      '?x=%00',
+      '?é=ü',
+      `?q=${repeat('61', 9000)}`,
+    ),
+  },
   { weight: 1, arbitrary: oddString.map((value) => `?q=${encodeSegment(value, 'light')}`) },
 )
 
 const badEscape = fc.constantFrom('', '%', '%Z', '%zz', '%E0%A4%A', '%c0%af', '%ed%a0%80', '%ff', '%00', '%2', '%%32%65', '%u002e')
 
 /** Cursors of a session list: a real one, well-formed ones out of range or of no session, base64url of any JSON, garbage. */
-const cursor: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
+const cursor: fc.Arbitrary<string> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 4, arbitrary: fc.constant(ref('sessionsCursor')) },
   {
     weight: 3,
@@ -241,7 +371,24 @@ const cursor: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
   { weight: 1, arbitrary: oddString },
 )
 
-const NUMBER_SPELLINGS = ['', '0', '-1', '-0', '+5', '05', ' 5', '5 ', '1.5', '1e1', '0x10', '101', 'NaN', 'Infinity', '9007199254740993', '1'.repeat(400)]
+const NUMBER_SPELLINGS = [
+  '',
+  '0',
+  '-1',
+  '-0',
+  '+5',
+  '05',
+  ' 5',
+  '5 ',
+  '1.5',
+  '1e1',
+  '0x10',
+  '101',
+  'NaN',
+  'Infinity',
+  '9007199254740993',
+  '1'.repeat(400),
+]
 
 /** Values of a declared query parameter: of its kind mostly (a real set, an enum's value, a number in range, a cursor), else odd spellings and garbage. */
 function queryValue(name: string, schema: Schema): fc.Arbitrary<string> {
@@ -265,7 +412,8 @@ function queryValue(name: string, schema: Schema): fc.Arbitrary<string> {
 function declaredQuery(operation: Operation): fc.Arbitrary<string> {
   const each = operation.queryParams.map(({ name, schema }) => {
     const pair = fc.tuple(queryValue(name, schema), encoding).map(([value, mode]) => `${name}=${encodeSegment(value, mode)}`)
-    return fc.oneof(SHRINK_ACROSS,
+    return fc.oneof(
+      SHRINK_ACROSS,
       { weight: 4, arbitrary: fc.constant<string[]>([]) },
       { weight: 6, arbitrary: pair.map((one) => [one]) },
       { weight: 1, arbitrary: fc.array(pair, { minLength: 2, maxLength: 3 }) },
@@ -289,25 +437,133 @@ function targetFor(operation: Operation): fc.Arbitrary<string> {
 // and must become neither a staff change of the rows every operation reads (`DELETE
 // /staff/sessions/<live gallery>`) nor the end of the fuzzer's session. Its /staff paths are made
 // of unroutedStaffSegment, which holds no refs.
-const LITERALS = ['gallery', 'events', 'sets', 'sessions', 'booth', 'photos', 'track', 'contact', 'openapi.json', 'api', 'auth', 'sign-in', 'email', 'zip', 'download', 'uploads', 'complete', 'cancel', 'admin', '.env', 'favicon.ico', 'index.html', 'get-session', 'change-password', 'sign-up', 'session', 'members', 'me', 'booth-keys', 'stats', 'guests.csv']
-const unroutedSegment = fc.oneof(SHRINK_ACROSS,
+const LITERALS = [
+  'gallery',
+  'events',
+  'sets',
+  'sessions',
+  'booth',
+  'photos',
+  'track',
+  'contact',
+  'openapi.json',
+  'api',
+  'auth',
+  'sign-in',
+  'email',
+  'zip',
+  'download',
+  'uploads',
+  'complete',
+  'cancel',
+  'admin',
+  '.env',
+  'favicon.ico',
+  'index.html',
+  'get-session',
+  'change-password',
+  'sign-up',
+  'session',
+  'members',
+  'me',
+  'booth-keys',
+  'stats',
+  'guests.csv',
+]
+const unroutedSegment = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 5, arbitrary: fc.constantFrom(...LITERALS) },
   { weight: 2, arbitrary: ANY_REF.map((refName) => ref(refName)) },
-  { weight: 2, arbitrary: fc.constantFrom('', '.', '..', '%2e', '%2E%2e', '.%2e', '%2e.', '\\..', '..\\', '%5c', '%2f', '%', '%Z', '%E0%A4%A', '%c0%ae', '%00', '~', '*', ';', 'a b') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      '.',
+      '..',
+      '%2e',
+      '%2E%2e',
+      '.%2e',
+      '%2e.',
+      '\\..',
+      '..\\',
+      '%5c',
+      '%2f',
+      '%',
+      '%Z',
+      '%E0%A4%A',
+      '%c0%ae',
+      '%00',
+      '~',
+      '*',
+      ';',
+      'a b',
+    ),
+  },
   { weight: 3, arbitrary: garbageSegment },
 )
 
-const unroutedStaffSegment = fc.oneof(SHRINK_ACROSS,
-  { weight: 3, arbitrary: fc.constantFrom('events', 'sets', 'sessions', 'members', 'me', 'booth-keys', 'messages', 'stats', 'guests.csv', 'revoke', 'resend', 'retry', 'cancel', 'x', '') },
+const unroutedStaffSegment = fc.oneof(
+  SHRINK_ACROSS,
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'events',
+      'sets',
+      'sessions',
+      'members',
+      'me',
+      'booth-keys',
+      'messages',
+      'stats',
+      'guests.csv',
+      'revoke',
+      'resend',
+      'retry',
+      'cancel',
+      'x',
+      '',
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom('.', '..', '%2e', '%2f', '%', '%00', ';') },
   { weight: 1, arbitrary: garbageSegment },
 )
 
 /** A path that is not in the document: random segments, dot segments, bad escapes, or no path at all. */
-const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
-  { weight: 8, arbitrary: fc.tuple(fc.array(unroutedSegment, { minLength: 0, maxLength: 6 }), query).map(([segments, search]) => `/${segments.join('/')}${search}`) },
-  { weight: 1, arbitrary: fc.constantFrom('*', 'example.com:443', `${ref('host')}`, `http://${ref('host')}/track`, 'http://[::1]/x', '//evil.example/x', '/\\evil.example', 'x', '', '/%', '/%ZZ', '/..', '/../../etc/passwd') },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('/photos/', '/photos/sessions/', '/gallery/', '/booth/', '/api/auth/sign-in/', '/api/auth/'), fc.array(unroutedSegment, { maxLength: 4 })).map(([prefix, segments]) => prefix + segments.join('/')) },
+const unroutedTarget: fc.Arbitrary<string> = fc.oneof(
+  SHRINK_ACROSS,
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(fc.array(unroutedSegment, { minLength: 0, maxLength: 6 }), query)
+      .map(([segments, search]) => `/${segments.join('/')}${search}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '*',
+      'example.com:443',
+      `${ref('host')}`,
+      `http://${ref('host')}/track`,
+      'http://[::1]/x',
+      '//evil.example/x',
+      '/\\evil.example',
+      'x',
+      '',
+      '/%',
+      '/%ZZ',
+      '/..',
+      '/../../etc/passwd',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('/photos/', '/photos/sessions/', '/gallery/', '/booth/', '/api/auth/sign-in/', '/api/auth/'),
+        fc.array(unroutedSegment, { maxLength: 4 }),
+      )
+      .map(([prefix, segments]) => prefix + segments.join('/')),
+  },
   { weight: 1, arbitrary: fc.array(unroutedStaffSegment, { maxLength: 4 }).map((segments) => `/staff/${segments.join('/')}`) },
   // The guest's pages: real sessions and events, and anything else under their path.
   {
@@ -320,7 +576,16 @@ const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom(ref('photoKey'), ref('uploadKey'), `sessions/${ref('liveSession')}/x.jpg`, `sessions/${ref('activeSession')}/${ref('photoId')}.jpg`, 'sessions/../../x.jpg'), fc.boolean())
+      .tuple(
+        fc.constantFrom(
+          ref('photoKey'),
+          ref('uploadKey'),
+          `sessions/${ref('liveSession')}/x.jpg`,
+          `sessions/${ref('activeSession')}/${ref('photoId')}.jpg`,
+          'sessions/../../x.jpg',
+        ),
+        fc.boolean(),
+      )
       .map(([key, signed]) => `/photos/${key}${signed ? `?${ref('uploadQuery')}` : ''}`),
   },
 )
@@ -328,7 +593,30 @@ const unroutedTarget: fc.Arbitrary<string> = fc.oneof(SHRINK_ACROSS,
 // ---------------------------------------------------------------------------------------------
 // Methods and headers
 
-const oddMethod = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT', 'PROPFIND', 'SEARCH', 'QUERY', 'PURGE', 'M-SEARCH', 'BREW', 'FOO', 'get', 'Post', 'G ET', 'GET\t', '', 'P\u00d6ST')
+const oddMethod = fc.constantFrom(
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'TRACE',
+  'CONNECT',
+  'PROPFIND',
+  'SEARCH',
+  'QUERY',
+  'PURGE',
+  'M-SEARCH',
+  'BREW',
+  'FOO',
+  'get',
+  'Post',
+  'G ET',
+  'GET\t',
+  '',
+  'P\u00d6ST',
+)
 
 /**
  * The operation's own method mostly. A staff operation is never switched to another change: its
@@ -336,7 +624,8 @@ const oddMethod = fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE
  * gallery>` would delete; a PATCH names scratch rows, which a DELETE would take from the others).
  */
 function methodFor(operation: Operation): fc.Arbitrary<string> {
-  return fc.oneof(SHRINK_ACROSS,
+  return fc.oneof(
+    SHRINK_ACROSS,
     { weight: 20, arbitrary: fc.constant(operation.method) },
     { weight: operation.method === 'GET' ? 3 : 0, arbitrary: fc.constant('HEAD') },
     { weight: 2, arbitrary: operation.security === 'staffSession' ? oddMethod.filter((method) => !STAFF_CHANGES.has(method)) : oddMethod },
@@ -368,7 +657,8 @@ const WRONG_TYPES = [
 
 /** The operation's own media type mostly; none, a wrong one or garbage otherwise. */
 function contentType(own: string[]): fc.Arbitrary<string | undefined> {
-  return fc.oneof(SHRINK_ACROSS,
+  return fc.oneof(
+    SHRINK_ACROSS,
     { weight: own.length > 0 ? 20 : 0, arbitrary: own.length > 0 ? fc.constantFrom(...own) : fc.constant(undefined) },
     { weight: own.length > 0 ? 2 : 8, arbitrary: fc.constant(undefined) },
     { weight: 4, arbitrary: fc.constantFrom(...WRONG_TYPES) },
@@ -376,7 +666,8 @@ function contentType(own: string[]): fc.Arbitrary<string | undefined> {
   )
 }
 
-const authorization = fc.oneof(SHRINK_ACROSS,
+const authorization = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 20, arbitrary: fc.constant(`Bearer ${ref('boothKey')}`) },
   {
     weight: 4,
@@ -402,7 +693,8 @@ const authorization = fc.oneof(SHRINK_ACROSS,
 )
 
 /** Values of the client-IP header: IPs of every form, lists, zones, garbage. */
-const clientIp = fc.oneof(SHRINK_ACROSS,
+const clientIp = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 4, arbitrary: fc.ipV4() },
   { weight: 3, arbitrary: fc.ipV6() },
   { weight: 1, arbitrary: fc.ipV4Extended() },
@@ -439,22 +731,99 @@ const clientIp = fc.oneof(SHRINK_ACROSS,
   { weight: 1, arbitrary: oddString },
 )
 
-const HEADER_NAMES = ['X-Forwarded-For', 'X-Real-IP', 'Forwarded', 'True-Client-IP', 'X-Client-IP', 'Accept', 'Accept-Encoding', 'Accept-Language', 'Content-Encoding', 'Origin', 'Referer', 'User-Agent', 'Cookie', 'Range', 'If-None-Match', 'If-Modified-Since', 'X-HTTP-Method-Override', 'Upgrade', 'Expect', 'Connection', 'Transfer-Encoding', 'TE', 'Trailer', 'Via', 'Max-Forwards', 'Content-MD5', 'X-Request-Id']
+const HEADER_NAMES = [
+  'X-Forwarded-For',
+  'X-Real-IP',
+  'Forwarded',
+  'True-Client-IP',
+  'X-Client-IP',
+  'Accept',
+  'Accept-Encoding',
+  'Accept-Language',
+  'Content-Encoding',
+  'Origin',
+  'Referer',
+  'User-Agent',
+  'Cookie',
+  'Range',
+  'If-None-Match',
+  'If-Modified-Since',
+  'X-HTTP-Method-Override',
+  'Upgrade',
+  'Expect',
+  'Connection',
+  'Transfer-Encoding',
+  'TE',
+  'Trailer',
+  'Via',
+  'Max-Forwards',
+  'Content-MD5',
+  'X-Request-Id',
+]
 
-const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(SHRINK_ACROSS,
-  { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...HEADER_NAMES), fc.oneof(SHRINK_ACROSS, oddString, fc.constantFrom('100-continue', 'close', 'keep-alive', 'upgrade', 'websocket', 'h2c', 'gzip', 'br', 'chunked', 'identity', 'gzip, chunked', 'bytes=0-0', 'bytes=5-1', '*', 'for=1.2.3.4;proto=https'))) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(' X-Lead', 'X Space', 'X-Trail ', '', ':', 'X-Ü', 'X\u0000', 'X-A\r\nX-B'), fc.constant('1')) },
+const extraHeader: fc.Arbitrary<[string, string]> = fc.oneof(
+  SHRINK_ACROSS,
+  {
+    weight: 6,
+    arbitrary: fc.tuple(
+      fc.constantFrom(...HEADER_NAMES),
+      fc.oneof(
+        SHRINK_ACROSS,
+        oddString,
+        fc.constantFrom(
+          '100-continue',
+          'close',
+          'keep-alive',
+          'upgrade',
+          'websocket',
+          'h2c',
+          'gzip',
+          'br',
+          'chunked',
+          'identity',
+          'gzip, chunked',
+          'bytes=0-0',
+          'bytes=5-1',
+          '*',
+          'for=1.2.3.4;proto=https',
+        ),
+      ),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(' X-Lead', 'X Space', 'X-Trail ', '', ':', 'X-Ü', 'X\u0000', 'X-A\r\nX-B'), fc.constant('1')),
+  },
   { weight: 1, arbitrary: fc.tuple(fc.constant('X-Fold'), fc.constantFrom('a\r\n b', 'a\r\n\tb', 'a\rb', 'a\nb', 'a\0b')) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('X-Big'), fc.constantFrom(repeat('61', 8_000), repeat('61', 17_000), repeat('61', 70_000))) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('X-Bytes', CLIENT_IP_HEADER, 'Content-Type'), fc.constantFrom(bytes('ff fe'), bytes('c0 af'), bytes('ed a0 80'), bytes('80'), bytes('00'), bytes('7f'))) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constant('X-Big'), fc.constantFrom(repeat('61', 8_000), repeat('61', 17_000), repeat('61', 70_000))),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(
+      fc.constantFrom('X-Bytes', CLIENT_IP_HEADER, 'Content-Type'),
+      fc.constantFrom(bytes('ff fe'), bytes('c0 af'), bytes('ed a0 80'), bytes('80'), bytes('00'), bytes('7f')),
+    ),
+  },
 )
 
 /** A staff session cookie: the real one mostly; among others, doubled, tampered, unsigned, renamed, empty or garbage otherwise. */
 function sessionCookie(cookie: 'staffCookie' | 'spareCookie', token: 'staffToken' | 'spareToken'): fc.Arbitrary<string> {
   const real = ref(cookie)
-  return fc.oneof(SHRINK_ACROSS,
+  return fc.oneof(
+    SHRINK_ACROSS,
     { weight: 20, arbitrary: fc.constant(real) },
-    { weight: 2, arbitrary: fc.constantFrom(`theme=dark; ${real}`, `${real}; ${real}`, `${real};`, `photobooth.session_token=x; ${real}`, `${real}; photobooth.session_token=x`) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        `theme=dark; ${real}`,
+        `${real}; ${real}`,
+        `${real};`,
+        `photobooth.session_token=x; ${real}`,
+        `${real}; photobooth.session_token=x`,
+      ),
+    },
     {
       weight: 4,
       arbitrary: fc.constantFrom(
@@ -475,7 +844,8 @@ function sessionCookie(cookie: 'staffCookie' | 'spareCookie', token: 'staffToken
 const staffCookie = sessionCookie('staffCookie', 'staffToken')
 
 /** Origin and Referer: the service's own origin mostly; none, another, a lookalike, `null`, or a Referer in its place otherwise. */
-const origins: fc.Arbitrary<[string, string][]> = fc.oneof(SHRINK_ACROSS,
+const origins: fc.Arbitrary<[string, string][]> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 20, arbitrary: fc.constant<[string, string][]>([['Origin', ref('origin')]]) },
   { weight: 2, arbitrary: fc.constant<[string, string][]>([]) },
   {
@@ -488,12 +858,21 @@ const origins: fc.Arbitrary<[string, string][]> = fc.oneof(SHRINK_ACROSS,
       [['Origin', ref('origin', true)]],
       [['Origin', `${ref('origin')}/`]],
       [['Origin', `${ref('origin')}.evil.example`]],
-      [['Origin', ref('origin')], ['Origin', 'http://evil.example']],
+      [
+        ['Origin', ref('origin')],
+        ['Origin', 'http://evil.example'],
+      ],
       [['Referer', `${ref('origin')}/staff/events`]],
       [['Referer', 'http://evil.example/staff']],
       [['Referer', 'not a url']],
-      [['Origin', 'null'], ['Referer', `${ref('origin')}/`]],
-      [['Origin', 'http://evil.example'], ['Referer', `${ref('origin')}/`]],
+      [
+        ['Origin', 'null'],
+        ['Referer', `${ref('origin')}/`],
+      ],
+      [
+        ['Origin', 'http://evil.example'],
+        ['Referer', `${ref('origin')}/`],
+      ],
     ),
   },
   { weight: 1, arbitrary: oddString.map((value): [string, string][] => [['Origin', value]]) },
@@ -502,7 +881,8 @@ const origins: fc.Arbitrary<[string, string][]> = fc.oneof(SHRINK_ACROSS,
 type Credentials = { authorization?: string; cookie?: string }
 
 /** Mostly absent; present one time in 13 (`weight` in 12 + `weight`). */
-const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) => fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: fc.constant(undefined) }, { weight, arbitrary })
+const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) =>
+  fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: fc.constant(undefined) }, { weight, arbitrary })
 
 /**
  * The credentials an operation gets: a booth key mostly for the booth's; the staff session mostly
@@ -513,11 +893,15 @@ const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) => fc.oneof(SHRINK_AC
  */
 function credentialsFor(operation: Operation | undefined): fc.Arbitrary<Credentials> {
   if (operation?.security === 'boothKey') {
-    return fc.record({ authorization: fc.oneof(SHRINK_ACROSS, { weight: 10, arbitrary: authorization }, { weight: 1, arbitrary: fc.constant(undefined) }), cookie: rarely(staffCookie) })
+    return fc.record({
+      authorization: fc.oneof(SHRINK_ACROSS, { weight: 10, arbitrary: authorization }, { weight: 1, arbitrary: fc.constant(undefined) }),
+      cookie: rarely(staffCookie),
+    })
   }
   if (staffFacing(operation)) {
     const cookie = operation?.id === 'POST /api/auth/sign-out' ? sessionCookie('spareCookie', 'spareToken') : staffCookie
-    return fc.oneof(SHRINK_ACROSS,
+    return fc.oneof(
+      SHRINK_ACROSS,
       { weight: 20, arbitrary: fc.record({ cookie }) },
       { weight: 1, arbitrary: fc.constant({}) },
       { weight: 1, arbitrary: fc.record({ authorization }) },
@@ -530,16 +914,32 @@ function credentialsFor(operation: Operation | undefined): fc.Arbitrary<Credenti
 function headersFor(operation: Operation | undefined): fc.Arbitrary<[string, string][]> {
   return fc
     .record({
-      host: fc.oneof(SHRINK_ACROSS,
+      host: fc.oneof(
+        SHRINK_ACROSS,
         { weight: 20, arbitrary: fc.constant<string | undefined>(ref('host')) },
-        { weight: 1, arbitrary: fc.constantFrom(undefined, '', 'evil.example', `${ref('host')}, evil.example`, 'a b', 'ü.example', `${ref('host')}:99999`) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            undefined,
+            '',
+            'evil.example',
+            `${ref('host')}, evil.example`,
+            'a b',
+            'ü.example',
+            `${ref('host')}:99999`,
+          ),
+        },
       ),
       contentType: contentType(operation?.bodyTypes ?? []),
       credentials: credentialsFor(operation),
       origin: staffFacing(operation) ? origins : rarely(origins),
       clientIp: rarely(clientIp, 6),
       duplicateClientIp: rarely(clientIp),
-      extra: fc.oneof(SHRINK_ACROSS, { weight: 5, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 3 }) }),
+      extra: fc.oneof(
+        SHRINK_ACROSS,
+        { weight: 5, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: fc.array(extraHeader, { minLength: 1, maxLength: 3 }) },
+      ),
     })
     .map(({ host, contentType: type, credentials, origin, clientIp: ip, duplicateClientIp, extra }) => {
       const headers: [string, string][] = []
@@ -560,60 +960,155 @@ function headersFor(operation: Operation | undefined): fc.Arbitrary<[string, str
 
 /** Realistic values by property name, so that bodies also pass validation and reach the domain. */
 const HINTS: Record<string, fc.Arbitrary<unknown>> = {
-  name: fc.oneof(SHRINK_ACROSS,
-    { weight: 6, arbitrary: fc.constantFrom('Ada Lovelace', 'Grace', 'Zoë O’Brien', '  Ada   King  Lovelace ', 'Jean-Luc', '李小龍', 'A', 'x'.repeat(100)) },
+  name: fc.oneof(
+    SHRINK_ACROSS,
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(
+        'Ada Lovelace',
+        'Grace',
+        'Zoë O’Brien',
+        '  Ada   King  Lovelace ',
+        'Jean-Luc',
+        '李小龍',
+        'A',
+        'x'.repeat(100),
+      ),
+    },
     { weight: 2, arbitrary: oddString },
   ),
-  email: fc.oneof(SHRINK_ACROSS,
+  email: fc.oneof(
+    SHRINK_ACROSS,
     // Plain ones too: most of fc.emailAddress()'s are valid by RFC 5322 and refused by zod's pattern.
     { weight: 3, arbitrary: fc.stringMatching(/^[a-z0-9]{1,12}(?:[.+-][a-z0-9]{1,8})?@example\.(?:org|com)$/) },
     { weight: 3, arbitrary: fc.emailAddress() },
     // A staff member's: a sign-in that passes (with the password), an invitation that is refused (409).
     { weight: 3, arbitrary: fc.constant(ref('staffEmail')) },
     { weight: 1, arbitrary: fc.constantFrom(ref('staffEmail', true), ` ${ref('staffEmail')}`) },
-    { weight: 2, arbitrary: fc.constantFrom('', ' ', 'ADA@EXAMPLE.ORG', 'ada@example.org', 'not-an-email', 'a@b', '"a b"@example.org', 'ü@例え.jp', `${'a'.repeat(250)}@b.c`) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'ADA@EXAMPLE.ORG',
+        'ada@example.org',
+        'not-an-email',
+        'a@b',
+        '"a b"@example.org',
+        'ü@例え.jp',
+        `${'a'.repeat(250)}@b.c`,
+      ),
+    },
     { weight: 2, arbitrary: oddString },
   ),
   // Sign-ins and invitations. Never `currentPassword`: a change of the fuzzer's password with
   // `revokeOtherSessions` would end its session.
-  password: fc.oneof(SHRINK_ACROSS,
+  password: fc.oneof(
+    SHRINK_ACROSS,
     { weight: 5, arbitrary: fc.constant(ref('staffPassword')) },
     { weight: 3, arbitrary: fc.string({ minLength: 12, maxLength: 40 }) },
-    { weight: 2, arbitrary: fc.constantFrom('', ' ', 'a'.repeat(11), 'a'.repeat(128), 'a'.repeat(129), `${ref('staffPassword')} `, ref('staffPassword', true), ref('staffToken')) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        'a'.repeat(11),
+        'a'.repeat(128),
+        'a'.repeat(129),
+        `${ref('staffPassword')} `,
+        ref('staffPassword', true),
+        ref('staffToken'),
+      ),
+    },
     { weight: 2, arbitrary: oddString },
   ),
   // A taken one answers 409: the first event's, the private one's, and the seeded sets' (`set-1`, `set-2` in every event).
-  slug: fc.oneof(SHRINK_ACROSS,
+  slug: fc.oneof(
+    SHRINK_ACROSS,
     { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9]{1,12}(?:-[a-z0-9]{1,12}){0,3}$/) },
     { weight: 2, arbitrary: fc.constantFrom(ref('eventSlug'), ref('privateEventSlug'), 'set-1', 'set-2') },
     { weight: 1, arbitrary: fc.constantFrom('A', 'a--b', '-a', 'a-', 'a_b', 'é', ' a', 'a'.repeat(100), 'a'.repeat(101)) },
     { weight: 1, arbitrary: oddString },
   ),
-  phone: fc.oneof(SHRINK_ACROSS,
-    { weight: 4, arbitrary: fc.constantFrom('(415) 555-2671', '+1 415 555 2671', '+44 20 7946 0958', '4155552671', '+14155552671', '555', '', ' ', '+', '+0', 'call me', '٤١٥٥٥٥٢٦٧١', '415-555-2671 ext. 9', '+999 999 999 999 999', '1'.repeat(40)) },
+  phone: fc.oneof(
+    SHRINK_ACROSS,
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        '(415) 555-2671',
+        '+1 415 555 2671',
+        '+44 20 7946 0958',
+        '4155552671',
+        '+14155552671',
+        '555',
+        '',
+        ' ',
+        '+',
+        '+0',
+        'call me',
+        '٤١٥٥٥٥٢٦٧١',
+        '415-555-2671 ext. 9',
+        '+999 999 999 999 999',
+        '1'.repeat(40),
+      ),
+    },
     { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('0', '1', '4', '5', '+', ' ', '-', '(', ')', 'x', '.'), maxLength: 45 }) },
     { weight: 2, arbitrary: oddString },
   ),
-  sessionId: fc.oneof(SHRINK_ACROSS, fc.constantFrom(ref('liveSession'), ref('activeSession'), ref('cancelledSession'), ref('emptySession')), oddString),
+  sessionId: fc.oneof(
+    SHRINK_ACROSS,
+    fc.constantFrom(ref('liveSession'), ref('activeSession'), ref('cancelledSession'), ref('emptySession')),
+    oddString,
+  ),
   eventId: fc.oneof(SHRINK_ACROSS, fc.constantFrom(ref('eventId'), ref('setId')), oddString),
   count: fc.oneof(SHRINK_ACROSS, fc.integer({ min: 1, max: 60 }), fc.integer({ min: -2, max: 200 })),
   // A real moment mostly (2020 to 2035); else the edges of a date: years 9999 and 10000, JavaScript's last millisecond and the next.
-  startAt: fc.oneof(SHRINK_ACROSS,
+  startAt: fc.oneof(
+    SHRINK_ACROSS,
     { weight: 6, arbitrary: fc.integer({ min: Date.UTC(2020, 0), max: Date.UTC(2035, 0) }) },
-    { weight: 1, arbitrary: fc.constantFrom(0, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10_000, 0), 8.64e15, 8.64e15 + 1, Number.MAX_SAFE_INTEGER) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        0,
+        Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+        Date.UTC(10_000, 0),
+        8.64e15,
+        8.64e15 + 1,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    },
     { weight: 1, arbitrary: fc.maxSafeNat() },
   ),
 }
 
-const photoKey = fc.oneof(SHRINK_ACROSS,
-  fc.constantFrom(ref('uploadKey'), ref('photoKey'), `sessions/${ref('activeSession')}/${ref('photoId')}.jpg`, `sessions/${ref('activeSession')}/x.jpg`, 'sessions/../x.jpg', `sessions/${ref('activeSession')}/`, ''),
+const photoKey = fc.oneof(
+  SHRINK_ACROSS,
+  fc.constantFrom(
+    ref('uploadKey'),
+    ref('photoKey'),
+    `sessions/${ref('activeSession')}/${ref('photoId')}.jpg`,
+    `sessions/${ref('activeSession')}/x.jpg`,
+    'sessions/../x.jpg',
+    `sessions/${ref('activeSession')}/`,
+    '',
+  ),
   oddString,
 )
 
 const CONTACT_LABELS = ['Name', 'Email', 'Phone', 'Event date', 'Message']
 const contactFields = fc.dictionary(
-  fc.oneof(SHRINK_ACROSS, { weight: 6, arbitrary: fc.constantFrom(...CONTACT_LABELS) }, { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'name', 'EMAIL', 'Email ', '') }, { weight: 1, arbitrary: oddString }),
-  fc.oneof(SHRINK_ACROSS, { weight: 4, arbitrary: fc.constantFrom('Ada', 'ada@example.org', '2026-06-01', 'Hello\nthere', '') }, { weight: 2, arbitrary: oddString }, { weight: 1, arbitrary: fc.integer({ min: 1_990, max: 2_010 }).map((n) => repeat('61', n)) }),
+  fc.oneof(
+    SHRINK_ACROSS,
+    { weight: 6, arbitrary: fc.constantFrom(...CONTACT_LABELS) },
+    { weight: 1, arbitrary: fc.constantFrom('__proto__', 'constructor', 'name', 'EMAIL', 'Email ', '') },
+    { weight: 1, arbitrary: oddString },
+  ),
+  fc.oneof(
+    SHRINK_ACROSS,
+    { weight: 4, arbitrary: fc.constantFrom('Ada', 'ada@example.org', '2026-06-01', 'Hello\nthere', '') },
+    { weight: 2, arbitrary: oddString },
+    { weight: 1, arbitrary: fc.integer({ min: 1_990, max: 2_010 }).map((n) => repeat('61', n)) },
+  ),
   { maxKeys: 8 },
 )
 
@@ -630,12 +1125,19 @@ export function fromSchema(schema: Schema, name?: string): fc.Arbitrary<unknown>
     case 'object': {
       const properties = resolved.properties ?? {}
       const required = resolved.required ?? []
-      return fc.record(Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(value, key)])), { requiredKeys: required })
+      return fc.record(Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, fromSchema(value, key)])), {
+        requiredKeys: required,
+      })
     }
     case 'array':
-      return fc.array(fromSchema(resolved.items ?? {}), { minLength: resolved.minItems ?? 0, maxLength: Math.min(resolved.maxItems ?? 4, 4) })
+      return fc.array(fromSchema(resolved.items ?? {}), {
+        minLength: resolved.minItems ?? 0,
+        maxLength: Math.min(resolved.maxItems ?? 4, 4),
+      })
     case 'string':
-      return resolved.pattern ? fc.stringMatching(new RegExp(resolved.pattern)) : fc.string({ minLength: resolved.minLength ?? 0, maxLength: Math.min(resolved.maxLength ?? 20, 20) })
+      return resolved.pattern
+        ? fc.stringMatching(new RegExp(resolved.pattern))
+        : fc.string({ minLength: resolved.minLength ?? 0, maxLength: Math.min(resolved.maxLength ?? 20, 20) })
     case 'integer':
       return fc.integer({ min: resolved.minimum ?? -1000, max: resolved.maximum ?? 1000 })
     case 'number':
@@ -654,17 +1156,24 @@ type Mutation =
   | { op: 'add'; at: number; key: string; value: unknown }
   | { op: 'grow'; at: number; times: number }
 
-const wrongValue: fc.Arbitrary<unknown> = fc.oneof(SHRINK_ACROSS,
+const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
+  SHRINK_ACROSS,
   fc.integer(),
   fc.constantFrom(0, -1, 1.5, -0, 1e308, 2 ** 53 + 1, true, false, null, [], {}, [null], { '': null }, '1', 'true'),
   oddString,
   fc.jsonValue({ maxDepth: 3 }),
 )
 
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(SHRINK_ACROSS,
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  SHRINK_ACROSS,
   fc.record({ op: fc.constant('retype' as const), at: fc.nat(), value: wrongValue }),
   fc.record({ op: fc.constant('drop' as const), at: fc.nat() }),
-  fc.record({ op: fc.constant('add' as const), at: fc.nat(), key: fc.oneof(SHRINK_ACROSS, fc.constantFrom('__proto__', 'constructor', 'extra', 'guests', 'kind', 'id', ''), oddString), value: wrongValue }),
+  fc.record({
+    op: fc.constant('add' as const),
+    at: fc.nat(),
+    key: fc.oneof(SHRINK_ACROSS, fc.constantFrom('__proto__', 'constructor', 'extra', 'guests', 'kind', 'id', ''), oddString),
+    value: wrongValue,
+  }),
   fc.record({ op: fc.constant('grow' as const), at: fc.nat(), times: fc.integer({ min: 2, max: 80 }) }),
 )
 
@@ -696,7 +1205,9 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
     // shrinking replays values), and a later change would grow it, even into itself.
     const change = 'value' in generated ? { ...generated, value: structuredClone(generated.value) } : generated
     const slots = slotsOf(root)
-    const containers = [root, ...slots.map((slot) => (slot.parent as Record<string | number, unknown>)[slot.key])].filter((item) => item !== null && typeof item === 'object')
+    const containers = [root, ...slots.map((slot) => (slot.parent as Record<string | number, unknown>)[slot.key])].filter(
+      (item) => item !== null && typeof item === 'object',
+    )
     if (change.op === 'add') {
       const target = containers[change.at % Math.max(containers.length, 1)]
       if (Array.isArray(target)) target.push(change.value)
@@ -727,37 +1238,51 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
 }
 
 /** Bodies that are not the operation's JSON at all. */
-const otherBody: fc.Arbitrary<Body> = fc.oneof(SHRINK_ACROSS,
+const otherBody: fc.Arbitrary<Body> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 3, arbitrary: oddString.map((text) => ({ text })) },
   {
     weight: 3,
-    arbitrary: fc.constantFrom(
-      '',
-      ' ',
-      'null',
-      'true',
-      '0',
-      '"x"',
-      '[]',
-      '[{}]',
-      '{}',
-      '{',
-      '}',
-      '{"a":',
-      '{"guests":[{"name":"Ada","email":"a@b.c"}]',
-      '\ufeff{}',
-      '{"__proto__":{"x":1}}',
-      '{"a":1,"a":2}',
-      '{"a":1e999}',
-      '{"a":"\\ud800"}',
-      '{"a":"\\u0000"}',
-      "{'a':1}",
-      'a=1&b=2',
-      '<?xml version="1.0"?><a/>',
-      '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
-    ).map((text) => ({ text })),
+    arbitrary: fc
+      .constantFrom(
+        '',
+        ' ',
+        'null',
+        'true',
+        '0',
+        '"x"',
+        '[]',
+        '[{}]',
+        '{}',
+        '{',
+        '}',
+        '{"a":',
+        '{"guests":[{"name":"Ada","email":"a@b.c"}]',
+        '\ufeff{}',
+        '{"__proto__":{"x":1}}',
+        '{"a":1,"a":2}',
+        '{"a":1e999}',
+        '{"a":"\\ud800"}',
+        '{"a":"\\u0000"}',
+        "{'a':1}",
+        'a=1&b=2',
+        '<?xml version="1.0"?><a/>',
+        '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
+      )
+      .map((text) => ({ text })),
   },
-  { weight: 2, arbitrary: fc.constantFrom(bytes('ff fe 7b 00 7d 00'), bytes('ed a0 80'), `{"name":"${bytes('c0 af')}"}`, `{"name":"a${bytes('ed a0 80')}"}`, bytes('00 00 00')).map((text) => ({ text })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom(
+        bytes('ff fe 7b 00 7d 00'),
+        bytes('ed a0 80'),
+        `{"name":"${bytes('c0 af')}"}`,
+        `{"name":"a${bytes('ed a0 80')}"}`,
+        bytes('00 00 00'),
+      )
+      .map((text) => ({ text })),
+  },
   { weight: 2, arbitrary: size.map((n) => ({ text: `${repeat('5b', n)}${repeat('5d', n)}` })) },
   { weight: 1, arbitrary: size.map((n) => ({ text: repeat('5b', n) })) },
   { weight: 2, arbitrary: bigString().map((text) => ({ text })) },
@@ -771,7 +1296,11 @@ function bodyFor(operation: Operation): fc.Arbitrary<Body | null> {
   const json = fc
     .tuple(
       fromSchema(operation.bodySchema),
-      fc.oneof(SHRINK_ACROSS, { weight: 3, arbitrary: fc.constant<Mutation[]>([]) }, { weight: 2, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) }),
+      fc.oneof(
+        SHRINK_ACROSS,
+        { weight: 3, arbitrary: fc.constant<Mutation[]>([]) },
+        { weight: 2, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) },
+      ),
       // Broken JSON: the last characters cut, one in ten.
       fc.oneof(SHRINK_ACROSS, { weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }),
       // A JSON array of the body, one in ten.
@@ -788,40 +1317,88 @@ function bodyFor(operation: Operation): fc.Arbitrary<Body | null> {
     if (slot) (slot.parent as Record<string | number, unknown>)[slot.key] = text
     return { json: slot ? base : text, cut: 0 }
   })
-  return fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: json }, { weight: 2, arbitrary: oversized }, { weight: 3, arbitrary: otherBody }, { weight: 1, arbitrary: fc.constant(null) })
+  return fc.oneof(
+    SHRINK_ACROSS,
+    { weight: 12, arbitrary: json },
+    { weight: 2, arbitrary: oversized },
+    { weight: 3, arbitrary: otherBody },
+    { weight: 1, arbitrary: fc.constant(null) },
+  )
 }
 
 // ---------------------------------------------------------------------------------------------
 // Whole requests
 
-const framing: fc.Arbitrary<Framing> = fc.oneof(SHRINK_ACROSS,
+const framing: fc.Arbitrary<Framing> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 30, arbitrary: fc.constant<Framing>('length') },
   { weight: 5, arbitrary: fc.constant<Framing>('chunked') },
   { weight: 2, arbitrary: fc.constantFrom(...FRAMINGS) },
 )
-const version = fc.oneof(SHRINK_ACROSS, { weight: 30, arbitrary: fc.constant('HTTP/1.1') }, { weight: 1, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1.2', 'http/1.1', 'HTTP/1.1 x', 'HTTP/1', '') })
+const version = fc.oneof(
+  SHRINK_ACROSS,
+  { weight: 30, arbitrary: fc.constant('HTTP/1.1') },
+  { weight: 1, arbitrary: fc.constantFrom('HTTP/1.0', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1.2', 'http/1.1', 'HTTP/1.1 x', 'HTTP/1', '') },
+)
 const wireShape = fc.record({
   via: fc.constantFrom<'http' | 'raw'>('http', 'raw'),
   framing,
   version,
-  headEncoding: fc.oneof(SHRINK_ACROSS, { weight: 8, arbitrary: fc.constant<'utf8' | 'latin1'>('utf8') }, { weight: 1, arbitrary: fc.constant<'utf8' | 'latin1'>('latin1') }),
+  headEncoding: fc.oneof(
+    SHRINK_ACROSS,
+    { weight: 8, arbitrary: fc.constant<'utf8' | 'latin1'>('utf8') },
+    { weight: 1, arbitrary: fc.constant<'utf8' | 'latin1'>('latin1') },
+  ),
   probe: fc.boolean(),
 })
 
 function caseFor(operation: Operation): fc.Arbitrary<FuzzCase> {
   return fc
     .tuple(methodFor(operation), targetFor(operation), headersFor(operation), bodyFor(operation), wireShape)
-    .map(([method, target, headers, body, wire]): FuzzCase => ({ from: operation.id, via: wire.via, method, target, version: wire.version, headers, body, framing: wire.framing, headEncoding: wire.headEncoding, probe: wire.probe }))
+    .map(([method, target, headers, body, wire]): FuzzCase => ({
+      from: operation.id,
+      via: wire.via,
+      method,
+      target,
+      version: wire.version,
+      headers,
+      body,
+      framing: wire.framing,
+      headEncoding: wire.headEncoding,
+      probe: wire.probe,
+    }))
 }
 
-const unroutedMethod = fc.oneof(SHRINK_ACROSS, { weight: 4, arbitrary: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') }, { weight: 1, arbitrary: oddMethod })
+const unroutedMethod = fc.oneof(
+  SHRINK_ACROSS,
+  { weight: 4, arbitrary: fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS') },
+  { weight: 1, arbitrary: oddMethod },
+)
 
 const unroutedCase: fc.Arbitrary<FuzzCase> = fc
-  .tuple(unroutedMethod, unroutedTarget, headersFor(undefined), fc.oneof(SHRINK_ACROSS, { weight: 3, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: otherBody }), wireShape)
-  .map(([method, target, headers, body, wire]): FuzzCase => ({ from: 'unrouted', via: wire.via, method, target, version: wire.version, headers, body, framing: wire.framing, headEncoding: wire.headEncoding, probe: wire.probe }))
+  .tuple(
+    unroutedMethod,
+    unroutedTarget,
+    headersFor(undefined),
+    fc.oneof(SHRINK_ACROSS, { weight: 3, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: otherBody }),
+    wireShape,
+  )
+  .map(([method, target, headers, body, wire]): FuzzCase => ({
+    from: 'unrouted',
+    via: wire.via,
+    method,
+    target,
+    version: wire.version,
+    headers,
+    body,
+    framing: wire.framing,
+    headEncoding: wire.headEncoding,
+    probe: wire.probe,
+  }))
 
 /** Every request the fuzzer sends: nine in ten from an operation of the document, one in ten unrouted. */
-export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(SHRINK_ACROSS,
+export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.oneof(
+  SHRINK_ACROSS,
   { weight: 9, arbitrary: fc.oneof(SHRINK_ACROSS, ...operations.map(caseFor)) },
   { weight: 2, arbitrary: unroutedCase },
 )

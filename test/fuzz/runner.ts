@@ -73,7 +73,10 @@ export class Figures {
     }
     if (exchange.responses.length === 0) {
       this.statuses.set('none', (this.statuses.get('none') ?? 0) + 1)
-      if (wire.framing !== 'long-length') note(`no answer: connection ${exchange.ending}${exchange.notAllSent ? ' while sending' : ''} (${routeOf(wire.method, wire.target).route})`)
+      if (wire.framing !== 'long-length')
+        note(
+          `no answer: connection ${exchange.ending}${exchange.notAllSent ? ' while sending' : ''} (${routeOf(wire.method, wire.target).route})`,
+        )
     }
     if (exchange.truncated !== undefined) note(`answer cut short: ${exchange.truncated.slice(0, 60)}`)
   }
@@ -110,7 +113,11 @@ export async function runCase(service: FuzzService, figures: Figures, fuzz: Fuzz
       await service.kill()
     } else {
       const { exitCode, signalCode } = service.child
-      problems.push({ kind: 'process died', key: `process died · ${route}`, detail: `exit ${signalCode ?? exitCode}; stderr:\n${service.stderrTail().slice(-1_500)}` })
+      problems.push({
+        kind: 'process died',
+        key: `process died · ${route}`,
+        detail: `exit ${signalCode ?? exitCode}; stderr:\n${service.stderrTail().slice(-1_500)}`,
+      })
     }
   }
   return { wire, exchange, problems }
@@ -161,7 +168,12 @@ export type FailureClass = { key: string; firstIndex: number; count: number; shr
  * own class: one pass that records and never fails, then, per class, fast-check replaying the
  * class's first case (`path`) with a property that fails only for that class.
  */
-export async function surveyFuzz(service: FuzzService, figures: Figures, options: RunOptions, log: (line: string) => void): Promise<FailureClass[]> {
+export async function surveyFuzz(
+  service: FuzzService,
+  figures: Figures,
+  options: RunOptions,
+  log: (line: string) => void,
+): Promise<FailureClass[]> {
   const classes = new Map<string, FailureClass>()
   let index = 0
   await fc.check(
@@ -210,7 +222,9 @@ export function describeClasses(classes: FailureClass[], seed: number): string {
         `${n + 1}. ${found.key} (${found.count} of the run's cases)`,
         found.shrunk ? `   minimal case: ${fc.stringify(found.shrunk)}` : '   (did not fail again when replayed)',
         found.outcome ? `   bytes: ${showRaw(found.outcome.wire, 600)}` : '',
-        found.outcome ? `   failures:\n${found.outcome.problems.map((problem) => `     ${problem.key}: ${problem.detail.replace(/\n/g, '\n       ')}`).join('\n')}` : '',
+        found.outcome
+          ? `   failures:\n${found.outcome.problems.map((problem) => `     ${problem.key}: ${problem.detail.replace(/\n/g, '\n       ')}`).join('\n')}`
+          : '',
         found.path ? `   replay: FUZZ_SEED=${seed} FUZZ_PATH=${found.path} pnpm fuzz` : '',
       ]
         .filter(Boolean)

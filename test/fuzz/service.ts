@@ -51,7 +51,16 @@ export async function startFuzzService(databaseUrl: string): Promise<FuzzService
     CLIENT_IP_HEADER,
   })
   // Whatever the developer's shell points at, the fuzzed instance uses the local bucket and memory counts.
-  for (const name of ['S3_BUCKET', 'REDIS_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL', 'CONTACT_FORM_URL', 'POSTMARK_SERVER_TOKEN', 'TWILIO_ACCOUNT_SID']) {
+  for (const name of [
+    'S3_BUCKET',
+    'REDIS_URL',
+    'PUBLIC_URL',
+    'CDN_URL',
+    'GALLERY_URL',
+    'CONTACT_FORM_URL',
+    'POSTMARK_SERVER_TOKEN',
+    'TWILIO_ACCOUNT_SID',
+  ]) {
     delete env[name]
   }
 

@@ -59,18 +59,21 @@ function wtf8(code: number): number[] {
 /** Resolves placeholders in a string (request line, header, JSON string); raw bytes become one character each. */
 export function resolveText(text: string, context: Context): string {
   if (!text.includes('$[')) return text
-  return text.replace(PLACEHOLDER, (whole, name?: string, upper?: string, hex?: string, times?: string, pct?: string, hexBytes?: string) => {
-    if (name !== undefined) {
-      const value = name === 'host' ? context.host : isRef(name) ? context.refs[name] : undefined
-      if (value === undefined) return whole
-      return upper ? value.toUpperCase() : value
-    }
-    if (hex !== undefined) {
-      const repeated = unitOf(hex).repeat(Number(times))
-      return pct ? percentEncode(repeated) : repeated
-    }
-    return Buffer.from((hexBytes ?? '').replace(/ /g, ''), 'hex').toString('latin1')
-  })
+  return text.replace(
+    PLACEHOLDER,
+    (whole, name?: string, upper?: string, hex?: string, times?: string, pct?: string, hexBytes?: string) => {
+      if (name !== undefined) {
+        const value = name === 'host' ? context.host : isRef(name) ? context.refs[name] : undefined
+        if (value === undefined) return whole
+        return upper ? value.toUpperCase() : value
+      }
+      if (hex !== undefined) {
+        const repeated = unitOf(hex).repeat(Number(times))
+        return pct ? percentEncode(repeated) : repeated
+      }
+      return Buffer.from((hexBytes ?? '').replace(/ /g, ''), 'hex').toString('latin1')
+    },
+  )
 }
 
 /** A body's bytes: text as UTF-8 (lone surrogates become U+FFFD), `$[bytes:…]` exactly. */
@@ -93,7 +96,12 @@ export function resolveJson(value: unknown, context: Context): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {
-      Object.defineProperty(out, resolveText(key, context), { value: resolveJson(item, context), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, resolveText(key, context), {
+        value: resolveJson(item, context),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
     }
     return out
   }

@@ -19,7 +19,17 @@ export type Framing =
   | 'bad-length' // Content-Length: 1x
   | 'bad-chunk' // a chunk size that is not hexadecimal
 
-export const FRAMINGS: readonly Framing[] = ['length', 'chunked', 'none', 'short-length', 'long-length', 'length+chunked', 'two-lengths', 'bad-length', 'bad-chunk']
+export const FRAMINGS: readonly Framing[] = [
+  'length',
+  'chunked',
+  'none',
+  'short-length',
+  'long-length',
+  'length+chunked',
+  'two-lengths',
+  'bad-length',
+  'bad-chunk',
+]
 
 export type WireRequest = {
   method: string
@@ -83,7 +93,10 @@ export function expressibleThroughHttp(request: WireRequest): boolean {
     request.headers.some(([name]) => name.toLowerCase() === 'host') &&
     request.headers.every(
       ([name, value]) =>
-        TOKEN.test(name) && HTTP_VALUE.test(value) && value === value.trim() && !['content-length', 'transfer-encoding', 'connection', 'expect'].includes(name.toLowerCase()),
+        TOKEN.test(name) &&
+        HTTP_VALUE.test(value) &&
+        value === value.trim() &&
+        !['content-length', 'transfer-encoding', 'connection', 'expect'].includes(name.toLowerCase()),
     ) &&
     new Set(request.headers.map(([name]) => name.toLowerCase())).size === request.headers.length
   )
@@ -116,7 +129,13 @@ function sendThroughHttp(host: string, port: number, request: WireRequest, timeo
           for (let i = 0; i < res.rawHeaders.length; i += 2) {
             ;(responseHeaders[res.rawHeaders[i]!.toLowerCase()] ??= []).push(res.rawHeaders[i + 1]!)
           }
-          resolve({ status: res.statusCode!, reason: res.statusMessage ?? '', headers: responseHeaders, body: Buffer.concat(chunks), answers: { method, target } })
+          resolve({
+            status: res.statusCode!,
+            reason: res.statusMessage ?? '',
+            headers: responseHeaders,
+            body: Buffer.concat(chunks),
+            answers: { method, target },
+          })
         })
       })
       req.on('error', reject)
@@ -132,7 +151,9 @@ function sendThroughHttp(host: string, port: number, request: WireRequest, timeo
       responses.push(await one(request.method, request.target, headers, request.body))
     } catch (error) {
       notAllSent = responses.length === 0
-      return (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? 'reset' : 'closed'
+      return (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE'
+        ? 'reset'
+        : 'closed'
     }
     const closing = responses[0]!.headers.connection?.some((value) => /close/i.test(value))
     if (request.probe && !closing) {
@@ -283,7 +304,12 @@ export function parseResponses(
   let at = 0
   while (at < data.length) {
     const previous = responses.at(-1)
-    if (previous && previous.body.length === 0 && (previous.answers?.method === 'HEAD' || previous.status === 204 || previous.status === 304) && !data.subarray(at, at + 5).equals(Buffer.from('HTTP/'))) {
+    if (
+      previous &&
+      previous.body.length === 0 &&
+      (previous.answers?.method === 'HEAD' || previous.status === 204 || previous.status === 304) &&
+      !data.subarray(at, at + 5).equals(Buffer.from('HTTP/'))
+    ) {
       previous.bodyAfterBodiless = data.subarray(at)
       return { responses }
     }

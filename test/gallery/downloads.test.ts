@@ -16,10 +16,9 @@ import { unzip } from '../support/unzip.js'
 const app = withTestServer()
 
 async function countsOf(sessionId: string) {
-  const rows = await app.orm.em.fork().execute<{ kind: string; count: string }[]>(
-    'select kind, count(*) from tracking_event where session_id = ? group by kind',
-    [sessionId],
-  )
+  const rows = await app.orm.em
+    .fork()
+    .execute<{ kind: string; count: string }[]>('select kind, count(*) from tracking_event where session_id = ? group by kind', [sessionId])
   return Object.fromEntries(rows.map((row) => [row.kind, Number(row.count)]))
 }
 
@@ -81,7 +80,9 @@ describe('GET /gallery/:sessionId/zip', () => {
     const response = await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('application/zip')
-    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="Zoe & Bob.zip"; filename*=UTF-8''Zo%C3%AB%20%26%20Bob.zip`)
+    expect(response.headers.get('content-disposition')).toBe(
+      `attachment; filename="Zoe & Bob.zip"; filename*=UTF-8''Zo%C3%AB%20%26%20Bob.zip`,
+    )
     const zip = Buffer.from(await response.arrayBuffer())
     expect(Number(response.headers.get('content-length'))).toBe(zip.length)
     const entries = await unzip(zip)
@@ -93,7 +94,7 @@ describe('GET /gallery/:sessionId/zip', () => {
     expect(await countsOf(gallery.sessionId)).toEqual({ zip: 1 })
   })
 
-  it('when photos span many read buffers and the client reads slowly, then every byte is still the photo\'s own', async () => {
+  it("when photos span many read buffers and the client reads slowly, then every byte is still the photo's own", async () => {
     // The zip reads into recycled buffers; one reused before the socket sent it would corrupt the zip.
     const big = () => makeLargeJpeg(3 * 1024 * 1024 + 12_345)
     const gallery = await makeLiveGallery(app, { images: [big(), big(), big(), big()] })
@@ -132,7 +133,8 @@ describe('GET /gallery/:sessionId/zip', () => {
     const photoHead = await fetch(photoUrl, { method: 'HEAD' })
     expect(photoHead.status).toBe(200)
     // Per answer, not per entity: the date, the connection, and the request's own id.
-    const entity = (headers: Headers) => [...headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'x-request-id'].includes(name))
+    const entity = (headers: Headers) =>
+      [...headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'x-request-id'].includes(name))
     expect(entity(photoHead.headers)).toEqual(entity(photoGet.headers))
     expect(await countsOf(gallery.sessionId)).toEqual(counted)
     await expectPlainNotFoundHead(await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`, { method: 'HEAD' }))
@@ -291,4 +293,3 @@ describe('byte routes with no photo storage configured (production without a buc
     await expectPlainNotFound(await fetch(`${bare.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip`))
   })
 })
-

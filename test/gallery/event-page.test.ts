@@ -51,7 +51,12 @@ describe('GET /gallery/events/:slug', () => {
     for (let i = 0; i < 15; i++) sessions.push(await seedSession(app.orm, sets[0]!.id, { photos: 1, createdAt: minutesAgo(100 - i) }))
     const page = await (await fetch(`${app.url}/gallery/events/${event.slug}`)).json()
     const listed = page.sets[0].sessions.map((session: { id: string }) => session.id)
-    expect(listed).toEqual(sessions.slice(3).reverse().map((session) => session.id))
+    expect(listed).toEqual(
+      sessions
+        .slice(3)
+        .reverse()
+        .map((session) => session.id),
+    )
   })
 
   it('when sessions are active, cancelled or completed without photos, then they are not listed', async () => {
@@ -81,7 +86,12 @@ describe('GET /gallery/events/:slug', () => {
 
   it('when an event is slugged "zip", then /gallery/events/zip is its page, not the zip of a session "events", and no zip limit counts it', async () => {
     await app.orm.em.fork().execute(`delete from event where slug = 'zip'`)
-    const { event } = await createEvent(app.orm.em.fork(), { slug: 'zip', name: 'Zip Party', startAt: new Date('2026-06-01T18:00:00Z'), sets: [] })
+    const { event } = await createEvent(app.orm.em.fork(), {
+      slug: 'zip',
+      name: 'Zip Party',
+      startAt: new Date('2026-06-01T18:00:00Z'),
+      sets: [],
+    })
     const statuses = new Set<number>()
     for (let i = 0; i < 61; i++) statuses.add((await fetch(`${app.url}/gallery/events/zip`)).status)
     expect([...statuses]).toEqual([200])

@@ -71,7 +71,9 @@ describe('a live gallery as a CDN may cache it', () => {
     const eventBefore = await etagOf(`/gallery/events/${event.slug}`)
     const pageBefore = await etagOf(`/g/events/${event.slug}`)
 
-    expect((await staffFetch(app, staff, `/staff/events/${event.id}`, { method: 'PATCH', body: { name: 'Renamed Gala' } })).status).toBe(200)
+    expect((await staffFetch(app, staff, `/staff/events/${event.id}`, { method: 'PATCH', body: { name: 'Renamed Gala' } })).status).toBe(
+      200,
+    )
     const stale = await revalidate(`/gallery/${session.id}`, galleryBefore)
     expect(stale.response.status).toBe(200)
     expect(JSON.parse(stale.body).event.name).toBe('Renamed Gala')
@@ -85,7 +87,10 @@ describe('a live gallery as a CDN may cache it', () => {
     expect(JSON.parse(afterSet.body).sets[0].name).toBe('Mirror')
 
     const beforeNewSet = await etagOf(`/gallery/events/${event.slug}`)
-    expect((await staffFetch(app, staff, `/staff/events/${event.id}/sets`, { method: 'POST', body: { slug: 'new-set', name: 'New Set' } })).status).toBe(201)
+    expect(
+      (await staffFetch(app, staff, `/staff/events/${event.id}/sets`, { method: 'POST', body: { slug: 'new-set', name: 'New Set' } }))
+        .status,
+    ).toBe(201)
     expect((await revalidate(`/gallery/events/${event.slug}`, beforeNewSet)).response.status).toBe(200)
   })
 
@@ -166,7 +171,10 @@ describe('revalidations of a busy gallery, answered from the versions read in th
       expect(again.response.status).toBe(304)
       expect(again.statements).toBe(0)
 
-      expect((await staffFetch(clocked, clockedStaff, `/staff/events/${event.id}`, { method: 'PATCH', body: { name: 'Renamed at once' } })).status).toBe(200)
+      expect(
+        (await staffFetch(clocked, clockedStaff, `/staff/events/${event.id}`, { method: 'PATCH', body: { name: 'Renamed at once' } }))
+          .status,
+      ).toBe(200)
       const changed = await revalidate(path, etag, clocked)
       expect(changed.response.status).toBe(200)
       expect(changed.body).toContain('Renamed at once')

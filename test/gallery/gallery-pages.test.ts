@@ -15,7 +15,9 @@ describe('the gallery link a guest is sent, with the defaults', () => {
     expect(app.config.galleryUrl).toBe(`${app.url}/g`)
     const gallery = await makeLiveGallery(app, { names: ['Ada Lovelace', 'Grace Hopper'] })
     await copiesSettled(app, gallery.sessionId)
-    const [message] = await app.orm.em.fork().execute<{ link: string }[]>('select link from outbox_message where session_id = ? limit 1', [gallery.sessionId])
+    const [message] = await app.orm.em
+      .fork()
+      .execute<{ link: string }[]>('select link from outbox_message where session_id = ? limit 1', [gallery.sessionId])
     expect(message!.link).toBe(`${app.url}/g/${gallery.sessionId}`)
 
     const page = await fetch(message!.link)
@@ -45,7 +47,9 @@ describe('GET /g/:sessionId', () => {
     const downloads = [...html.matchAll(/href="([^"]+\/download)" download/g)].map(([, href]) => href)
     expect(downloads).toEqual(session.photos.map((photo) => `/gallery/${session.id}/photos/${photo.id}/download`))
     // seedSession records 1,000 bytes per photo.
-    expect(html).toContain(`<a class="button primary" href="/gallery/${session.id}/zip" download data-zip>Download all (3 photos, 3 KB)</a>`)
+    expect(html).toContain(
+      `<a class="button primary" href="/gallery/${session.id}/zip" download data-zip>Download all (3 photos, 3 KB)</a>`,
+    )
   })
 
   it('when the photos were uploaded, then the download link answers an attachment and "Download all" shows the zip of the recorded sizes', async () => {
@@ -84,7 +88,10 @@ describe('GET /g/:sessionId', () => {
   it('when the session is still active, then the page says the photos are on their way, is never cached, and turns into the gallery once completed', async () => {
     const { sets } = await seedEvent(app.orm)
     const kiosk = createClient({ baseUrl: app.url })
-    const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] } })
+    const session = await kiosk.kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] },
+    })
     const waiting = await fetch(`${app.url}/g/${session.id}`)
     expect(waiting.status).toBe(200)
     expect(waiting.headers.get('cache-control')).toBe('no-store')
@@ -216,15 +223,34 @@ describe('GET /g/events/:slug', () => {
     expect(html).toContain(`data-event-id="${event.id}"`)
     expect(html).toContain('<h1>Test Event</h1>')
     // Each card's link is named by its visible text (WCAG 2.5.3): no aria-label to contradict it.
-    const cards = [...html.matchAll(/<li class="card"><a href="([^"]+)"><img src="([^"]+)"[^>]*?( loading="lazy")?[^>]*><span class="card-label">([^<]+)<\/span> <span class="card-meta">([^<]+)</g)]
+    const cards = [
+      ...html.matchAll(
+        /<li class="card"><a href="([^"]+)"><img src="([^"]+)"[^>]*?( loading="lazy")?[^>]*><span class="card-label">([^<]+)<\/span> <span class="card-meta">([^<]+)</g,
+      ),
+    ]
     expect(cards.map(([, href, src, lazy, label, meta]) => ({ href, src, lazy: Boolean(lazy), label, meta }))).toEqual([
       // The first row loads at once; seeded photos have no copies: the photo itself.
-      { href: `${app.url}/g/${newer.id}`, src: `${app.url}/photos/${newer.photos[0]!.storageKey}`, lazy: false, label: 'Newer', meta: '1 photo' },
-      { href: `${app.url}/g/${older.id}`, src: `${app.url}/photos/${older.photos[0]!.storageKey}`, lazy: false, label: 'Older', meta: '2 photos' },
+      {
+        href: `${app.url}/g/${newer.id}`,
+        src: `${app.url}/photos/${newer.photos[0]!.storageKey}`,
+        lazy: false,
+        label: 'Newer',
+        meta: '1 photo',
+      },
+      {
+        href: `${app.url}/g/${older.id}`,
+        src: `${app.url}/photos/${older.photos[0]!.storageKey}`,
+        lazy: false,
+        label: 'Older',
+        meta: '2 photos',
+      },
     ])
     // A set with nothing live has no heading of its own.
     expect(html).not.toContain('Set 2')
-    expect(metaTags(html)).toMatchObject({ 'og:image': `${app.url}/photos/${newer.photos[0]!.storageKey}`, 'og:url': `${app.url}/g/events/${event.slug}` })
+    expect(metaTags(html)).toMatchObject({
+      'og:image': `${app.url}/photos/${newer.photos[0]!.storageKey}`,
+      'og:url': `${app.url}/g/events/${event.slug}`,
+    })
   })
 
   it('when the event is private or unknown, then the not-found page answers 404', async () => {
@@ -249,7 +275,9 @@ describe('GALLERY_URL set to an operator’s own front end', () => {
     const own = await startTestServer({ galleryUrl: 'https://photos.example.com/p' })
     try {
       const gallery = await makeLiveGallery(own)
-      const [message] = await own.orm.em.fork().execute<{ link: string }[]>('select link from outbox_message where session_id = ? limit 1', [gallery.sessionId])
+      const [message] = await own.orm.em
+        .fork()
+        .execute<{ link: string }[]>('select link from outbox_message where session_id = ? limit 1', [gallery.sessionId])
       expect(message!.link).toBe(`https://photos.example.com/p/${gallery.sessionId}`)
       expect((await fetch(`${own.url}/g/${gallery.sessionId}`)).status).toBe(200)
     } finally {
@@ -260,11 +288,16 @@ describe('GALLERY_URL set to an operator’s own front end', () => {
 
 /** `<meta property|name="…" content="…">` as a map. */
 function metaTags(html: string): Record<string, string> {
-  return Object.fromEntries([...html.matchAll(/<meta (?:property|name)="([^"]+)" content="([^"]*)">/g)].map(([, name, content]) => [name!, content!]))
+  return Object.fromEntries(
+    [...html.matchAll(/<meta (?:property|name)="([^"]+)" content="([^"]*)">/g)].map(([, name, content]) => [name!, content!]),
+  )
 }
 
 /** A GET whose body comes as sent (fetch would decode it). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (response) => {
       const chunks: Buffer[] = []

@@ -38,7 +38,7 @@ describe('GET /gallery/:sessionId', () => {
     })
   }
 
-  it('when asked with HEAD, then the GET answer\'s status and headers without a body', async () => {
+  it("when asked with HEAD, then the GET answer's status and headers without a body", async () => {
     const { sets } = await seedEvent(app.orm)
     const live = await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 2 })
     const get = await fetch(`${app.url}/gallery/${live.id}`)
@@ -46,7 +46,8 @@ describe('GET /gallery/:sessionId', () => {
     const head = await fetch(`${app.url}/gallery/${live.id}`, { method: 'HEAD' })
     expect(head.status).toBe(200)
     // Per answer, not per entity: the date, the connection, and the request's own id.
-    const entity = (headers: Headers) => [...headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id'].includes(name))
+    const entity = (headers: Headers) =>
+      [...headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'x-request-id'].includes(name))
     expect(entity(head.headers)).toEqual(entity(get.headers))
     expect(getBody).not.toBe('')
     expect(await head.text()).toBe('')

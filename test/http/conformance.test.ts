@@ -113,7 +113,11 @@ describe('whatever the method, path, content type or body', () => {
       for (const path of paths) {
         const cases: [string, string][] = method === 'GET' ? [['text/plain', '']] : bodies
         for (const [contentType, body] of cases) {
-          const response = await fetch(`${app.url}${path}`, { method, headers: { 'content-type': contentType }, body: method === 'GET' ? undefined : body })
+          const response = await fetch(`${app.url}${path}`, {
+            method,
+            headers: { 'content-type': contentType },
+            body: method === 'GET' ? undefined : body,
+          })
           const text = await response.text()
           const where = `${method} ${path.slice(0, 40)} ${contentType}`
           expect(response.status, where).toBeLessThan(500)

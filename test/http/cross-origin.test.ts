@@ -25,11 +25,20 @@ afterAll(async () => {
 })
 
 const preflight = (server: TestServer, path: string, origin: string, method = 'GET', headers = 'x-photobooth-sdk') =>
-  fetch(`${server.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } })
+  fetch(`${server.url}${path}`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  })
 
 describe('CORS for a gallery site on another origin (CORS_ORIGINS)', () => {
   it('when a configured origin asks before reading a public route, then the preflight answers 204 with what it may send', async () => {
-    const paths = [`/gallery/${gallery.sessionId}`, `/gallery/${gallery.sessionId}/zip`, `/gallery/${gallery.sessionId}/photos/${gallery.photos[0]!.id}/download`, '/events/demo/sets/x', '/gallery/events/x']
+    const paths = [
+      `/gallery/${gallery.sessionId}`,
+      `/gallery/${gallery.sessionId}/zip`,
+      `/gallery/${gallery.sessionId}/photos/${gallery.photos[0]!.id}/download`,
+      '/events/demo/sets/x',
+      '/gallery/events/x',
+    ]
     for (const path of paths) {
       const response = await preflight(app, path, SITE)
       expect(response.status, path).toBe(204)
@@ -61,7 +70,11 @@ describe('CORS for a gallery site on another origin (CORS_ORIGINS)', () => {
     const answers = [
       await fetch(`${app.url}/booth/events`, { headers: { origin: SITE, authorization: `Bearer ${boothKey}` } }),
       await fetch(`${app.url}/staff/events`, { headers: { ...staff.headers, origin: SITE } }),
-      await fetch(`${app.url}/sets/x/sessions`, { method: 'POST', headers: { origin: SITE, 'content-type': 'application/json' }, body: '{}' }),
+      await fetch(`${app.url}/sets/x/sessions`, {
+        method: 'POST',
+        headers: { origin: SITE, 'content-type': 'application/json' },
+        body: '{}',
+      }),
     ]
     for (const answer of answers) expect(answer.headers.get('access-control-allow-origin')).toBeNull()
     for (const path of ['/booth/events', '/staff/events', '/sets/x/sessions', '/contact']) {

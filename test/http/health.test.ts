@@ -38,7 +38,9 @@ describe('GET /healthz and GET /readyz', () => {
   it('when probed far past the rate limits, then never 429', async () => {
     const app = await startTestServer()
     try {
-      const statuses = await Promise.all(Array.from({ length: 150 }, (_, i) => fetch(`${app.url}/${i % 2 ? 'healthz' : 'readyz'}`).then((r) => r.status)))
+      const statuses = await Promise.all(
+        Array.from({ length: 150 }, (_, i) => fetch(`${app.url}/${i % 2 ? 'healthz' : 'readyz'}`).then((r) => r.status)),
+      )
       expect(new Set(statuses)).toEqual(new Set([200]))
     } finally {
       await app.stop()
@@ -57,8 +59,15 @@ describe('GET /healthz and GET /readyz', () => {
       // The SDK's probe (contract: operations) tells the same: an ApiError with the 503 and its reason.
       const client = createClient({ baseUrl: app.url })
       expect(await client.operations.live()).toEqual({ status: 'ok' })
-      await expect(client.operations.ready()).rejects.toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', defined: true, message: 'migrations pending' })
-      const [tables] = await orm.em.getConnection().execute<{ count: string }[]>(`select count(*) from information_schema.tables where table_name = 'session'`)
+      await expect(client.operations.ready()).rejects.toMatchObject({
+        status: 503,
+        code: 'SERVICE_UNAVAILABLE',
+        defined: true,
+        message: 'migrations pending',
+      })
+      const [tables] = await orm.em
+        .getConnection()
+        .execute<{ count: string }[]>(`select count(*) from information_schema.tables where table_name = 'session'`)
       expect(tables!.count).toBe('0')
 
       expect(await migrate(orm)).toContain('20261121-initial')
@@ -76,11 +85,19 @@ describe('GET /healthz and GET /readyz', () => {
     const databaseUrl = await databases.create()
     const { records, logger } = capturingLogger()
     const { delivery } = loadSettings({ MODE: 'development' })
-    const app = await startTestServer({ databaseUrl, migrateOnStart: false, seedDemo: true, delivery: { ...delivery, dispatch: true } }, { logger })
+    const app = await startTestServer(
+      { databaseUrl, migrateOnStart: false, seedDemo: true, delivery: { ...delivery, dispatch: true } },
+      { logger },
+    )
     const orm = await openOrm(databaseUrl)
     try {
       expect(records.filter((record) => record.level !== 'info')).toEqual([
-        { level: 'warn', time: expect.any(String), message: expect.stringContaining('migrations pending'), pending: await pendingMigrations(orm) },
+        {
+          level: 'warn',
+          time: expect.any(String),
+          message: expect.stringContaining('migrations pending'),
+          pending: await pendingMigrations(orm),
+        },
       ])
       // A look at the migrations after the one at start: the dispatcher, unchecked, would have failed by now.
       await app.sent(/from "public"\."mikro_orm_migrations"/, 1)

@@ -30,7 +30,11 @@ describe('a body over the limit to a path no route matches', () => {
     ['PATCH', '/track'],
   ] as const) {
     it(`when ${method} ${path} sends 70,000 bytes, then it answers 404 and the service keeps answering`, async () => {
-      const declared = await fetch(`${app.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(70_000) })
+      const declared = await fetch(`${app.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.alloc(70_000),
+      })
       expect(declared.status).toBe(404)
       await declared.arrayBuffer()
       // Node itself refuses a chunked DELETE before any route sees it.

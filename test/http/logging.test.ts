@@ -44,11 +44,17 @@ afterAll(async () => {
 })
 
 describe('what the logs hold', () => {
-  it('when a statement with a guest\'s email fails in the database, then the log has its SQLSTATE and the statement, not the email', async () => {
+  it("when a statement with a guest's email fails in the database, then the log has its SQLSTATE and the statement, not the email", async () => {
     const { lines, logger } = capturingLogger()
     const error = await app.orm.em
       .fork()
-      .execute('insert into customer (id, email, phone, first_name, last_name) values (?, ?, ?, ?, ?)', [null, 'ada.secret@example.org', '+14155550123', 'Ada', 'Lovelace'])
+      .execute('insert into customer (id, email, phone, first_name, last_name) values (?, ?, ?, ?, ?)', [
+        null,
+        'ada.secret@example.org',
+        '+14155550123',
+        'Ada',
+        'Lovelace',
+      ])
       .catch((caught: unknown) => caught)
     expect(String((error as Error).message)).toContain('ada.secret@example.org')
     logger.error('request failed', error)
@@ -57,15 +63,25 @@ describe('what the logs hold', () => {
     expect(lines[0]).not.toMatch(/ada\.secret|4155550123|Lovelace/)
   })
 
-  it('when a message fails for good, then the log names the message, not the guest\'s address', async () => {
+  it("when a message fails for good, then the log names the message, not the guest's address", async () => {
     // Messages other tests left pending would take the refusal meant for this one.
-    await app.orm.em.fork().execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
+    await app.orm.em
+      .fork()
+      .execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada.private@example.org' }] })
     postmark.queue(POSTMARK_INACTIVE)
     const { lines, logger } = capturingLogger()
     const dispatcher = startDispatcher({
       orm: app.orm,
-      transports: { email: createPostmarkTransport({ serverToken: 't', from: 'Photos <p@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 }) },
+      transports: {
+        email: createPostmarkTransport({
+          serverToken: 't',
+          from: 'Photos <p@example.com>',
+          messageStream: 'outbound',
+          apiUrl: postmark.url,
+          timeoutMs: 2_000,
+        }),
+      },
       logger,
       settings: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
     })
@@ -74,7 +90,9 @@ describe('what the logs hold', () => {
     } finally {
       await dispatcher.stop()
     }
-    const [row] = await app.orm.em.fork().execute<{ id: string }[]>('select id from outbox_message where session_id = ?', [gallery.sessionId])
+    const [row] = await app.orm.em
+      .fork()
+      .execute<{ id: string }[]>('select id from outbox_message where session_id = ?', [gallery.sessionId])
     expect(lines[0]).toContain(row!.id)
     expect(lines.join('')).not.toContain('ada.private')
   })
@@ -85,7 +103,10 @@ describe('what the logs hold', () => {
     try {
       const { sets } = await seedEvent(production.orm)
       const kiosk = createClient({ baseUrl: production.url })
-      const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+      const session = await kiosk.kiosk.registerGuests({
+        params: { setId: sets[0]!.id },
+        body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] },
+      })
       const booth = createClient({ baseUrl: production.url, boothKey: await createTestBoothKey(production) })
       const [error] = await safe(booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: 1 } }))
       expect(isDefinedError(error) && error.status).toBe(503)
@@ -98,7 +119,11 @@ describe('what the logs hold', () => {
   it('when a production instance sends gallery links without a provider for a channel, then one warning at start names the channel', async () => {
     // A database of its own: the dispatcher marks the pending messages of a channel without a provider.
     const databaseUrl = await databases.create()
-    const { delivery } = loadSettings({ POSTMARK_SERVER_TOKEN: 't', POSTMARK_FROM: 'Photos <p@example.com>', POSTMARK_API_URL: postmark.url })
+    const { delivery } = loadSettings({
+      POSTMARK_SERVER_TOKEN: 't',
+      POSTMARK_FROM: 'Photos <p@example.com>',
+      POSTMARK_API_URL: postmark.url,
+    })
     const warnings = async (channels: Partial<typeof delivery>) => {
       const { lines, logger } = capturingLogger()
       // Production has no console stand-in: SMS without Twilio has no transport.
@@ -108,10 +133,20 @@ describe('what the logs hold', () => {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'warn')
     }
     expect(await warnings({ email: undefined })).toEqual([
-      { level: 'warn', time: expect.any(String), message: 'no provider for email and sms: gallery links wait as "not configured"', channels: ['email', 'sms'] },
+      {
+        level: 'warn',
+        time: expect.any(String),
+        message: 'no provider for email and sms: gallery links wait as "not configured"',
+        channels: ['email', 'sms'],
+      },
     ])
     expect(await warnings({})).toEqual([
-      { level: 'warn', time: expect.any(String), message: 'no provider for sms: gallery links wait as "not configured"', channels: ['sms'] },
+      {
+        level: 'warn',
+        time: expect.any(String),
+        message: 'no provider for sms: gallery links wait as "not configured"',
+        channels: ['sms'],
+      },
     ])
   })
 
@@ -179,7 +214,8 @@ describe('what the logs hold', () => {
         20_000,
       )
       // Readiness asks the bucket: the S3 client is made and used.
-      const port = (JSON.parse(stdout.split('\n').find((line) => line.includes('"photo booth service listening"'))!) as { port: number }).port
+      const port = (JSON.parse(stdout.split('\n').find((line) => line.includes('"photo booth service listening"'))!) as { port: number })
+        .port
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
       child.kill('SIGTERM')
       expect(await exited).toBe(0)

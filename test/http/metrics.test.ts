@@ -117,11 +117,15 @@ describe('GET /metrics', () => {
       }
       expect(sample(text, 'photobooth_outbox_read_failures_total', '')).toBe(0)
       expect(sample(text, 'photobooth_photos', 'copies="queued"')).toBe(0)
-      for (const outcome of ['ready', 'failed', 'retried']) expect(sample(text, 'photobooth_photo_copies_seconds_count', `outcome="${outcome}"`), outcome).toBe(0)
+      for (const outcome of ['ready', 'failed', 'retried'])
+        expect(sample(text, 'photobooth_photo_copies_seconds_count', `outcome="${outcome}"`), outcome).toBe(0)
       // What an on-call's alerts read (docs/alerts.yml): there from the start, at zero.
-      for (const channel of ['email', 'sms']) expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', `channel="${channel}"`), channel).toBe(0)
-      for (const outcome of ['retried', 'abandoned']) expect(sample(text, 'photobooth_delivery_record_failures_total', `outcome="${outcome}"`), outcome).toBe(0)
-      for (const dependency of ['database', 'storage', 'redis']) expect(sample(text, 'photobooth_dependency_errors_total', `dependency="${dependency}"`), dependency).toBe(0)
+      for (const channel of ['email', 'sms'])
+        expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', `channel="${channel}"`), channel).toBe(0)
+      for (const outcome of ['retried', 'abandoned'])
+        expect(sample(text, 'photobooth_delivery_record_failures_total', `outcome="${outcome}"`), outcome).toBe(0)
+      for (const dependency of ['database', 'storage', 'redis'])
+        expect(sample(text, 'photobooth_dependency_errors_total', `dependency="${dependency}"`), dependency).toBe(0)
     } finally {
       await fresh.stop()
       await databases.dropAll()
@@ -133,7 +137,9 @@ describe('GET /metrics', () => {
     const fresh = await startTestServer({ databaseUrl: await databases.create(), metricsToken: TOKEN })
     try {
       const gallery = await makeLiveGallery(fresh, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
-      await fresh.orm.em.fork().execute(`update outbox_message set created_at = now() - interval '10 minutes' where session_id = ?`, [gallery.sessionId])
+      await fresh.orm.em
+        .fork()
+        .execute(`update outbox_message set created_at = now() - interval '10 minutes' where session_id = ?`, [gallery.sessionId])
       expect((await fetch(`${fresh.url}/readyz`)).status).toBe(200)
       const text = await (await scrape(fresh)).text()
       expect(sample(text, 'photobooth_outbox_oldest_pending_seconds', 'channel="email"')).toBeGreaterThanOrEqual(600)
@@ -165,7 +171,10 @@ describe('GET /metrics', () => {
         expect(text).not.toMatch(/^photobooth_photos\{/m)
         expect(sample(text, 'photobooth_outbox_read_failures_total', '')).toBe(failures)
         expect(text).toContain('process_resident_memory_bytes')
-        held.push(sample(text, 'photobooth_db_pool_connections', 'state="used"')! + sample(text, 'photobooth_db_pool_connections', 'state="pending"')!)
+        held.push(
+          sample(text, 'photobooth_db_pool_connections', 'state="used"')! +
+            sample(text, 'photobooth_db_pool_connections', 'state="pending"')!,
+        )
       }
       // The second scrape waited on the first one's read rather than taking another connection.
       expect(held[1]).toBe(held[0])
@@ -186,7 +195,10 @@ describe('GET /metrics', () => {
     const zip = Buffer.from(await (await fetch(`${app.url}/gallery/${gallery.sessionId}/zip`)).arrayBuffer())
     // The contact form's limit is 60 a minute per client: the 61st is refused.
     const statuses: number[] = []
-    for (let i = 0; i < 61; i++) statuses.push((await fetch(`${app.url}/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status)
+    for (let i = 0; i < 61; i++)
+      statuses.push(
+        (await fetch(`${app.url}/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status,
+      )
     expect(statuses.at(-1)).toBe(429)
 
     const response = await scrape()
@@ -217,7 +229,14 @@ describe('GET /metrics', () => {
       metricsToken: TOKEN,
       delivery: {
         dispatch: true,
-        email: { kind: 'postmark', serverToken: 'token', from: 'Photos <photos@example.com>', messageStream: 'outbound', apiUrl: postmark.url, timeoutMs: 2_000 },
+        email: {
+          kind: 'postmark',
+          serverToken: 'token',
+          from: 'Photos <photos@example.com>',
+          messageStream: 'outbound',
+          apiUrl: postmark.url,
+          timeoutMs: 2_000,
+        },
         dispatcher: { intervalMs: 50, batchSize: 10, retryForMs: 3_600_000, baseDelayMs: 20, maxDelayMs: 100, leaseMs: 5_000 },
       },
     })

@@ -99,13 +99,19 @@ describe("Node's own refusals", () => {
   it('when a HEAD is refused, then the refusal has the headers and no body, alone or after a good request', async () => {
     const [alone] = await exchange('HEAD /openapi.json HTTP/1.1\r\nHost: localhost\r\nContent-Type: \x00\r\n\r\n')
     expect(alone!.statusLine).toBe('HTTP/1.1 400 Bad Request')
-    expect(alone!.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'content-type': 'application/json; charset=utf-8', connection: 'close' })
+    expect(alone!.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'content-type': 'application/json; charset=utf-8',
+      connection: 'close',
+    })
     expect(alone!.raw.endsWith('\r\n\r\n')).toBe(true)
     // Found once the headers are whole.
     const [atTheirEnd] = await exchange('HEAD / HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: \xc2\r\n\r\n')
     expect(atTheirEnd!.statusLine).toBe('HTTP/1.1 400 Bad Request')
     expect(atTheirEnd!.raw.endsWith('\r\n\r\n')).toBe(true)
-    const pipelined = await exchange('GET /no/such/route HTTP/1.1\r\nHost: localhost\r\n\r\nHEAD /openapi.json HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n')
+    const pipelined = await exchange(
+      'GET /no/such/route HTTP/1.1\r\nHost: localhost\r\n\r\nHEAD /openapi.json HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n',
+    )
     expect(pipelined.map((answer) => answer.status)).toEqual([404, 400])
     expect(pipelined[1]!.raw.endsWith('\r\n\r\n')).toBe(true)
   })

@@ -50,20 +50,26 @@ describe('a path spelled with dot segments or backslashes', () => {
     expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.' })
   })
 
-  it.each(SPELLINGS)('when written as %s, then each route keeps its own answers (bad body text, 413, plain Not Found, plain Unauthorized)', async (_name, spell) => {
-    const track = await raw('POST', spell('/track'), { headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() }, body: '{bad' })
-    expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
+  it.each(SPELLINGS)(
+    'when written as %s, then each route keeps its own answers (bad body text, 413, plain Not Found, plain Unauthorized)',
+    async (_name, spell) => {
+      const track = await raw('POST', spell('/track'), {
+        headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
+        body: '{bad',
+      })
+      expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
 
-    const contact = await raw('POST', spell('/contact'), {
-      headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
-      body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
-    })
-    expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
+      const contact = await raw('POST', spell('/contact'), {
+        headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
+        body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
+      })
+      expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
 
-    const zip = await raw('GET', spell('/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip'))
-    expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])
+      const zip = await raw('GET', spell('/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip'))
+      expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])
 
-    const booth = await raw('GET', spell('/booth/events'))
-    expect([booth.status, booth.type, booth.body]).toEqual([401, 'text/plain; charset=utf-8', 'Unauthorized'])
-  })
+      const booth = await raw('GET', spell('/booth/events'))
+      expect([booth.status, booth.type, booth.body]).toEqual([401, 'text/plain; charset=utf-8', 'Unauthorized'])
+    },
+  )
 })

@@ -96,9 +96,13 @@ describe('rate limits', () => {
   it('when staff sign-in is tried 11 times, then the 11th answers 429', async () => {
     const ip = someIp()
     const signIn = () =>
-      postJson(`${app.url}/api/auth/sign-in/email`, { email: 'nobody@example.org', password: 'not the password' }, {
-        headers: { 'content-type': 'application/json', origin: app.url, 'cf-connecting-ip': ip },
-      })
+      postJson(
+        `${app.url}/api/auth/sign-in/email`,
+        { email: 'nobody@example.org', password: 'not the password' },
+        {
+          headers: { 'content-type': 'application/json', origin: app.url, 'cf-connecting-ip': ip },
+        },
+      )
     for (let i = 0; i < 10; i++) {
       const response = await signIn()
       expect(response.status).toBe(401)
@@ -106,7 +110,11 @@ describe('rate limits', () => {
     }
     await expectTooManyRequests(await signIn())
     // Any sign-in path counts, a method Better Auth does not have included.
-    const other = await postJson(`${app.url}/api/auth/sign-in/magic-link`, {}, { headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip } })
+    const other = await postJson(
+      `${app.url}/api/auth/sign-in/magic-link`,
+      {},
+      { headers: { 'content-type': 'application/json', 'cf-connecting-ip': ip } },
+    )
     await expectTooManyRequests(other)
   })
 

@@ -10,7 +10,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 describe('X-Request-Id', () => {
   it('when a request names none, or an insane one, then every answer carries a new one; a sane one is kept', async () => {
     const ids = await Promise.all(
-      ['/openapi.json', '/gallery/nope', '/nope', '/gallery/nope/zip', '/booth/events'].map(async (path) => (await fetch(`${app.url}${path}`)).headers.get('x-request-id')),
+      ['/openapi.json', '/gallery/nope', '/nope', '/gallery/nope/zip', '/booth/events'].map(async (path) =>
+        (await fetch(`${app.url}${path}`)).headers.get('x-request-id'),
+      ),
     )
     ids.forEach((id) => expect(id).toMatch(UUID))
     expect(new Set(ids).size).toBe(ids.length)

@@ -12,11 +12,16 @@ const lines: string[] = []
 const records = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 
 const METRICS_TOKEN = 'request-log-metrics-token'
-const app = withTestServer({ requestIdHeader: 'X-Edge-Request-Id', metricsToken: METRICS_TOKEN }, { logger: createLogger({ write: (line) => void lines.push(line) }) })
+const app = withTestServer(
+  { requestIdHeader: 'X-Edge-Request-Id', metricsToken: METRICS_TOKEN },
+  { logger: createLogger({ write: (line) => void lines.push(line) }) },
+)
 
 /** The request line of the answer with this id, once its connection has closed. */
 async function requestLine(id: string) {
-  await expect.poll(() => records().find((record) => record.message === 'request' && record.requestId === id), { timeout: 5_000 }).toBeDefined()
+  await expect
+    .poll(() => records().find((record) => record.message === 'request' && record.requestId === id), { timeout: 5_000 })
+    .toBeDefined()
   return records().find((record) => record.message === 'request' && record.requestId === id)!
 }
 
@@ -24,7 +29,9 @@ describe('one structured line per request', () => {
   it('when a gallery is read, then its line holds method, route pattern, status, duration, bytes and request id, and nothing about the client', async () => {
     const gallery = await makeLiveGallery(app, { names: ['Ada Lovelace'] })
     lines.length = 0
-    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}?utm_source=sms`, { headers: { 'x-forwarded-for': '203.0.113.9' } })
+    const response = await fetch(`${app.url}/gallery/${gallery.sessionId}?utm_source=sms`, {
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    })
     const body = await response.arrayBuffer()
     const line = await requestLine(response.headers.get('x-request-id')!)
     expect(line).toEqual({
@@ -65,7 +72,11 @@ describe('one structured line per request', () => {
 
   it('when a presigned upload is sent, then its line has the route pattern, not the key or the signature', async () => {
     lines.length = 0
-    const response = await fetch(`${app.url}/photos/sessions/abc/def.jpg?expires=1&signature=SECRET-SIGNATURE`, { method: 'PUT', body: 'x', headers: { 'content-type': 'image/jpeg' } })
+    const response = await fetch(`${app.url}/photos/sessions/abc/def.jpg?expires=1&signature=SECRET-SIGNATURE`, {
+      method: 'PUT',
+      body: 'x',
+      headers: { 'content-type': 'image/jpeg' },
+    })
     await response.arrayBuffer()
     const line = await requestLine(response.headers.get('x-request-id')!)
     expect(line).toMatchObject({ method: 'PUT', status: response.status, route: '/photos/*key' })
@@ -96,10 +107,18 @@ describe('one structured line per request', () => {
     const socket = connect(Number(new URL(app.url).port), '127.0.0.1')
     await once(socket, 'connect')
     const received = once(app.server, 'request')
-    socket.write(`POST /sets/${sets[0]!.id}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Edge-Request-Id: leaves-early\r\n\r\n{"guests":`)
+    socket.write(
+      `POST /sets/${sets[0]!.id}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Edge-Request-Id: leaves-early\r\n\r\n{"guests":`,
+    )
     await received
     socket.destroy()
-    expect(await requestLine('leaves-early')).toMatchObject({ method: 'POST', route: '/sets/:setId/sessions', status: 499, aborted: true, bytes: 0 })
+    expect(await requestLine('leaves-early')).toMatchObject({
+      method: 'POST',
+      route: '/sets/:setId/sessions',
+      status: 499,
+      aborted: true,
+      bytes: 0,
+    })
   })
 
   it('when the edge sends its own request id, then that id is the answer’s and every line of the request carries it', async () => {

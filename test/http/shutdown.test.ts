@@ -49,7 +49,10 @@ afterEach(async () => {
     const pid = postmasterPid(folder)
     if (pid !== undefined && isAlive(pid)) {
       process.kill(pid, 'SIGINT')
-      await until(async () => isAlive(pid), (alive) => !alive)
+      await until(
+        async () => isAlive(pid),
+        (alive) => !alive,
+      )
     }
     await rm(folder, { recursive: true, force: true })
   }
@@ -195,7 +198,14 @@ async function heldRegistration(port: number, setId: string, marks: Marks) {
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (text += chunk))
       res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, body: text, connection: 0, sentAfterStopping: false, receivedAfterSignal: marks.signalSent }),
+        resolve({
+          status: res.statusCode!,
+          headers: res.headers,
+          body: text,
+          connection: 0,
+          sentAfterStopping: false,
+          receivedAfterSignal: marks.signalSent,
+        }),
       )
     })
     req.on('error', reject)
@@ -276,7 +286,12 @@ describe('shutdown, against the run’s PostgreSQL', () => {
     const marks: Marks = { signalSent: false, stoppingSeen: false }
     void service.stopping.then(() => (marks.stoppingSeen = true))
     const held = await Promise.all([1, 2, 3].map(() => heldRegistration(service.port, setId, marks)))
-    const load = keepBusy(service.port, [`/gallery/events/${slug}`, `/events/${slug}/sets/set-1`, '/gallery/events/no-such-event'], 8, marks)
+    const load = keepBusy(
+      service.port,
+      [`/gallery/events/${slug}`, `/events/${slug}/sets/set-1`, '/gallery/events/no-such-event'],
+      8,
+      marks,
+    )
     await load.warmedUp
 
     marks.signalSent = true
@@ -332,7 +347,10 @@ describe('shutdown with the embedded PostgreSQL', () => {
     const pid = postmasterPid(dataDir)
     if (pid !== undefined && isAlive(pid)) {
       process.kill(pid, 'SIGINT')
-      await until(async () => isAlive(pid), (alive) => !alive)
+      await until(
+        async () => isAlive(pid),
+        (alive) => !alive,
+      )
     }
     await rm(dataDir, { recursive: true, force: true })
   })
@@ -352,7 +370,12 @@ describe('shutdown with the embedded PostgreSQL', () => {
     void service.stopping.then(() => (marks.stoppingSeen = true))
     const setId = await demoSetId(service.port)
     const held = await Promise.all([1, 2, 3].map(() => heldRegistration(service.port, setId, marks)))
-    const load = keepBusy(service.port, ['/gallery/events/demo', '/events/demo/sets/photo-wall', '/events/demo/sets/mirror-booth'], 8, marks)
+    const load = keepBusy(
+      service.port,
+      ['/gallery/events/demo', '/events/demo/sets/photo-wall', '/events/demo/sets/mirror-booth'],
+      8,
+      marks,
+    )
     await load.warmedUp
 
     marks.signalSent = true
@@ -390,11 +413,15 @@ describe('shutdown with the embedded PostgreSQL', () => {
 
   it('when the node process dies of an uncaught exception, then it does not leave the embedded cluster running', async () => {
     // The service started, then a fault nobody catches: the process ends through 'exit'.
-    const crashing = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/crash-after-start.ts', import.meta.url))], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: serviceEnv({ ...embeddedEnv(), DELIVERY: 'off' }),
-    })
+    const crashing = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/crash-after-start.ts', import.meta.url))],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: serviceEnv({ ...embeddedEnv(), DELIVERY: 'off' }),
+      },
+    )
     children.push(crashing)
     let stderr = ''
     crashing.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
@@ -405,7 +432,13 @@ describe('shutdown with the embedded PostgreSQL', () => {
     expect(stderr).toContain('an unexpected fault')
     expect(code).toBe(1)
     expect(postmaster).toBeGreaterThan(0)
-    expect(await until(async () => isAlive(postmaster!), (alive) => !alive), 'the postmaster still runs').toBe(false)
+    expect(
+      await until(
+        async () => isAlive(postmaster!),
+        (alive) => !alive,
+      ),
+      'the postmaster still runs',
+    ).toBe(false)
   })
 
   it('when the node process is killed outright (-9), then its cluster survives and the next start adopts it, and stops it on SIGTERM', async () => {
@@ -422,6 +455,12 @@ describe('shutdown with the embedded PostgreSQL', () => {
     const exit = await exitWithin(second, 15_000)
 
     expect(exit, 'still running').toMatchObject({ code: 0, signal: null })
-    expect(await until(async () => isAlive(postmaster), (alive) => !alive), 'the postmaster still runs').toBe(false)
+    expect(
+      await until(
+        async () => isAlive(postmaster),
+        (alive) => !alive,
+      ),
+      'the postmaster still runs',
+    ).toBe(false)
   })
 })

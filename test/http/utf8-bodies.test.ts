@@ -11,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => app?.stop())
 
 /** A JSON text with bytes that are not UTF-8 where a string's characters go (a lone surrogate's encoding, then 0xFF). */
-const withBadBytes = (before: string, after: string) => Buffer.concat([Buffer.from(before), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(after)])
+const withBadBytes = (before: string, after: string) =>
+  Buffer.concat([Buffer.from(before), Buffer.from([0xed, 0xa0, 0x80, 0xff]), Buffer.from(after)])
 
 const send = (path: string, body: Buffer, headers: Record<string, string> = {}) =>
   fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
@@ -48,7 +49,9 @@ describe('a text body whose bytes are not UTF-8', () => {
   })
 
   it('when a sign-in carries them, then 400 { error }', async () => {
-    const response = await send('/api/auth/sign-in/email', withBadBytes('{"email":"a', '@example.org","password":"x"}'), { origin: app.url })
+    const response = await send('/api/auth/sign-in/email', withBadBytes('{"email":"a', '@example.org","password":"x"}'), {
+      origin: app.url,
+    })
     expect([response.status, await response.json()]).toEqual([400, { error: 'The body is not valid UTF-8' }])
   })
 })

@@ -33,7 +33,11 @@ const newKey = () => randomUUID()
 function register(setId: string, options: { key?: string; ip: string; body?: unknown }) {
   return fetch(`${app.url}/sets/${setId}/sessions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', [IP_HEADER]: options.ip, ...(options.key === undefined ? {} : { 'idempotency-key': options.key }) },
+    headers: {
+      'content-type': 'application/json',
+      [IP_HEADER]: options.ip,
+      ...(options.key === undefined ? {} : { 'idempotency-key': options.key }),
+    },
     body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body ?? GUESTS),
   })
 }
@@ -66,10 +70,12 @@ async function sessionsIn(setId: string): Promise<number> {
 }
 
 async function keyRows(key: string) {
-  return app.orm.em.fork().execute<{ scope: string; state: string; status: number | null }[]>(
-    'select scope, state, status from idempotency_key where key = ? order by scope',
-    [key],
-  )
+  return app.orm.em
+    .fork()
+    .execute<{ scope: string; state: string; status: number | null }[]>(
+      'select scope, state, status from idempotency_key where key = ? order by scope',
+      [key],
+    )
 }
 
 /** An active session at a new set, its photos uploaded and ready to complete. */
@@ -79,7 +85,8 @@ async function readyToComplete() {
   const { uploads } = (await (await boothPost(`/booth/sessions/${session.id}/uploads`, { count: 1 })).json()) as {
     uploads: { key: string; url: string; headers: Record<string, string> }[]
   }
-  for (const target of uploads) expect((await fetch(target.url, { method: 'PUT', headers: target.headers, body: makeJpeg(16, 12) })).status).toBe(200)
+  for (const target of uploads)
+    expect((await fetch(target.url, { method: 'PUT', headers: target.headers, body: makeJpeg(16, 12) })).status).toBe(200)
   return { sessionId: session.id, photos: uploads.map((target) => target.key) }
 }
 
@@ -143,7 +150,11 @@ describe('Idempotency-Key on registration', () => {
     const ip = newIp()
     const key = newKey()
     expect((await register(setA, { key, ip })).status).toBe(201)
-    expect(await answer(await register(setB, { key, ip }))).toEqual({ status: 422, replayed: null, body: JSON.stringify(KEY_USED_ON_ANOTHER_ROUTE) })
+    expect(await answer(await register(setB, { key, ip }))).toEqual({
+      status: 422,
+      replayed: null,
+      body: JSON.stringify(KEY_USED_ON_ANOTHER_ROUTE),
+    })
     expect(await sessionsIn(setB)).toBe(0)
   })
 
@@ -221,7 +232,9 @@ describe('Idempotency-Key on the booth routes', () => {
     expect(first).toMatchObject({ status: 200, replayed: null })
     const retry = await answer(await boothPost(`/booth/sessions/${sessionId}/complete`, { photos }, { key }))
     expect(retry).toEqual({ ...first, replayed: 'true' })
-    const [row] = await app.orm.em.fork().execute<{ messages: number }[]>('select count(*)::int as messages from outbox_message where session_id = ?', [sessionId])
+    const [row] = await app.orm.em
+      .fork()
+      .execute<{ messages: number }[]>('select count(*)::int as messages from outbox_message where session_id = ?', [sessionId])
     expect(row!.messages).toBe(1)
   })
 
@@ -249,7 +262,13 @@ describe('Idempotency-Key on the booth routes', () => {
     try {
       const bareKey = await createTestBoothKey(bare)
       const { sets } = await seedEvent(bare.orm)
-      const session = (await (await fetch(`${bare.url}/sets/${sets[0]!.id}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(GUESTS) })).json()) as { id: string }
+      const session = (await (
+        await fetch(`${bare.url}/sets/${sets[0]!.id}/sessions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(GUESTS),
+        })
+      ).json()) as { id: string }
       const key = newKey()
       for (let attempt = 0; attempt < 2; attempt++) {
         const response = await boothPost(`/booth/sessions/${session.id}/uploads`, { count: 1 }, { key, bearer: bareKey, server: bare })
@@ -268,7 +287,11 @@ describe('Idempotency-Key on the staff routes', () => {
     const key = newKey()
     const slug = `event-${randomBytes(5).toString('hex')}`
     const create = (session: typeof owner, eventSlug: string) =>
-      staffFetch(app, session, '/staff/events', { method: 'POST', body: { slug: eventSlug, name: 'Gala', startAt: 1_790_000_000_000 }, headers: { 'idempotency-key': key } })
+      staffFetch(app, session, '/staff/events', {
+        method: 'POST',
+        body: { slug: eventSlug, name: 'Gala', startAt: 1_790_000_000_000 },
+        headers: { 'idempotency-key': key },
+      })
     const first = await answer(await create(owner, slug))
     expect(first).toMatchObject({ status: 201, replayed: null })
     const retry = await create(owner, slug)
@@ -283,7 +306,12 @@ describe('Idempotency-Key on the staff routes', () => {
 describe('Idempotency-Key while the first request runs, and over time', () => {
   /** The key's row as if its first request were still running, in another instance (nothing here wakes a waiter). */
   const markRunning = (key: string, lockedUntil: Date) =>
-    app.orm.em.fork().execute(`update idempotency_key set state = 'running', status = null, content_type = null, body = null, locked_until = ? where key = ?`, [lockedUntil, key])
+    app.orm.em
+      .fork()
+      .execute(
+        `update idempotency_key set state = 'running', status = null, content_type = null, body = null, locked_until = ? where key = ?`,
+        [lockedUntil, key],
+      )
 
   it('when a retry arrives while the first is running elsewhere, then it waits and replays its answer once stored', async () => {
     const setId = await newSet()
@@ -294,25 +322,38 @@ describe('Idempotency-Key while the first request runs, and over time', () => {
     const polled = app.sent(/^select request, body_hash/, 3)
     const retry = register(setId, { key, ip })
     await polled
-    await app.orm.em.fork().execute(`update idempotency_key set state = 'done', status = 201, content_type = 'application/json', body = ? where key = ?`, [Buffer.from('{"stored":true}'), key])
+    await app.orm.em
+      .fork()
+      .execute(`update idempotency_key set state = 'done', status = 201, content_type = 'application/json', body = ? where key = ?`, [
+        Buffer.from('{"stored":true}'),
+        key,
+      ])
     expect(await answer(await retry)).toEqual({ status: 201, replayed: 'true', body: '{"stored":true}' })
     expect(await sessionsIn(setId)).toBe(1)
   })
 
-  it('when the first is still running after 10 s, then 409; once its lease has passed, a retry runs again', { timeout: 30_000 }, async () => {
-    const setId = await newSet()
-    const ip = newIp()
-    const key = newKey()
-    expect((await register(setId, { key, ip })).status).toBe(201)
-    await markRunning(key, new Date(clock.getTime() + LEASE_MS))
-    expect(await answer(await register(setId, { key, ip }))).toEqual({ status: 409, replayed: null, body: JSON.stringify(KEY_STILL_RUNNING) })
-    expect(await sessionsIn(setId)).toBe(1)
-    // Its process died: the lease runs out and the same request runs again (another one still may not).
-    clock = new Date(clock.getTime() + LEASE_MS)
-    expect((await register(setId, { key, ip, body: { guests: [{ name: 'Someone Else', phone: '+14155552671' }] } })).status).toBe(422)
-    expect(await answer(await register(setId, { key, ip }))).toMatchObject({ status: 201, replayed: null })
-    expect(await sessionsIn(setId)).toBe(2)
-  })
+  it(
+    'when the first is still running after 10 s, then 409; once its lease has passed, a retry runs again',
+    { timeout: 30_000 },
+    async () => {
+      const setId = await newSet()
+      const ip = newIp()
+      const key = newKey()
+      expect((await register(setId, { key, ip })).status).toBe(201)
+      await markRunning(key, new Date(clock.getTime() + LEASE_MS))
+      expect(await answer(await register(setId, { key, ip }))).toEqual({
+        status: 409,
+        replayed: null,
+        body: JSON.stringify(KEY_STILL_RUNNING),
+      })
+      expect(await sessionsIn(setId)).toBe(1)
+      // Its process died: the lease runs out and the same request runs again (another one still may not).
+      clock = new Date(clock.getTime() + LEASE_MS)
+      expect((await register(setId, { key, ip, body: { guests: [{ name: 'Someone Else', phone: '+14155552671' }] } })).status).toBe(422)
+      expect(await answer(await register(setId, { key, ip }))).toMatchObject({ status: 201, replayed: null })
+      expect(await sessionsIn(setId)).toBe(2)
+    },
+  )
 
   it('when 24 hours have passed, then the key acts again, and expired keys are pruned', async () => {
     const setId = await newSet()
@@ -344,7 +385,10 @@ describe('expired keys at start', () => {
   it('when a server starts, then it deletes the keys that expired while none ran, and no other', async () => {
     const [expired, live] = [newKey(), newKey()]
     const at = new Date()
-    for (const [key, expiresAt] of [[expired, new Date(at.getTime() - 1)], [live, new Date(at.getTime() + KEY_TTL_MS)]] as const) {
+    for (const [key, expiresAt] of [
+      [expired, new Date(at.getTime() - 1)],
+      [live, new Date(at.getTime() + KEY_TTL_MS)],
+    ] as const) {
       await app.orm.em.fork().execute(
         `insert into idempotency_key (scope, key, owner, request, body_hash, state, status, created_at, expires_at, locked_until)
          values ('ip:test', ?, 'owner', 'POST /sets/x/sessions', 'hash', 'done', 201, ?, ?, ?)`,
@@ -368,28 +412,47 @@ describe('the OpenAPI document', () => {
       body: JSON.stringify({ guests: [{ name: 'Erase Me', email: 'erase.me@example.org', phone: '(312) 555-0142' }] }),
     })
     const { id } = (await registered.json()) as { id: string }
-    const cancel = () => staffFetch(app, staff, `/staff/sessions/${id}/cancel`, { method: 'POST', headers: { 'idempotency-key': `erase-cancel-${staff.memberId}` } })
+    const cancel = () =>
+      staffFetch(app, staff, `/staff/sessions/${id}/cancel`, {
+        method: 'POST',
+        headers: { 'idempotency-key': `erase-cancel-${staff.memberId}` },
+      })
     expect((await cancel()).status).toBe(200)
-    const stored = () => app.orm.em.fork().execute<{ key: string }[]>(`select key from idempotency_key where convert_from(body, 'UTF8') like ?`, [`%${id}%`])
+    const stored = () =>
+      app.orm.em.fork().execute<{ key: string }[]>(`select key from idempotency_key where convert_from(body, 'UTF8') like ?`, [`%${id}%`])
     expect(await stored()).toHaveLength(2)
     expect((await staffFetch(app, staff, `/staff/sessions/${id}`, { method: 'DELETE' })).status).toBe(200)
     expect(await stored()).toEqual([])
     // The retry of the cancel acts again, on a session that is gone: nothing of its guests comes back.
     const retried = await cancel()
-    expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([404, null, { error: 'no such session' }])
+    expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([
+      404,
+      null,
+      { error: 'no such session' },
+    ])
   })
 
   it('when an answer holds a secret shown once (a booth key, a one-time password), then it is never stored and a key does not replay it', async () => {
     const staff = await signedInStaff(app)
     const create = (path: string, body: unknown) =>
       staffFetch(app, staff, path, { method: 'POST', body, headers: { 'idempotency-key': `secret-${path}-${staff.memberId}` } })
-    const [first, second] = [await create('/staff/booth-keys', { name: 'Secret booth' }), await create('/staff/booth-keys', { name: 'Secret booth' })]
-    expect([first.status, second.status, first.headers.get('idempotent-replayed'), second.headers.get('idempotent-replayed')]).toEqual([201, 201, null, null])
+    const [first, second] = [
+      await create('/staff/booth-keys', { name: 'Secret booth' }),
+      await create('/staff/booth-keys', { name: 'Secret booth' }),
+    ]
+    expect([first.status, second.status, first.headers.get('idempotent-replayed'), second.headers.get('idempotent-replayed')]).toEqual([
+      201,
+      201,
+      null,
+      null,
+    ])
     const keys = [((await first.json()) as { key: string }).key, ((await second.json()) as { key: string }).key]
     expect(keys[0]).not.toBe(keys[1])
     const invited = await create('/staff/members', { email: `secret-${staff.memberId}@example.org`.toLowerCase(), name: 'Invitee' })
     const { password } = (await invited.json()) as { password: string }
-    const stored = await app.orm.em.fork().execute<{ body: string }[]>(`select convert_from(body, 'UTF8') as body from idempotency_key where key like 'secret-%'`)
+    const stored = await app.orm.em
+      .fork()
+      .execute<{ body: string }[]>(`select convert_from(body, 'UTF8') as body from idempotency_key where key like 'secret-%'`)
     expect(stored).toEqual([])
     expect(JSON.stringify(stored)).not.toContain(password)
   })
@@ -397,7 +460,9 @@ describe('the OpenAPI document', () => {
   it('when read, then every change of the kiosk, booth and staff takes Idempotency-Key, and no other operation does', async () => {
     const document = JSON.parse(await readFile(resolve(import.meta.dirname, '../../openapi/openapi.json'), 'utf8'))
     const keyed: string[] = []
-    for (const [path, item] of Object.entries<Record<string, { parameters?: { $ref?: string }[]; responses: Record<string, { headers?: object }> }>>(document.paths)) {
+    for (const [path, item] of Object.entries<
+      Record<string, { parameters?: { $ref?: string }[]; responses: Record<string, { headers?: object }> }>
+    >(document.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         if (!(operation.parameters ?? []).some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey')) continue
         keyed.push(`${method.toUpperCase()} ${path}`)

@@ -15,7 +15,11 @@ let clients = 0
 const register = (body: unknown, id = setId, init?: RequestInit) =>
   postJson(`${app.url}/sets/${id}/sessions`, body, {
     ...init,
-    headers: { 'content-type': 'application/json', ...(init?.headers as Record<string, string>), 'x-test-client-ip': `10.0.${(++clients >> 8) & 255}.${clients & 255}` },
+    headers: {
+      'content-type': 'application/json',
+      ...(init?.headers as Record<string, string>),
+      'x-test-client-ip': `10.0.${(++clients >> 8) & 255}.${clients & 255}`,
+    },
   })
 /** An address no other test uses, so that customer linking starts from nothing. */
 const email = (name = 'guest') => `${name}.${randomBytes(4).toString('hex')}@example.org`
@@ -23,22 +27,30 @@ const email = (name = 'guest') => `${name}.${randomBytes(4).toString('hex')}@exa
 const phone = () => `(415) 5${String(randomBytes(3).readUIntBE(0, 3) % 1_000_000).padStart(6, '0')}`
 
 async function guestRows(sessionId: string) {
-  return app.orm.em.fork().execute<
-    { position: number; first_name: string; last_name: string; email: string | null; phone: string | null; customer_id: string }[]
-  >('select position, first_name, last_name, email, phone, customer_id from session_guest where session_id = ? order by position', [sessionId])
+  return app.orm.em
+    .fork()
+    .execute<
+      { position: number; first_name: string; last_name: string; email: string | null; phone: string | null; customer_id: string }[]
+    >('select position, first_name, last_name, email, phone, customer_id from session_guest where session_id = ? order by position', [
+      sessionId,
+    ])
 }
 
 async function sessionRow(sessionId: string) {
-  const [row] = await app.orm.em.fork().execute<{ set_id: string; status: string; label: string }[]>(
-    'select set_id, status, label from session where id = ?',
-    [sessionId],
-  )
+  const [row] = await app.orm.em
+    .fork()
+    .execute<{ set_id: string; status: string; label: string }[]>('select set_id, status, label from session where id = ?', [sessionId])
   return row
 }
 
 describe('POST /sets/:setId/sessions: success', () => {
   it('when guests are valid, then 201 with the id, the label and status "active", and the session is stored', async () => {
-    const response = await register({ guests: [{ name: 'Ada Lovelace', email: email() }, { name: 'Grace Hopper', phone: phone() }] })
+    const response = await register({
+      guests: [
+        { name: 'Ada Lovelace', email: email() },
+        { name: 'Grace Hopper', phone: phone() },
+      ],
+    })
     expect(response.status).toBe(201)
     const body = await response.json()
     expect(body).toEqual({ id: expect.any(String), label: 'Ada & Grace', status: 'active' })
@@ -143,7 +155,8 @@ async function expectSchemaFailure(body: unknown, init?: RequestInit): Promise<I
   expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
   expect(await countRows(app.orm)).toEqual(before)
   const issues: Issue[] = JSON.parse(answer.error.message)
-  for (const issue of issues) expect(issue).toEqual(expect.objectContaining({ code: expect.any(String), path: expect.any(Array), message: expect.any(String) }))
+  for (const issue of issues)
+    expect(issue).toEqual(expect.objectContaining({ code: expect.any(String), path: expect.any(Array), message: expect.any(String) }))
   return issues
 }
 
@@ -314,13 +327,27 @@ describe('customer linking', () => {
 
   it('when two guests of one registration share a placeholder address, then they are one customer', async () => {
     const shared = email('family')
-    const { id } = await (await register({ guests: [{ name: 'Ada', email: shared }, { name: 'Grace', email: shared }] })).json()
+    const { id } = await (
+      await register({
+        guests: [
+          { name: 'Ada', email: shared },
+          { name: 'Grace', email: shared },
+        ],
+      })
+    ).json()
     expect(await customerOf(id, 1)).toBe(await customerOf(id, 2))
   })
 
   it('when guests are new and different, then each gets a customer of their own', async () => {
     const before = await countRows(app.orm)
-    const { id } = await (await register({ guests: [{ name: 'Ada', email: email() }, { name: 'Bob', phone: phone() }] })).json()
+    const { id } = await (
+      await register({
+        guests: [
+          { name: 'Ada', email: email() },
+          { name: 'Bob', phone: phone() },
+        ],
+      })
+    ).json()
     expect(await customerOf(id, 1)).not.toBe(await customerOf(id, 2))
     expect((await countRows(app.orm)).customer).toBe(before.customer! + 2)
   })
@@ -368,8 +395,18 @@ describe('customer linking', () => {
   it('when two kiosks register the same new guests in opposite orders at once, then neither fails', async () => {
     const [a, b] = [email('a'), email('b')]
     const responses = await Promise.all([
-      register({ guests: [{ name: 'A', email: a }, { name: 'B', email: b }] }),
-      register({ guests: [{ name: 'B', email: b }, { name: 'A', email: a }] }),
+      register({
+        guests: [
+          { name: 'A', email: a },
+          { name: 'B', email: b },
+        ],
+      }),
+      register({
+        guests: [
+          { name: 'B', email: b },
+          { name: 'A', email: a },
+        ],
+      }),
     ])
     expect(responses.map((r) => r.status)).toEqual([201, 201])
     const [first, second] = await Promise.all(responses.map((r) => r.json()))

@@ -24,20 +24,39 @@ async function refusals(file: string, code: string): Promise<string[]> {
 describe('the database rule', () => {
   it('when a service runs an inline SQL statement, then lint refuses it; the same statement in a *.queries.ts file passes', async () => {
     const inline = `export const touch = (em: { execute(sql: string): Promise<unknown> }) => em.execute('update event set updated_at = now() where id = 1')`
-    expect(await refusals('server/src/modules/events/touch.service.ts', inline)).toEqual([expect.stringContaining('SQL lives in a *.queries.ts file')])
-    expect(await refusals('server/src/modules/events/touch.queries.ts', `export const TOUCH = 'update event set updated_at = now() where id = ?'`)).toEqual([])
+    expect(await refusals('server/src/modules/events/touch.service.ts', inline)).toEqual([
+      expect.stringContaining('SQL lives in a *.queries.ts file'),
+    ])
+    expect(
+      await refusals(
+        'server/src/modules/events/touch.queries.ts',
+        `export const TOUCH = 'update event set updated_at = now() where id = ?'`,
+      ),
+    ).toEqual([])
   })
 
   it('when SQL is a template, then lint refuses it too', async () => {
-    expect(await refusals('server/src/http/health.ts', 'export const q = (t: string) => `select * from ${t}`')).toEqual([expect.stringContaining('SQL lives in')])
+    expect(await refusals('server/src/http/health.ts', 'export const q = (t: string) => `select * from ${t}`')).toEqual([
+      expect.stringContaining('SQL lives in'),
+    ])
   })
 
   it('when a module imports pg or knex, or calls getConnection or getKnex, then lint refuses it; the listed exceptions pass', async () => {
-    expect(await refusals('server/src/modules/gallery/x.ts', `import pg from 'pg'\nexport const c = new pg.Client()`)).toEqual([expect.stringContaining('pg')])
-    expect(await refusals('server/src/modules/gallery/x.ts', `import knex from 'knex'\nexport const k = knex`)).toEqual([expect.stringContaining('knex')])
-    expect(await refusals('server/src/http/health.ts', `export const c = (orm: any) => orm.em.getConnection()`)).toEqual([expect.stringContaining('getConnection')])
-    expect(await refusals('server/src/modules/gallery/x.ts', `export const k = (orm: any) => orm.em.getKnex()`)).toEqual([expect.stringContaining('getKnex')])
-    expect(await refusals('server/src/db/notifications.ts', `import pg from 'pg'\nexport const listen = (c: pg.Client) => c.query('select 1')`)).toEqual([])
+    expect(await refusals('server/src/modules/gallery/x.ts', `import pg from 'pg'\nexport const c = new pg.Client()`)).toEqual([
+      expect.stringContaining('pg'),
+    ])
+    expect(await refusals('server/src/modules/gallery/x.ts', `import knex from 'knex'\nexport const k = knex`)).toEqual([
+      expect.stringContaining('knex'),
+    ])
+    expect(await refusals('server/src/http/health.ts', `export const c = (orm: any) => orm.em.getConnection()`)).toEqual([
+      expect.stringContaining('getConnection'),
+    ])
+    expect(await refusals('server/src/modules/gallery/x.ts', `export const k = (orm: any) => orm.em.getKnex()`)).toEqual([
+      expect.stringContaining('getKnex'),
+    ])
+    expect(
+      await refusals('server/src/db/notifications.ts', `import pg from 'pg'\nexport const listen = (c: pg.Client) => c.query('select 1')`),
+    ).toEqual([])
     expect(await refusals('server/src/modules/staff/auth.ts', `import pg from 'pg'\nexport const pool = new pg.Pool()`)).toEqual([])
   })
 })
@@ -45,25 +64,39 @@ describe('the database rule', () => {
 describe('the one error writer', () => {
   it('when a route writes an { error } body itself, then lint refuses it; http/answers.ts may', async () => {
     const own = `export const h = (res: any) => res.status(503).json({ error: 'draining' })`
-    expect(await refusals('server/src/http/health.ts', own)).toEqual([expect.stringContaining('Error bodies are written by http/answers.ts')])
-    expect(await refusals('server/src/http/node-refusals.ts', `export const b = JSON.stringify({ error: 'Bad Request' })`)).toEqual([expect.stringContaining('http/answers.ts')])
+    expect(await refusals('server/src/http/health.ts', own)).toEqual([
+      expect.stringContaining('Error bodies are written by http/answers.ts'),
+    ])
+    expect(await refusals('server/src/http/node-refusals.ts', `export const b = JSON.stringify({ error: 'Bad Request' })`)).toEqual([
+      expect.stringContaining('http/answers.ts'),
+    ])
     expect(await refusals('server/src/http/answers.ts', own)).toEqual([])
   })
 
   it('when a domain function throws a plain Error, then lint refuses it; an AppError passes', async () => {
-    expect(await refusals('server/src/modules/booth-keys/booth-keys.service.ts', `export function f() { throw new Error('bad name') }`)).toEqual([
-      expect.stringContaining('throws AppError'),
-    ])
-    expect(await refusals('server/src/modules/booth-keys/booth-keys.service.ts', `declare const AppError: any\nexport function f() { throw new AppError('BAD_REQUEST', 'bad name') }`)).toEqual([])
+    expect(
+      await refusals('server/src/modules/booth-keys/booth-keys.service.ts', `export function f() { throw new Error('bad name') }`),
+    ).toEqual([expect.stringContaining('throws AppError')])
+    expect(
+      await refusals(
+        'server/src/modules/booth-keys/booth-keys.service.ts',
+        `declare const AppError: any\nexport function f() { throw new AppError('BAD_REQUEST', 'bad name') }`,
+      ),
+    ).toEqual([])
   })
 })
 
 describe('configuration', () => {
   it('when config.ts imports a value from a module, then lint refuses it; a type passes', async () => {
-    expect(await refusals('server/src/config.ts', `import { DEFAULTS } from './modules/delivery/dispatcher.js'\nexport const d = DEFAULTS`)).toEqual([
-      expect.stringContaining('config.ts depends on nothing in modules/'),
-    ])
-    expect(await refusals('server/src/config.ts', `import type { DispatcherSettings } from './modules/delivery/dispatcher.js'\nexport type D = DispatcherSettings`)).toEqual([])
+    expect(
+      await refusals('server/src/config.ts', `import { DEFAULTS } from './modules/delivery/dispatcher.js'\nexport const d = DEFAULTS`),
+    ).toEqual([expect.stringContaining('config.ts depends on nothing in modules/')])
+    expect(
+      await refusals(
+        'server/src/config.ts',
+        `import type { DispatcherSettings } from './modules/delivery/dispatcher.js'\nexport type D = DispatcherSettings`,
+      ),
+    ).toEqual([])
   })
 })
 
@@ -84,7 +117,9 @@ describe('doc comments', () => {
 })
 
 describe('tests', () => {
-  it('when a test mocks a module, then lint refuses it (test files share their worker\'s modules)', async () => {
-    expect(await refusals('test/kiosk/x.test.ts', `import { vi } from 'vitest'\nvi.mock('node:fs')`)).toEqual([expect.stringContaining('isolate: false')])
+  it("when a test mocks a module, then lint refuses it (test files share their worker's modules)", async () => {
+    expect(await refusals('test/kiosk/x.test.ts', `import { vi } from 'vitest'\nvi.mock('node:fs')`)).toEqual([
+      expect.stringContaining('isolate: false'),
+    ])
   })
 })

@@ -40,7 +40,10 @@ describe('POST /staff/members', () => {
     const response = await staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email, name: 'Grace' } })
     expect(response.status).toBe(201)
     const body = (await response.json()) as { member: { id: string; email: string }; password: string }
-    expect(body).toEqual({ member: { id: expect.any(String), email, name: 'Grace', createdAt: expect.any(Number) }, password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/) })
+    expect(body).toEqual({
+      member: { id: expect.any(String), email, name: 'Grace', createdAt: expect.any(Number) },
+      password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
+    })
     const signedIn = await signIn(app, email, body.password)
     expect(signedIn.status).toBe(200)
 
@@ -59,7 +62,10 @@ describe('POST /staff/members', () => {
 
   it('when a member is invited with a password, then it is not answered and it signs them in', async () => {
     const email = newEmail()
-    const response = await staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email: email.toUpperCase(), name: 'Alan', password: 'correct horse battery' } })
+    const response = await staffFetch(app, staff, '/staff/members', {
+      method: 'POST',
+      body: { email: email.toUpperCase(), name: 'Alan', password: 'correct horse battery' },
+    })
     expect(response.status).toBe(201)
     expect(await response.json()).toEqual({ member: { id: expect.any(String), email, name: 'Alan', createdAt: expect.any(Number) } })
     expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
@@ -74,7 +80,9 @@ describe('POST /staff/members', () => {
 
   it('when the same email is invited six times at once, then one 201 and five 409, and one member', async () => {
     const email = newEmail()
-    const responses = await Promise.all(Array.from({ length: 6 }, () => staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email, name: 'Race' } })))
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email, name: 'Race' } })),
+    )
     expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
     for (const response of responses.filter((answer) => answer.status === 409)) {
       expect(await response.json()).toEqual({ error: `A staff member with the email ${email} already exists` })
@@ -84,7 +92,12 @@ describe('POST /staff/members', () => {
 
   it('when the invitation is malformed, then 400 in the validator shape and nobody is created', async () => {
     const email = newEmail()
-    for (const body of [{ email: 'not-an-email', name: 'X' }, { email, name: '' }, { email, name: 'X', password: 'short' }, { email, name: 'X', role: 'admin' }]) {
+    for (const body of [
+      { email: 'not-an-email', name: 'X' },
+      { email, name: '' },
+      { email, name: 'X', password: 'short' },
+      { email, name: 'X', role: 'admin' },
+    ]) {
       const response = await staffFetch(app, staff, '/staff/members', { method: 'POST', body })
       expect(response.status, JSON.stringify(body)).toBe(400)
       expect(await response.json()).toMatchObject({ success: false, error: { name: 'ZodError' } })
@@ -120,7 +133,9 @@ describe('DELETE /staff/members/:id', () => {
     expect([byA.status, byB.status].sort()).toEqual([200, 409])
     const refused = byA.status === 409 ? byA : byB
     expect(await refused.json()).toEqual({ error: 'You were removed by another staff member meanwhile' })
-    const left = await app.orm.em.fork().execute<{ id: string }[]>('select id from staff_member where id in (?, ?)', [a.memberId, b.memberId])
+    const left = await app.orm.em
+      .fork()
+      .execute<{ id: string }[]>('select id from staff_member where id in (?, ?)', [a.memberId, b.memberId])
     expect(left).toHaveLength(1)
   })
 

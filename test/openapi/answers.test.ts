@@ -58,8 +58,11 @@ function resolveRef(schema: Schema): Schema {
   const ref = schema.$ref
   return typeof ref === 'string' ? resolveRef(document.components.schemas[ref.replace('#/components/schemas/', '')]!) : schema
 }
-const issuesSchema = (resolveRef({ $ref: '#/components/schemas/ValidationError' }) as { properties: { error: { properties: { message: { contentSchema: Schema } } } } })
-  .properties.error.properties.message.contentSchema
+const issuesSchema = (
+  resolveRef({ $ref: '#/components/schemas/ValidationError' }) as {
+    properties: { error: { properties: { message: { contentSchema: Schema } } } }
+  }
+).properties.error.properties.message.contentSchema
 
 /** Statuses seen per operation, to check at the end that each was driven into a success and its failures. */
 const seen = new Map<string, Set<string>>()
@@ -111,7 +114,11 @@ const RATE_LIMITS = { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' }
 beforeAll(async () => {
   app = await startTestServer({ rateLimits: RATE_LIMITS })
   // No storage and no mail: the 503s.
-  bare = await startTestServer({ rateLimits: RATE_LIMITS, storage: { kind: 'none' }, contact: { ...app.config.contact, mail: undefined } } as never)
+  bare = await startTestServer({
+    rateLimits: RATE_LIMITS,
+    storage: { kind: 'none' },
+    contact: { ...app.config.contact, mail: undefined },
+  } as never)
   staff = await signedInStaff(app)
   boothKey = await createTestBoothKey(app)
   gallery = await makeLiveGallery(app)
@@ -165,7 +172,9 @@ describe('every answer, against the document', () => {
   it('when an answer is off the document, then the check refuses it', () => {
     expect(validatorOf({ $ref: '#/components/schemas/Error' })({ message: 'x' })).toBe(false)
     expect(validatorOf({ $ref: '#/components/schemas/Photo' })({ id: 'a', url: 'not a url', width: 1, height: 1 })).toBe(false)
-    expect(validatorOf(operations.get('getGallery')!.operation.responses['200']!.content!['application/json']!.schema)({ id: 'a' })).toBe(false)
+    expect(validatorOf(operations.get('getGallery')!.operation.responses['200']!.content!['application/json']!.schema)({ id: 'a' })).toBe(
+      false,
+    )
     expect(validatorOf(issuesSchema)([{ code: 'custom', path: [{}], message: 'x' }])).toBe(false)
   })
 
@@ -207,7 +216,8 @@ describe('every answer, against the document', () => {
   it('kiosk: context, registration (201, 400 in both shapes, 404, 429)', async () => {
     const [set] = seeded.sets
     await get('getKioskContext', { path: pathOf('getKioskContext', { eventSlug: seeded.event.slug, setSlug: set!.slug }) })
-    const register = (body: unknown, headers?: Record<string, string>) => call({ method: 'POST', path: pathOf('registerGuests', { setId: set!.id }), body, headers })
+    const register = (body: unknown, headers?: Record<string, string>) =>
+      call({ method: 'POST', path: pathOf('registerGuests', { setId: set!.id }), body, headers })
     expect((await register(exampleBody('registerGuests'))).status).toBe(201)
     await documented('registerGuests', await register({ guests: [{ name: 'Ada', email: '' }] }))
     await documented('registerGuests', await register({ guests: [] }))
@@ -241,7 +251,10 @@ describe('every answer, against the document', () => {
   })
 
   it('operations: the health probes (200, never cached)', async () => {
-    for (const [operationId, path, body] of [['live', '/healthz', { status: 'ok' }], ['ready', '/readyz', { status: 'ready' }]] as const) {
+    for (const [operationId, path, body] of [
+      ['live', '/healthz', { status: 'ok' }],
+      ['ready', '/readyz', { status: 'ready' }],
+    ] as const) {
       const response = await fetch(`${app.url}${path}`)
       expect(response.headers.get('cache-control')).toBe('no-store')
       expect(await documented(operationId, response)).toEqual(body)
@@ -250,7 +263,15 @@ describe('every answer, against the document', () => {
 
   it('tracking and the contact form (204, 200, 400, 413, 429, 503)', async () => {
     await documented('track', await call({ method: 'POST', path: '/track', body: { kind: 'view', sessionId: gallery.sessionId } }))
-    await documented('track', await call({ method: 'POST', path: '/track', raw: JSON.stringify({ kind: 'share', sessionId: gallery.sessionId, channel: 'copy' }), headers: { 'content-type': 'text/plain' } }))
+    await documented(
+      'track',
+      await call({
+        method: 'POST',
+        path: '/track',
+        raw: JSON.stringify({ kind: 'share', sessionId: gallery.sessionId, channel: 'copy' }),
+        headers: { 'content-type': 'text/plain' },
+      }),
+    )
     await documented('track', await call({ method: 'POST', path: '/track', body: { kind: 'view' } }))
     await documented('track', await call({ method: 'POST', path: '/track', body: { kind: 'view', sessionId: 'nothing' } }))
     const client = { 'x-test-client-ip': ip() }
@@ -285,7 +306,8 @@ describe('every answer, against the document', () => {
     expect(put.status).toBe(200)
 
     const completePath = pathOf('completeSession', { sessionId: active.id })
-    const complete = (photos: string[], server = app) => call({ method: 'POST', path: completePath, body: { photos }, headers: booth, server })
+    const complete = (photos: string[], server = app) =>
+      call({ method: 'POST', path: completePath, body: { photos }, headers: booth, server })
     await documented('completeSession', await complete(['sessions/elsewhere/x.jpg']))
     await documented('completeSession', await complete([first!.key, first!.key]))
     const missing = await documented('completeSession', await complete([first!.key, second!.key]))
@@ -361,7 +383,13 @@ describe('every answer, against the document', () => {
     await documented('revokeBoothKey', await send('revokeBoothKey', { keyId: key.id }))
 
     // Sessions: the live gallery's, with its queued messages.
-    const eventId = (await app.orm.em.fork().execute<{ event_id: string }[]>('select s.event_id from session x join event_set s on s.id = x.set_id where x.id = ?', [gallery.sessionId]))[0]!.event_id
+    const eventId = (
+      await app.orm.em
+        .fork()
+        .execute<{ event_id: string }[]>('select s.event_id from session x join event_set s on s.id = x.set_id where x.id = ?', [
+          gallery.sessionId,
+        ])
+    )[0]!.event_id
     const page = await get('listStaffSessions', { path: pathOf('listStaffSessions', { eventId }) + '?limit=1', headers })
     expect(page.sessions).toHaveLength(1)
     await get('listStaffSessions', { path: pathOf('listStaffSessions', { eventId }) + '?cursor=bogus', headers })
@@ -405,8 +433,11 @@ describe('every answer, against the document', () => {
   })
 
   it('when every route was driven, then each operation answered a documented success', () => {
-    if (process.env.DEBUG_ANSWERS) console.log(JSON.stringify(Object.fromEntries([...seen].map(([id, statuses]) => [id, [...statuses].sort().join(' ')])), null, 1))
-    const missing = [...operations.keys()].filter((operationId) => ![...(seen.get(operationId) ?? [])].some((status) => status.startsWith('2')))
+    if (process.env.DEBUG_ANSWERS)
+      console.log(JSON.stringify(Object.fromEntries([...seen].map(([id, statuses]) => [id, [...statuses].sort().join(' ')])), null, 1))
+    const missing = [...operations.keys()].filter(
+      (operationId) => ![...(seen.get(operationId) ?? [])].some((status) => status.startsWith('2')),
+    )
     expect(missing).toEqual([])
   })
 })

@@ -19,7 +19,9 @@ type Schemas = components['schemas']
 const app = withTestServer()
 
 /** A 400's two shapes, told apart as the document says: `success` is only in ValidationError. */
-function issuesOf(error: Schemas['ValidationError'] | Schemas['Error']): { code: string; path: (string | number)[]; message: string }[] | string {
+function issuesOf(
+  error: Schemas['ValidationError'] | Schemas['Error'],
+): { code: string; path: (string | number)[]; message: string }[] | string {
   if ('success' in error) return JSON.parse(error.error.message)
   return error.error
 }
@@ -32,13 +34,20 @@ describe('an independent client generated from the document', () => {
   it('when a kiosk loads its set and registers guests, then it gets the session, and a refusal in a typed shape', async () => {
     const { event, sets } = await seedEvent(app.orm)
     const client = createClient<paths>({ baseUrl: app.url })
-    const context = await client.GET('/events/{eventSlug}/sets/{setSlug}', { params: { path: { eventSlug: event.slug, setSlug: sets[0]!.slug } } })
+    const context = await client.GET('/events/{eventSlug}/sets/{setSlug}', {
+      params: { path: { eventSlug: event.slug, setSlug: sets[0]!.slug } },
+    })
     expect(context.response.status).toBe(200)
     expect(context.data?.event.slug).toBe(event.slug)
 
     const registered = await client.POST('/sets/{setId}/sessions', {
       params: { path: { setId: context.data!.set.id } },
-      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { name: 'Grace Hopper', phone: '(415) 555-2671' }] },
+      body: {
+        guests: [
+          { name: 'Ada Lovelace', email: 'ada@example.org' },
+          { name: 'Grace Hopper', phone: '(415) 555-2671' },
+        ],
+      },
     })
     expect(registered.response.status).toBe(201)
     expectTypeOf(registered.data!.status).toEqualTypeOf<'active'>()
@@ -49,7 +58,10 @@ describe('an independent client generated from the document', () => {
     const issues = issuesOf(refused.error!)
     expect(issues).toEqual([expect.objectContaining({ code: 'too_small', path: ['guests'] })])
 
-    const guestRule = await client.POST('/sets/{setId}/sessions', { params: { path: { setId: sets[0]!.id } }, body: { guests: [{ name: 'Ada', email: '' }] } })
+    const guestRule = await client.POST('/sets/{setId}/sessions', {
+      params: { path: { setId: sets[0]!.id } },
+      body: { guests: [{ name: 'Ada', email: '' }] },
+    })
     expect(issuesOf(guestRule.error!)).toBe('Ada needs an email or a phone number')
   })
 
@@ -72,8 +84,14 @@ describe('an independent client generated from the document', () => {
     const kiosk = createClient<paths>({ baseUrl: app.url })
     const booth = createClient<paths>({ baseUrl: app.url, headers: { authorization: `Bearer ${await createTestBoothKey(app)}` } })
     const setId = sets[0]!.id
-    const first = await kiosk.POST('/sets/{setId}/sessions', { params: { path: { setId } }, body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] } })
-    const second = await kiosk.POST('/sets/{setId}/sessions', { params: { path: { setId } }, body: { guests: [{ name: 'Grace Hopper', email: 'grace@example.org' }] } })
+    const first = await kiosk.POST('/sets/{setId}/sessions', {
+      params: { path: { setId } },
+      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] },
+    })
+    const second = await kiosk.POST('/sets/{setId}/sessions', {
+      params: { path: { setId } },
+      body: { guests: [{ name: 'Grace Hopper', email: 'grace@example.org' }] },
+    })
 
     const events = await booth.GET('/booth/events')
     expect(events.data?.events.some((event) => event.sets.some((set) => set.id === setId))).toBe(true)

@@ -103,13 +103,23 @@ describe('the OpenAPI document', () => {
   it('when read, then booth routes require the bearer key and document the plain-text 401, staff routes the session cookie and a JSON 401, public routes none', async () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
     expect(document.components.securitySchemes.boothKey).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(document.components.securitySchemes.staffSession).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'photobooth.session_token' })
+    expect(document.components.securitySchemes.staffSession).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'photobooth.session_token',
+    })
     for (const { path, method, operation } of operations(document)) {
       const booth = path.startsWith('/booth/')
       const staff = path.startsWith('/staff/') || ['/api/auth/sign-out', '/api/auth/change-password'].includes(path)
-      expect((operation as unknown as { security: unknown }).security, path).toEqual(booth ? [{ boothKey: [] }] : staff ? [{ staffSession: [] }] : [])
-      if (booth) expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
-      if (staff && path !== '/api/auth/sign-out') expect(operation.responses['401']?.content, path).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } })
+      expect((operation as unknown as { security: unknown }).security, path).toEqual(
+        booth ? [{ boothKey: [] }] : staff ? [{ staffSession: [] }] : [],
+      )
+      if (booth)
+        expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
+      if (staff && path !== '/api/auth/sign-out')
+        expect(operation.responses['401']?.content, path).toEqual({
+          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        })
       // A staff change from an untrusted origin is refused.
       if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
     }
@@ -141,7 +151,8 @@ describe('the OpenAPI document', () => {
         anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
       })
       // A staff route without a path parameter names nothing that could be missing.
-      if (!path.startsWith('/staff/') || path.includes('{')) expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+      if (!path.startsWith('/staff/') || path.includes('{'))
+        expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
       expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
     }
     expect(document.components.schemas.Error.required).toEqual(['error'])
@@ -160,7 +171,9 @@ describe('the OpenAPI document', () => {
 
   it('when read, then the contact form documents 413, 502 and 503, and tracking a bodiless 204', async () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
-    expect(Object.keys(document.paths['/contact'].post.responses)).toEqual(expect.arrayContaining(['200', '400', '413', '429', '502', '503']))
+    expect(Object.keys(document.paths['/contact'].post.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '413', '429', '502', '503']),
+    )
     expect(document.paths['/track'].post.responses['204']).toEqual({ description: 'Counted' })
     expect(Object.keys(document.paths['/track'].post.requestBody.content)).toEqual(['text/plain', 'application/json'])
   })

@@ -13,7 +13,8 @@ const root = resolve(import.meta.dirname, '../..')
 const document = JSON.parse(await readFile(resolve(root, 'openapi/openapi.json'), 'utf8')) as Schema
 const schemas = document.components.schemas as Record<string, Schema>
 
-const resolveRef = (schema: Schema): Schema => (typeof schema.$ref === 'string' ? resolveRef(schemas[schema.$ref.replace('#/components/schemas/', '')]!) : schema)
+const resolveRef = (schema: Schema): Schema =>
+  typeof schema.$ref === 'string' ? resolveRef(schemas[schema.$ref.replace('#/components/schemas/', '')]!) : schema
 
 const operations = Object.entries(document.paths as Record<string, Record<string, Schema>>).flatMap(([path, item]) =>
   Object.entries(item)
@@ -51,7 +52,10 @@ describe('the document, for a third party', () => {
       if (Array.isArray(node)) return node.forEach((item, index) => visit(item, `${where}/${index}`))
       if (node === null || typeof node !== 'object') return
       const schema = node as Schema
-      if (Array.isArray(schema.examples) && (schema.type !== undefined || schema.properties || schema.anyOf || schema.oneOf || schema.$ref)) {
+      if (
+        Array.isArray(schema.examples) &&
+        (schema.type !== undefined || schema.properties || schema.anyOf || schema.oneOf || schema.$ref)
+      ) {
         const validate = ajv.compile({ ...schema, components: document.components })
         for (const example of schema.examples) {
           checked++
@@ -67,7 +71,9 @@ describe('the document, for a third party', () => {
   })
 
   it('when linted by Redocly with its recommended rules, then it has no error and no warning', async () => {
-    const { stdout, stderr } = await promisify(execFile)('pnpm', ['exec', 'redocly', 'lint', 'openapi/openapi.json', '--format', 'json'], { cwd: root })
+    const { stdout, stderr } = await promisify(execFile)('pnpm', ['exec', 'redocly', 'lint', 'openapi/openapi.json', '--format', 'json'], {
+      cwd: root,
+    })
     const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number; ignored: number }; problems: unknown[] }
     expect(report.problems, stderr).toEqual([])
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 })

@@ -48,7 +48,10 @@ describe('photo copies during a storage outage', () => {
     proxy.cut()
     // One attempt at most for any other failure: an outage that spent attempts would fail them at once.
     const worker = await start({ ...COPIES, work: true, worker: { ...COPIES.worker, maxAttempts: 1, baseDelayMs: 50, intervalMs: 100 } })
-    const rows = () => worker.orm.em.fork().execute<PhotoRow[]>('select image_status, image_attempts, image_error from photo where session_id = ?', [gallery.sessionId])
+    const rows = () =>
+      worker.orm.em
+        .fork()
+        .execute<PhotoRow[]>('select image_status, image_attempts, image_error from photo where session_id = ?', [gallery.sessionId])
     const tried = await until(rows, (photos) => photos.every((photo) => photo.image_error !== null), 20_000)
     expect(tried.map((photo) => [photo.image_status, photo.image_attempts])).toEqual(tried.map(() => ['queued', 0]))
     expect(tried[0]!.image_error).toMatch(/storage unavailable/)

@@ -34,7 +34,8 @@ beforeAll(async () => {
 })
 afterAll(() => app?.stop())
 
-const gallery = async (server: TestServer, sessionId: string) => (await (await fetch(`${server.url}/gallery/${sessionId}`)).json()) as GalleryBody
+const gallery = async (server: TestServer, sessionId: string) =>
+  (await (await fetch(`${server.url}/gallery/${sessionId}`)).json()) as GalleryBody
 const bytesOf = async (url: string) => {
   const response = await fetch(url)
   expect(response.status, url).toBe(200)
@@ -43,9 +44,9 @@ const bytesOf = async (url: string) => {
 
 /** What an EXIF reader finds of the camera's tags: none may reach a guest or the public. */
 async function cameraTags(bytes: Buffer) {
-  const tags = (await exifr.parse(bytes, { gps: true, tiff: true, exif: true, xmp: true, iptc: true, mergeOutput: true }).catch(() => undefined)) as
-    | Record<string, unknown>
-    | undefined
+  const tags = (await exifr
+    .parse(bytes, { gps: true, tiff: true, exif: true, xmp: true, iptc: true, mergeOutput: true })
+    .catch(() => undefined)) as Record<string, unknown> | undefined
   const names = ['latitude', 'longitude', 'GPSLatitude', 'Make', 'Model', 'BodySerialNumber', 'LensModel', 'Software', 'Artist']
   return Object.fromEntries(names.filter((name) => tags?.[name] !== undefined).map((name) => [name, tags![name]]))
 }
@@ -113,7 +114,12 @@ describe('the copies of a camera photo', () => {
         expect(await cameraTags(served)).toEqual({})
         // Upright pixels, no orientation tag: every viewer shows it the same way.
         const meta = await sharp(served).metadata()
-        expect({ width: meta.width, height: meta.height, orientation: meta.orientation, exif: meta.exif }).toEqual({ width: 3456, height: 5184, orientation: undefined, exif: undefined })
+        expect({ width: meta.width, height: meta.height, orientation: meta.orientation, exif: meta.exif }).toEqual({
+          width: 3456,
+          height: 5184,
+          orientation: undefined,
+          exif: undefined,
+        })
         expect(meanDifference(await thumbnail(served), await thumbnail(turned))).toBeLessThan(4)
       }
       // Upright already: the same compressed pixels, only the metadata left out.
@@ -140,10 +146,16 @@ describe('uploads the copies cannot be made from', () => {
       .withExif({ IFD0: { Make: 'Canon', ImageDescription: 'x'.repeat(60_000) }, IFD3: CAMERA_TAGS.IFD3 })
       .toBuffer()
     // 10,000 × 10,000: a frame larger than the service decodes (a decompression bomb has such a header).
-    const huge = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#7a7' } }).jpeg({ quality: 50 }).toBuffer()
+    const huge = await sharp({ create: { width: 10_000, height: 10_000, channels: 3, background: '#7a7' } })
+      .jpeg({ quality: 50 })
+      .toBuffer()
     // A JPEG's header, then what is not a JPEG at all: it has a size, and nothing can be decoded.
     const header = scene.subarray(0, scene.indexOf(Buffer.from([0xff, 0xda])))
-    const notJpeg = Buffer.concat([header, Buffer.from([0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00]), Buffer.from('%PDF-1.7 not a photo at all'.repeat(500))])
+    const notJpeg = Buffer.concat([
+      header,
+      Buffer.from([0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3f, 0x00]),
+      Buffer.from('%PDF-1.7 not a photo at all'.repeat(500)),
+    ])
     return { progressive, cmyk, truncated, hugeExif, huge, notJpeg }
   }
 
@@ -160,7 +172,14 @@ describe('uploads the copies cannot be made from', () => {
         [live.sessionId],
       )
     const outcome = Object.fromEntries(rows.map((row) => [names[row.position - 1], row.image_status]))
-    expect(outcome).toEqual({ progressive: 'ready', cmyk: 'ready', truncated: 'failed', hugeExif: 'ready', huge: 'failed', notJpeg: 'failed' })
+    expect(outcome).toEqual({
+      progressive: 'ready',
+      cmyk: 'ready',
+      truncated: 'failed',
+      hugeExif: 'ready',
+      huge: 'failed',
+      notJpeg: 'failed',
+    })
     expect(rows.map((row) => row.image_attempts)).toEqual(rows.map(() => 1))
 
     const body = await gallery(app, live.sessionId)
@@ -208,7 +227,10 @@ describe('the copies job', () => {
       const held = (server = first) =>
         server.orm.em
           .fork()
-          .execute<{ held_ms: number }[]>(`select extract(epoch from (next_attempt_at - now())) * 1000 as held_ms from outbox_message where session_id = ?`, [live.sessionId])
+          .execute<{ held_ms: number }[]>(
+            `select extract(epoch from (next_attempt_at - now())) * 1000 as held_ms from outbox_message where session_id = ?`,
+            [live.sessionId],
+          )
       // Held for the copies, up to COPIES_LINK_WAIT_MS (30 s) after completion.
       expect((await held()).every((row) => row.held_ms > 25_000 && row.held_ms <= 30_000)).toBe(true)
       await first.stop()
@@ -217,9 +239,17 @@ describe('the copies job', () => {
       await copiesSettled(second, live.sessionId)
       const [session] = await second.orm.em
         .fork()
-        .execute<{ images_settled: number; images_ready: boolean }[]>('select images_settled, images_ready_at is not null as images_ready from session where id = ?', [live.sessionId])
+        .execute<{ images_settled: number; images_ready: boolean }[]>(
+          'select images_settled, images_ready_at is not null as images_ready from session where id = ?',
+          [live.sessionId],
+        )
       expect(session).toEqual({ images_settled: 2, images_ready: true })
-      const photos = await second.orm.em.fork().execute<{ image_status: string; image_attempts: number }[]>('select image_status, image_attempts from photo where session_id = ?', [live.sessionId])
+      const photos = await second.orm.em
+        .fork()
+        .execute<{ image_status: string; image_attempts: number }[]>(
+          'select image_status, image_attempts from photo where session_id = ?',
+          [live.sessionId],
+        )
       expect(photos).toEqual([
         { image_status: 'ready', image_attempts: 1 },
         { image_status: 'ready', image_attempts: 1 },
@@ -241,9 +271,11 @@ describe('the copies job', () => {
       await server.orm.em.fork().execute(`update photo set image_status = 'legacy' where session_id = ?`, [live.sessionId])
       const before = await gallery(server, live.sessionId)
       expect(before.photos.map((photo) => new URL(photo.url).pathname)).toEqual(
-        (await server.orm.em.fork().execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [live.sessionId])).map(
-          (row) => `/photos/${row.storage_key}`,
-        ),
+        (
+          await server.orm.em
+            .fork()
+            .execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [live.sessionId])
+        ).map((row) => `/photos/${row.storage_key}`),
       )
 
       const storage = server.config.storage
@@ -251,16 +283,22 @@ describe('the copies job', () => {
       const { createLocalStorage } = await import('@photobooth/server/modules/storage/local-storage')
       const bucket = createLocalStorage({ root: storage.root, publicUrl: server.url, secret: storage.secret })
       const seen: number[] = []
-      const done = await makeLegacyCopies({ orm: server.orm, storage: bucket, logger: createLogger({ silent: true }), settings: COPIES.worker }, (counts) =>
-        seen.push(counts.queued),
+      const done = await makeLegacyCopies(
+        { orm: server.orm, storage: bucket, logger: createLogger({ silent: true }), settings: COPIES.worker },
+        (counts) => seen.push(counts.queued),
       )
       expect(done).toMatchObject({ legacy: 0, queued: 0, failed: 0 })
       expect(seen.at(-1)).toBe(0)
       const after = await gallery(server, live.sessionId)
       expect(after.photos.map((photo) => photo.copies?.length)).toEqual([1, 1])
-      expect(after.photos.map((photo) => new URL(photo.url).pathname)).toEqual(after.photos.map((photo) => `/photos/sessions/${live.sessionId}/copies/${photo.id}.jpg`))
+      expect(after.photos.map((photo) => new URL(photo.url).pathname)).toEqual(
+        after.photos.map((photo) => `/photos/sessions/${live.sessionId}/copies/${photo.id}.jpg`),
+      )
       // A second run finds nothing to do.
-      const again = await makeLegacyCopies({ orm: server.orm, storage: bucket, logger: createLogger({ silent: true }), settings: COPIES.worker }, () => {})
+      const again = await makeLegacyCopies(
+        { orm: server.orm, storage: bucket, logger: createLogger({ silent: true }), settings: COPIES.worker },
+        () => {},
+      )
       expect(again).toEqual(done)
     } finally {
       await server.stop()
@@ -310,7 +348,11 @@ describe('copies on S3 (s3rver)', () => {
     const body = await gallery(onS3, live.sessionId)
     const [photo] = body.photos
     expect(photo!.url).toBe(`${s3.endpoint}/photos/sessions/${live.sessionId}/copies/${photo!.id}.jpg`)
-    for (const [url, type] of [[photo!.url, 'image/jpeg'], ...photo!.copies!.map((copy) => [copy.url, 'image/webp']), [body.preview!.url, 'image/jpeg']] as const) {
+    for (const [url, type] of [
+      [photo!.url, 'image/jpeg'],
+      ...photo!.copies!.map((copy) => [copy.url, 'image/webp']),
+      [body.preview!.url, 'image/jpeg'],
+    ] as const) {
       const { bytes, headers } = await bytesOf(url)
       expect(headers.get('content-type'), url).toBe(type)
       expect(headers.get('cache-control'), url).toBe('public, max-age=31536000, immutable')
@@ -323,7 +365,7 @@ describe('copies on S3 (s3rver)', () => {
 })
 
 describe('the pages', () => {
-  it('when a session is completed and its copies are not made yet, then its link says the photos are on their way, until they are made or the links\' wait is over', async () => {
+  it("when a session is completed and its copies are not made yet, then its link says the photos are on their way, until they are made or the links' wait is over", async () => {
     let clock = Date.now()
     const server = await startTestServer(WORKER_OFF, { now: () => new Date(clock) })
     try {
@@ -364,7 +406,12 @@ describe('the pages', () => {
       expect(attributes).not.toContain(index < 2 ? 'loading=' : 'fetchpriority=')
     }
     const meta = (property: string) => new RegExp(`<meta property="${property}" content="([^"]+)">`).exec(html)?.[1]
-    expect([meta('og:image'), meta('og:image:type'), meta('og:image:width'), meta('og:image:height')]).toEqual([body.preview!.url, 'image/jpeg', '1200', '630'])
+    expect([meta('og:image'), meta('og:image:type'), meta('og:image:width'), meta('og:image:height')]).toEqual([
+      body.preview!.url,
+      'image/jpeg',
+      '1200',
+      '630',
+    ])
     // The viewer opens the largest copy.
     expect(html).toContain(`data-large="${body.photos[0]!.copies!.at(-1)!.url}"`)
   })

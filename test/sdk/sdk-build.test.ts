@@ -61,7 +61,9 @@ describe('the built SDK package', () => {
       metafile: true,
     })
     // What the bundle holds: the modules with bytes in its output (tree-shaken ones have none).
-    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path)
+    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path)
     expect(shipped.filter((input) => /[/\\](zod|upload|links)\b/.test(input) || input.startsWith('node:'))).toEqual([])
     expect(shipped.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
     const gzipped = gzipSync(result.outputFiles[0]!.contents).length
@@ -73,7 +75,9 @@ describe('the built SDK package', () => {
     expect(types).toMatch(/export declare function createClient\(options: ClientOptions\): PhotoBoothClient/)
     expect(types).toMatch(/export type PhotoBoothClient = /)
     expect(types).toMatch(/ApiError, .*NetworkError, TimeoutError/)
-    expect(await readFile(resolve(sdkDir, 'dist/errors.d.ts'), 'utf8')).toMatch(/export declare class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData>/)
+    expect(await readFile(resolve(sdkDir, 'dist/errors.d.ts'), 'utf8')).toMatch(
+      /export declare class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData>/,
+    )
     const contractTypes = await readFile(resolve(sdkDir, 'dist/contract/kiosk.d.ts'), 'utf8')
     expect(contractTypes).toMatch(/registerGuests/)
   })
@@ -84,7 +88,9 @@ describe('the built SDK package', () => {
     const client = sdk.createClient({ baseUrl: app.url })
     const context = await client.kiosk.getContext({ eventSlug: event.slug, setSlug: sets[0]!.slug })
     expect(context.set.id).toBe(sets[0]!.id)
-    const [error] = await sdk.safe(client.kiosk.registerGuests({ params: { setId: 'nope' }, body: { guests: [{ name: 'A', email: 'a@b.co' }] } }))
+    const [error] = await sdk.safe(
+      client.kiosk.registerGuests({ params: { setId: 'nope' }, body: { guests: [{ name: 'A', email: 'a@b.co' }] } }),
+    )
     expect(sdk.isDefinedError(error) && error.code).toBe('NOT_FOUND')
   })
 })

@@ -44,7 +44,10 @@ describe('the SDK’s byte routes', () => {
 
   it('when the gallery is not live, then the byte routes answer a defined NOT_FOUND with the plain text', async () => {
     const client = createClient({ baseUrl: app.url })
-    for (const call of [() => client.gallery.downloadZip({ sessionId: MISSING }), () => client.gallery.downloadPhoto({ sessionId: gallery.sessionId, photoId: MISSING })]) {
+    for (const call of [
+      () => client.gallery.downloadZip({ sessionId: MISSING }),
+      () => client.gallery.downloadPhoto({ sessionId: gallery.sessionId, photoId: MISSING }),
+    ]) {
       const [error] = await safe(call())
       if (!isDefinedError(error)) throw new Error('expected a defined error')
       expect([error.code, error.status, error.message]).toEqual(['NOT_FOUND', 404, 'Not Found'])

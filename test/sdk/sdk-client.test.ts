@@ -15,7 +15,12 @@ describe('the SDK against a live server', () => {
 
     const session = await client.kiosk.registerGuests({
       params: { setId: context.set.id },
-      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }, { name: 'Grace', phone: '415 555 2671' }] },
+      body: {
+        guests: [
+          { name: 'Ada Lovelace', email: 'ada@example.org' },
+          { name: 'Grace', phone: '415 555 2671' },
+        ],
+      },
     })
     const status: 'active' = session.status
     expect(session).toEqual({ id: expect.any(String), label: 'Ada & Grace', status })
@@ -25,11 +30,17 @@ describe('the SDK against a live server', () => {
     const { sets } = await seedEvent(app.orm)
     const client = createClient({ baseUrl: app.url })
     const register = (name: string) =>
-      client.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name, email: 'key@example.org' }] } }, { context: { idempotencyKey: `reused-${sets[0]!.id}` } })
+      client.kiosk.registerGuests(
+        { params: { setId: sets[0]!.id }, body: { guests: [{ name, email: 'key@example.org' }] } },
+        { context: { idempotencyKey: `reused-${sets[0]!.id}` } },
+      )
     const first = await register('Ada')
     const [error] = await safe(register('Grace'))
     if (!isDefinedError(error) || error.code !== 'UNPROCESSABLE_CONTENT') throw new Error(`expected a defined 422, got ${String(error)}`)
-    expect([error.status, error.message]).toEqual([422, 'This Idempotency-Key was already used for a request with another body: a new request needs a new key'])
+    expect([error.status, error.message]).toEqual([
+      422,
+      'This Idempotency-Key was already used for a request with another body: a new request needs a new key',
+    ])
     const rows = await app.orm.em.fork().execute<{ id: string }[]>('select id from session where set_id = ?', [sets[0]!.id])
     expect(rows.map((row) => row.id)).toEqual([first.id])
   })

@@ -20,16 +20,19 @@ beforeAll(async () => {
   // read from the service whole, then the client's connection is cut before a byte of it is sent.
   proxy = createServer((req, res) => {
     seen.push({ method: req.method!, key: req.headers['idempotency-key'] as string | undefined })
-    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (req.method !== 'GET' && answersToDrop > 0) {
-        answersToDrop--
-        answer.resume()
-        answer.on('end', () => res.socket?.destroy())
-        return
-      }
-      res.writeHead(answer.statusCode!, answer.headers)
-      answer.pipe(res)
-    })
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (req.method !== 'GET' && answersToDrop > 0) {
+          answersToDrop--
+          answer.resume()
+          answer.on('end', () => res.socket?.destroy())
+          return
+        }
+        res.writeHead(answer.statusCode!, answer.headers)
+        answer.pipe(res)
+      },
+    )
     req.pipe(upstream)
   })
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
@@ -47,7 +50,10 @@ describe('a kiosk on venue Wi-Fi', () => {
     answersToDrop = 1
     seen.length = 0
     const kiosk = createClient({ baseUrl: proxyUrl, retry: { minDelayMs: 1, maxDelayMs: 2 } })
-    const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] } })
+    const session = await kiosk.kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Ada Lovelace', email: 'ada@example.org' }] },
+    })
     expect(session).toMatchObject({ label: 'Ada Lovelace', status: 'active' })
 
     // Two tries reached the service, with one key; the second was answered from the first.

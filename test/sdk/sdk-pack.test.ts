@@ -46,7 +46,9 @@ const tool = (name: { bin: string; spec: string }, args: string[], cwd: string) 
 }
 
 const rootManifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
-const readmeExamples = [...(await readFile(join(sdkDir, 'README.md'), 'utf8')).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
+const readmeExamples = [...(await readFile(join(sdkDir, 'README.md'), 'utf8')).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(
+  (match) => match[1]!,
+)
 
 let work: string
 /** The copy of sdk/ that is packed. */
@@ -61,7 +63,10 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'photobooth-sdk-pack-'))
   const copy = join(work, 'repo')
   packDir = join(copy, 'sdk')
-  await cp(sdkDir, packDir, { recursive: true, filter: (path) => !/^\/?(node_modules|dist|\.package\.dev\.json)(\/|$)/.test(path.slice(sdkDir.length)) })
+  await cp(sdkDir, packDir, {
+    recursive: true,
+    filter: (path) => !/^\/?(node_modules|dist|\.package\.dev\.json)(\/|$)/.test(path.slice(sdkDir.length)),
+  })
   for (const file of ['tsconfig.json', 'tsconfig.base.json']) await cp(join(repo, file), join(copy, file))
   await symlink(join(repo, 'node_modules'), join(copy, 'node_modules'))
   await symlink(join(sdkDir, 'node_modules'), join(packDir, 'node_modules'))
@@ -100,8 +105,13 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
 
   it('when listed, then it holds the built files, README, LICENSE and changelog, and no source', async () => {
     const { stdout } = await run('tar', ['-tzf', tarballs[packer]], work)
-    const files = stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''))
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']))
+    const files = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((path) => path.replace(/^package\//, ''))
+    expect(files).toEqual(
+      expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']),
+    )
     expect(files.filter((path) => !/^(dist\/.+\.(js|d\.ts|json)|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(path))).toEqual([])
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([])
 
@@ -115,7 +125,13 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
   it('when its manifest is read, then exports point at built files with their types, ESM only', async () => {
     const manifest = JSON.parse(await readFile(join(unpacked, 'package.json'), 'utf8'))
     const sdkManifest = JSON.parse(manifestBefore)
-    expect(manifest).toMatchObject({ name: '@photobooth/sdk', version: sdkManifest.version, type: 'module', license: 'MIT', sideEffects: false })
+    expect(manifest).toMatchObject({
+      name: '@photobooth/sdk',
+      version: sdkManifest.version,
+      type: 'module',
+      license: 'MIT',
+      sideEffects: false,
+    })
     expect(manifest.engines.node).toBe(sdkManifest.engines.node)
     expect(manifest.dependencies).toEqual(sdkManifest.dependencies)
     // Types for `skipLibCheck: false`: oRPC's declarations import them.
@@ -131,105 +147,139 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     }
   })
 
-  it('when linted, then publint and arethetypeswrong find nothing (ESM only: no node10 or require entry)', async () => {
-    const publint = await tool(PUBLINT, ['run', tarballs[packer], '--strict'], work)
-    expect(publint.stdout).toContain('All good!')
-    // `esm-only` leaves out the node10 and CommonJS resolutions; ESM in Node, and bundlers, must be clean.
-    // It exits non-zero on any problem that is not ignored; its table (a row per resolution, a column
-    // per entry point) shows every entry point resolved, with its types, in Node's ESM and in bundlers.
-    const attw = await tool(ATTW, [tarballs[packer], '--profile', 'esm-only', '--format', 'table', '--no-color', '--no-emoji'], work)
-    const rows = Object.fromEntries(
-      attw.stdout
-        .split('\n')
-        .filter((line) => line.startsWith('│'))
-        .map((line) => line.split('│').map((cell) => cell.trim()))
-        .map((cells) => [cells[1], cells.slice(2, -1)]),
-    )
-    expect(rows['']).toEqual(['"@photobooth/sdk"', '"@photobooth/sdk/contract"', '"@photobooth/sdk/schemas"', '"@photobooth/sdk/package.json"'])
-    expect(rows['node16 (from ESM)']).toEqual(['OK (ESM)', 'OK (ESM)', 'OK (ESM)', 'OK (JSON)'])
-    expect(rows['bundler']).toEqual(['OK', 'OK', 'OK', 'OK (JSON)'])
-  }, SLOW)
+  it(
+    'when linted, then publint and arethetypeswrong find nothing (ESM only: no node10 or require entry)',
+    async () => {
+      const publint = await tool(PUBLINT, ['run', tarballs[packer], '--strict'], work)
+      expect(publint.stdout).toContain('All good!')
+      // `esm-only` leaves out the node10 and CommonJS resolutions; ESM in Node, and bundlers, must be clean.
+      // It exits non-zero on any problem that is not ignored; its table (a row per resolution, a column
+      // per entry point) shows every entry point resolved, with its types, in Node's ESM and in bundlers.
+      const attw = await tool(ATTW, [tarballs[packer], '--profile', 'esm-only', '--format', 'table', '--no-color', '--no-emoji'], work)
+      const rows = Object.fromEntries(
+        attw.stdout
+          .split('\n')
+          .filter((line) => line.startsWith('│'))
+          .map((line) => line.split('│').map((cell) => cell.trim()))
+          .map((cells) => [cells[1], cells.slice(2, -1)]),
+      )
+      expect(rows['']).toEqual([
+        '"@photobooth/sdk"',
+        '"@photobooth/sdk/contract"',
+        '"@photobooth/sdk/schemas"',
+        '"@photobooth/sdk/package.json"',
+      ])
+      expect(rows['node16 (from ESM)']).toEqual(['OK (ESM)', 'OK (ESM)', 'OK (ESM)', 'OK (JSON)'])
+      expect(rows['bundler']).toEqual(['OK', 'OK', 'OK', 'OK (JSON)'])
+    },
+    SLOW,
+  )
 
-  it('when installed into an empty project, then it installs with its dependencies', async () => {
-    consumer = join(work, `${packer}-app`)
-    await mkdir(consumer)
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }))
-    const packages = [tarballs[packer], `@types/node@${rootManifest.devDependencies['@types/node']}`]
-    if (packer === 'npm') await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], consumer)
-    else await run('pnpm', ['add', '--prefer-offline', ...packages], consumer)
-    expect(existsSync(join(consumer, 'node_modules/@photobooth/sdk/dist/index.js'))).toBe(true)
-  }, SLOW)
+  it(
+    'when installed into an empty project, then it installs with its dependencies',
+    async () => {
+      consumer = join(work, `${packer}-app`)
+      await mkdir(consumer)
+      await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }))
+      const packages = [tarballs[packer], `@types/node@${rootManifest.devDependencies['@types/node']}`]
+      if (packer === 'npm') await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packages], consumer)
+      else await run('pnpm', ['add', '--prefer-offline', ...packages], consumer)
+      expect(existsSync(join(consumer, 'node_modules/@photobooth/sdk/dist/index.js'))).toBe(true)
+    },
+    SLOW,
+  )
 
-  it('when used from plain JavaScript, by import and by require, then it reads a kiosk context from a live server', async () => {
-    const set = seeded.sets[0]!
-    const slug = seeded.event.slug
-    await writeFile(
-      join(consumer, 'kiosk.mjs'),
-      [
-        "import { createClient } from '@photobooth/sdk'",
-        "import { contract } from '@photobooth/sdk/contract'",
-        'const [baseUrl, eventSlug, setSlug] = process.argv.slice(2)',
-        'const client = createClient({ baseUrl })',
-        'const { event, set } = await client.kiosk.getContext({ eventSlug, setSlug })',
-        "const sdk = await import('@photobooth/sdk')",
-        "const { version } = (await import('@photobooth/sdk/package.json', { with: { type: 'json' } })).default",
-        'console.log(JSON.stringify({ event: event.slug, set: set.id, contract: typeof contract.kiosk.getContext, version, sent: sdk.SDK_VERSION ?? version }))',
-      ].join('\n'),
-    )
-    const { stdout } = await run('node', ['kiosk.mjs', app.url, slug, set.slug], consumer)
-    const version = JSON.parse(manifestBefore).version
-    // The version the client reports (its `x-photobooth-sdk` header) is the tarball's own.
-    expect(JSON.parse(stdout)).toEqual({ event: slug, set: set.id, contract: 'object', version, sent: version })
+  it(
+    'when used from plain JavaScript, by import and by require, then it reads a kiosk context from a live server',
+    async () => {
+      const set = seeded.sets[0]!
+      const slug = seeded.event.slug
+      await writeFile(
+        join(consumer, 'kiosk.mjs'),
+        [
+          "import { createClient } from '@photobooth/sdk'",
+          "import { contract } from '@photobooth/sdk/contract'",
+          'const [baseUrl, eventSlug, setSlug] = process.argv.slice(2)',
+          'const client = createClient({ baseUrl })',
+          'const { event, set } = await client.kiosk.getContext({ eventSlug, setSlug })',
+          "const sdk = await import('@photobooth/sdk')",
+          "const { version } = (await import('@photobooth/sdk/package.json', { with: { type: 'json' } })).default",
+          'console.log(JSON.stringify({ event: event.slug, set: set.id, contract: typeof contract.kiosk.getContext, version, sent: sdk.SDK_VERSION ?? version }))',
+        ].join('\n'),
+      )
+      const { stdout } = await run('node', ['kiosk.mjs', app.url, slug, set.slug], consumer)
+      const version = JSON.parse(manifestBefore).version
+      // The version the client reports (its `x-photobooth-sdk` header) is the tarball's own.
+      expect(JSON.parse(stdout)).toEqual({ event: slug, set: set.id, contract: 'object', version, sent: version })
 
-    // Node ^20.19 and >=22.12 (the package's engines) load ES modules with require().
-    await writeFile(
-      join(consumer, 'kiosk.cjs'),
-      [
-        "const { createClient } = require('@photobooth/sdk')",
-        'const [baseUrl, eventSlug, setSlug] = process.argv.slice(2)',
-        'createClient({ baseUrl }).kiosk.getContext({ eventSlug, setSlug }).then(({ set }) => console.log(JSON.stringify({ set: set.id })))',
-      ].join('\n'),
-    )
-    const required = await run('node', ['--no-warnings', 'kiosk.cjs', app.url, slug, set.slug], consumer)
-    expect(JSON.parse(required.stdout)).toEqual({ set: set.id })
-  }, SLOW)
+      // Node ^20.19 and >=22.12 (the package's engines) load ES modules with require().
+      await writeFile(
+        join(consumer, 'kiosk.cjs'),
+        [
+          "const { createClient } = require('@photobooth/sdk')",
+          'const [baseUrl, eventSlug, setSlug] = process.argv.slice(2)',
+          'createClient({ baseUrl }).kiosk.getContext({ eventSlug, setSlug }).then(({ set }) => console.log(JSON.stringify({ set: set.id })))',
+        ].join('\n'),
+      )
+      const required = await run('node', ['--no-warnings', 'kiosk.cjs', app.url, slug, set.slug], consumer)
+      expect(JSON.parse(required.stdout)).toEqual({ set: set.id })
+    },
+    SLOW,
+  )
 
-  it('when compiled from strict TypeScript with skipLibCheck off, for Node (node16) and for a bundler (DOM), then the README examples and a typed use compile', async () => {
-    const sources = ['usage.ts']
-    await writeFile(
-      join(consumer, 'usage.ts'),
-      [
-        "import { createClient, isDefinedError, safe, type PhotoBoothClient } from '@photobooth/sdk'",
-        "import { contract } from '@photobooth/sdk/contract'",
-        "import * as schemas from '@photobooth/sdk/schemas'",
-        '',
-        "const client: PhotoBoothClient = createClient({ baseUrl: 'http://localhost:3000' })",
-        "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'photo-wall' })",
-        'const setId: string = set.id',
-        "// @ts-expect-error: the contract's input types reach the consumer (setSlug is missing)",
-        "await client.kiosk.getContext({ eventSlug: 'demo' })",
-        "const [error] = await safe(client.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
-        "if (isDefinedError(error)) { const code: string = error.code; void code }",
-        'void contract.kiosk.getContext',
-        'void schemas',
-        'export {}',
-      ].join('\n'),
-    )
-    for (const [index, code] of readmeExamples.entries()) {
-      sources.push(`readme-${index + 1}.ts`)
-      await writeFile(join(consumer, `readme-${index + 1}.ts`), `${code}\nexport {}\n`)
-    }
-    const strict = { strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', noUncheckedIndexedAccess: true, isolatedModules: true }
-    const configs = {
-      // A Node project: no DOM, Node's own types.
-      'tsconfig.node16.json': { ...strict, module: 'node16', moduleResolution: 'node16', lib: ['ES2023'], types: ['node'] },
-      // A kiosk page built by a bundler: the DOM, no Node types.
-      'tsconfig.bundler.json': { ...strict, module: 'esnext', moduleResolution: 'bundler', lib: ['ES2023', 'DOM', 'DOM.Iterable'], types: [] },
-    }
-    for (const [name, compilerOptions] of Object.entries(configs)) {
-      await writeFile(join(consumer, name), JSON.stringify({ compilerOptions, files: sources }, null, 2))
-      const { stdout } = await run(tsc, ['-p', name], consumer)
-      expect(stdout).toBe('')
-    }
-  }, SLOW)
+  it(
+    'when compiled from strict TypeScript with skipLibCheck off, for Node (node16) and for a bundler (DOM), then the README examples and a typed use compile',
+    async () => {
+      const sources = ['usage.ts']
+      await writeFile(
+        join(consumer, 'usage.ts'),
+        [
+          "import { createClient, isDefinedError, safe, type PhotoBoothClient } from '@photobooth/sdk'",
+          "import { contract } from '@photobooth/sdk/contract'",
+          "import * as schemas from '@photobooth/sdk/schemas'",
+          '',
+          "const client: PhotoBoothClient = createClient({ baseUrl: 'http://localhost:3000' })",
+          "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'photo-wall' })",
+          'const setId: string = set.id',
+          "// @ts-expect-error: the contract's input types reach the consumer (setSlug is missing)",
+          "await client.kiosk.getContext({ eventSlug: 'demo' })",
+          "const [error] = await safe(client.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
+          'if (isDefinedError(error)) { const code: string = error.code; void code }',
+          'void contract.kiosk.getContext',
+          'void schemas',
+          'export {}',
+        ].join('\n'),
+      )
+      for (const [index, code] of readmeExamples.entries()) {
+        sources.push(`readme-${index + 1}.ts`)
+        await writeFile(join(consumer, `readme-${index + 1}.ts`), `${code}\nexport {}\n`)
+      }
+      const strict = {
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        target: 'ES2022',
+        noUncheckedIndexedAccess: true,
+        isolatedModules: true,
+      }
+      const configs = {
+        // A Node project: no DOM, Node's own types.
+        'tsconfig.node16.json': { ...strict, module: 'node16', moduleResolution: 'node16', lib: ['ES2023'], types: ['node'] },
+        // A kiosk page built by a bundler: the DOM, no Node types.
+        'tsconfig.bundler.json': {
+          ...strict,
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+          types: [],
+        },
+      }
+      for (const [name, compilerOptions] of Object.entries(configs)) {
+        await writeFile(join(consumer, name), JSON.stringify({ compilerOptions, files: sources }, null, 2))
+        const { stdout } = await run(tsc, ['-p', name], consumer)
+        expect(stdout).toBe('')
+      }
+    },
+    SLOW,
+  )
 })

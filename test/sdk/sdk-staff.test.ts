@@ -35,7 +35,10 @@ describe('the SDK as an operator’s script', () => {
     const client = createClient({ baseUrl: app.url, staffCookies: true })
     const [error] = await safe(client.staff.auth.signIn({ body: { email: 'nobody@example.org', password: 'wrong password!' } }))
     // The sign-in declares Better Auth's refusals: a wrong password is a defined 401.
-    expect(isDefinedError(error) && error.code === 'UNAUTHORIZED' && [error.status, error.message]).toEqual([401, 'Invalid email or password'])
+    expect(isDefinedError(error) && error.code === 'UNAUTHORIZED' && [error.status, error.message]).toEqual([
+      401,
+      'Invalid email or password',
+    ])
     expect(error instanceof ApiError).toBe(true)
   })
 })

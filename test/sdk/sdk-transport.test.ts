@@ -37,9 +37,11 @@ afterEach(async () => {
   }
 })
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
-}
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Answer =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
+  }
 const never: Answer = () => {}
 const context = { set: { id: 's', slug: 'wall', name: 'Wall' }, event: { id: 'e', slug: 'party', name: 'Party' } }
 const guests = { guests: [{ name: 'Ada', email: 'ada@example.org' }] }
@@ -52,7 +54,9 @@ describe('the SDK transport', () => {
     expect([0, 1, 2, 3, 4, 5].map((attempt) => backoffDelay(attempt, highest))).toEqual([99, 199, 399, 799, 999, 999])
     const lowest = resolveRetry({ random: () => 0 })
     expect(backoffDelay(3, lowest)).toBe(0)
-    expect([resolveRetry(undefined).retries, resolveRetry(false).retries, resolveRetry({ retries: 1 }, highest).maxDelayMs]).toEqual([3, 0, 1000])
+    expect([resolveRetry(undefined).retries, resolveRetry(false).retries, resolveRetry({ retries: 1 }, highest).maxDelayMs]).toEqual([
+      3, 0, 1000,
+    ])
   })
 
   it('when nothing listens on the port, then a NetworkError, not a raw TypeError', async () => {
@@ -116,7 +120,11 @@ describe('the SDK transport', () => {
     const { url, received } = await fakeServer(json(500, { error: 'Internal server error' }))
     const client = createClient({ baseUrl: url, retry: { ...fast, retries: 1 } })
     const [error] = await safe(client.kiosk.getContext({ eventSlug: 'a', setSlug: 'b' }))
-    expect(isDefinedError(error) && [error.code, error.status, error.message]).toEqual(['INTERNAL_SERVER_ERROR', 500, 'Internal server error'])
+    expect(isDefinedError(error) && [error.code, error.status, error.message]).toEqual([
+      'INTERNAL_SERVER_ERROR',
+      500,
+      'Internal server error',
+    ])
     expect(received).toHaveLength(2)
   })
 
@@ -149,13 +157,18 @@ describe('the SDK transport', () => {
     const { url, received } = await fakeServer(inFlight, json(200, done, { 'idempotent-replayed': 'true' }))
     const client = createClient({ baseUrl: url, boothKey: 'pbk_x', retry: fast })
     const seen: (string | null)[] = []
-    const answer = await client.booth.cancel({ params: { sessionId: 'x' } }, { context: { onResponse: (r) => seen.push(r.headers.get('idempotent-replayed')) } })
+    const answer = await client.booth.cancel(
+      { params: { sessionId: 'x' } },
+      { context: { onResponse: (r) => seen.push(r.headers.get('idempotent-replayed')) } },
+    )
     expect(answer).toEqual(done)
     expect(seen).toEqual([null, 'true'])
     expect(received).toHaveLength(2)
 
     const conflict = await fakeServer(json(409, { error: 'The session is no longer active' }))
-    const [error] = await safe(createClient({ baseUrl: conflict.url, boothKey: 'pbk_x', retry: fast }).booth.cancel({ params: { sessionId: 'x' } }))
+    const [error] = await safe(
+      createClient({ baseUrl: conflict.url, boothKey: 'pbk_x', retry: fast }).booth.cancel({ params: { sessionId: 'x' } }),
+    )
     expect(isDefinedError(error) && error.code === 'CONFLICT' && error.message).toBe('The session is no longer active')
     expect(conflict.received).toHaveLength(1)
   })
@@ -175,7 +188,9 @@ describe('the SDK transport', () => {
     const created = { id: 'x', label: 'Ada', status: 'active' }
     const limited = json(429, { error: 'Too many requests. Try again in a minute.' })
     const first = await fakeServer(limited, json(201, created))
-    const [error] = await safe(createClient({ baseUrl: first.url, retry: fast }).kiosk.registerGuests({ params: { setId: 's' }, body: guests }))
+    const [error] = await safe(
+      createClient({ baseUrl: first.url, retry: fast }).kiosk.registerGuests({ params: { setId: 's' }, body: guests }),
+    )
     expect(isDefinedError(error) && [error.code, error.status]).toEqual(['TOO_MANY_REQUESTS', 429])
     expect(first.received).toHaveLength(1)
 
@@ -192,7 +207,12 @@ describe('the SDK transport', () => {
     expect(received).toHaveLength(1)
     expect(received[0]!.headers['idempotency-key']).toBeUndefined()
     // A key the app passes does not make it repeatable: the server would not keep the first answer.
-    const [again] = await safe(createClient({ baseUrl: url, retry: fast }).contact.submit({ body: { fields: { Name: 'Ada' } } }, { context: { idempotencyKey: 'mine' } }))
+    const [again] = await safe(
+      createClient({ baseUrl: url, retry: fast }).contact.submit(
+        { body: { fields: { Name: 'Ada' } } },
+        { context: { idempotencyKey: 'mine' } },
+      ),
+    )
     expect(again instanceof ApiError && again.status).toBe(503)
     expect(received).toHaveLength(2)
     expect(received[1]!.headers['idempotency-key']).toBeUndefined()
@@ -201,9 +221,19 @@ describe('the SDK transport', () => {
   it('when any request is sent, then it carries the SDK version, the default headers and the booth key', async () => {
     const { url, received } = await fakeServer(json(200, { events: [] }))
     const seen: string[] = []
-    const client = createClient({ baseUrl: `${url}/`, boothKey: 'pbk_key', headers: { 'x-kiosk': 'k7' }, onResponse: (r) => seen.push(r.headers.get('content-type')!) })
+    const client = createClient({
+      baseUrl: `${url}/`,
+      boothKey: 'pbk_key',
+      headers: { 'x-kiosk': 'k7' },
+      onResponse: (r) => seen.push(r.headers.get('content-type')!),
+    })
     await client.booth.listEvents(undefined, { context: { headers: { 'x-trace': 't1' } } })
-    expect(received[0]!.headers).toMatchObject({ 'x-photobooth-sdk': SDK_VERSION, 'x-kiosk': 'k7', 'x-trace': 't1', authorization: 'Bearer pbk_key' })
+    expect(received[0]!.headers).toMatchObject({
+      'x-photobooth-sdk': SDK_VERSION,
+      'x-kiosk': 'k7',
+      'x-trace': 't1',
+      authorization: 'Bearer pbk_key',
+    })
     expect(seen).toEqual(['application/json'])
     const { version } = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../sdk/package.json'), 'utf8')) as { version: string }
     expect(SDK_VERSION).toBe(version)

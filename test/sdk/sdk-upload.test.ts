@@ -14,11 +14,15 @@ beforeAll(async () => {
 
 async function newSession(): Promise<string> {
   const { sets } = await seedEvent(app.orm)
-  const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+  const session = await kiosk.kiosk.registerGuests({
+    params: { setId: sets[0]!.id },
+    body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] },
+  })
   return session.id
 }
 
-const isStoragePut = (input: string | URL | Request, init?: RequestInit) => init?.method === 'PUT' && (input instanceof Request ? input.url : input.toString()).includes('/photos/')
+const isStoragePut = (input: string | URL | Request, init?: RequestInit) =>
+  init?.method === 'PUT' && (input instanceof Request ? input.url : input.toString()).includes('/photos/')
 
 describe('the SDK’s upload helper', () => {
   it('when a booth uploads a Buffer, a Uint8Array, a Blob and a stream, then the session completes with them in order', async () => {
@@ -31,7 +35,12 @@ describe('the SDK’s upload helper', () => {
       onUploaded: (uploaded) => progress.push(uploaded),
     })
     expect(completed.status).toBe('completed')
-    expect(completed.photos.map((photo) => [photo.width, photo.height])).toEqual([[24, 16], [16, 24], [20, 20], [30, 10]])
+    expect(completed.photos.map((photo) => [photo.width, photo.height])).toEqual([
+      [24, 16],
+      [16, 24],
+      [20, 20],
+      [30, 10],
+    ])
     expect(progress.sort()).toEqual([1, 2, 3, 4])
     const photo = await kiosk.gallery.downloadPhoto({ sessionId, photoId: completed.photos[2]!.id })
     expect(Buffer.from(await new Response(photo.body).arrayBuffer())).toEqual(images[2])
@@ -70,7 +79,9 @@ describe('the SDK’s upload helper', () => {
     expect(error.data).toEqual({ storageCode: 'SignatureDoesNotMatch', key: expect.stringMatching(new RegExp(`^sessions/${sessionId}/`)) })
     expect(error.message).toMatch(/Content-Type other than image\/jpeg/)
     // Nothing was completed: the session is still in the queue.
-    const { sessions } = await booth.booth.listQueue({ setId: (await app.orm.em.fork().execute<{ set_id: string }[]>('select set_id from session where id = ?', [sessionId]))[0]!.set_id })
+    const { sessions } = await booth.booth.listQueue({
+      setId: (await app.orm.em.fork().execute<{ set_id: string }[]>('select set_id from session where id = ?', [sessionId]))[0]!.set_id,
+    })
     expect(sessions.map((session) => session.id)).toContain(sessionId)
   })
 

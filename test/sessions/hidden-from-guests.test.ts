@@ -6,7 +6,17 @@ import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js
 import { signedInStaff, staffFetch } from '../support/staff.js'
 
 /** What only staff may see of a guest: contact details and the delivery of their messages. */
-const STAFF_ONLY_FIELDS = ['email', 'phone', 'recipient', 'providerMessageId', 'lastError', 'attempts', 'messages', 'customer', 'customerId']
+const STAFF_ONLY_FIELDS = [
+  'email',
+  'phone',
+  'recipient',
+  'providerMessageId',
+  'lastError',
+  'attempts',
+  'messages',
+  'customer',
+  'customerId',
+]
 
 const app = withTestServer()
 let gallery: LiveGallery
@@ -26,7 +36,11 @@ beforeAll(async () => {
   )
   ;({ event_slug: eventSlug, set_slug: setSlug, set_id: setId } = row!)
   // A delivery outcome to hide: what the provider answered.
-  await app.orm.em.fork().execute(`update outbox_message set status = 'sent', provider_message_id = 'provider-id-123', sent_at = now() where session_id = ?`, [gallery.sessionId])
+  await app.orm.em
+    .fork()
+    .execute(`update outbox_message set status = 'sent', provider_message_id = 'provider-id-123', sent_at = now() where session_id = ?`, [
+      gallery.sessionId,
+    ])
 })
 
 /** Every property name a schema can answer, through references, arrays and unions. */
@@ -35,7 +49,9 @@ function propertyNames(schema: Schema, seen = new Set<Schema>()): string[] {
   if (seen.has(resolved)) return []
   seen.add(resolved)
   const own = Object.entries(resolved.properties ?? {}).flatMap(([name, child]) => [name, ...propertyNames(child, seen)])
-  const nested = [resolved.items, ...(resolved.anyOf ?? []), ...((resolved as { oneOf?: Schema[] }).oneOf ?? [])].filter((child): child is Schema => child !== undefined)
+  const nested = [resolved.items, ...(resolved.anyOf ?? []), ...((resolved as { oneOf?: Schema[] }).oneOf ?? [])].filter(
+    (child): child is Schema => child !== undefined,
+  )
   return [...own, ...nested.flatMap((child) => propertyNames(child, seen))]
 }
 
@@ -45,7 +61,9 @@ describe('nothing staff-only is reachable from a public or booth route', () => {
     for (const [path, methods] of Object.entries(document.paths)) {
       if (path.startsWith('/staff/') || path.startsWith('/api/auth/')) continue
       for (const [method, operation] of Object.entries(methods)) {
-        for (const [status, response] of Object.entries(operation.responses as Record<string, { content?: Record<string, { schema: Schema }> }>)) {
+        for (const [status, response] of Object.entries(
+          operation.responses as Record<string, { content?: Record<string, { schema: Schema }> }>,
+        )) {
           for (const { schema } of Object.values(response.content ?? {})) {
             const names = propertyNames(schema).filter((name) => STAFF_ONLY_FIELDS.includes(name))
             if (names.length > 0) leaks.push(`${method.toUpperCase()} ${path} ${status}: ${names.join(', ')}`)
@@ -74,7 +92,14 @@ describe('nothing staff-only is reachable from a public or booth route', () => {
     )
     expect(answers.filter(({ path }) => path !== '/openapi.json').map(({ status }) => status)).toEqual([200, 200, 200, 200, 200])
     for (const { path, text } of answers) {
-      for (const secret of ['ada.hidden@example.org', 'grace.hidden@example.org', '+13125550186', '555-0186', 'provider-id-123', 'hidden@']) {
+      for (const secret of [
+        'ada.hidden@example.org',
+        'grace.hidden@example.org',
+        '+13125550186',
+        '555-0186',
+        'provider-id-123',
+        'hidden@',
+      ]) {
         expect(text.includes(secret), `${path as string} shows ${secret}`).toBe(false)
       }
     }

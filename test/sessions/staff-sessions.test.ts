@@ -104,17 +104,21 @@ describe('GET /staff/events/:eventId/sessions', () => {
     // Within one millisecond, as a `now()` default writes them: two tied across the first page's edge, one
     // 400 µs older. A cursor rounded to milliseconds would skip both on the second page.
     const em = app.orm.em.fork()
-    await em.execute(`update session set created_at = created_at + interval '700 microseconds' where id in (?)`, [[sessions[1]!.id, sessions[2]!.id]])
+    await em.execute(`update session set created_at = created_at + interval '700 microseconds' where id in (?)`, [
+      [sessions[1]!.id, sessions[2]!.id],
+    ])
     await em.execute(`update session set created_at = created_at + interval '300 microseconds' where id = ?`, [sessions[3]!.id])
-    const expected = await em.execute<{ id: string }[]>(
-      'select id from session where set_id = ? order by created_at desc, id desc',
-      [setId],
-    )
+    const expected = await em.execute<{ id: string }[]>('select id from session where set_id = ? order by created_at desc, id desc', [
+      setId,
+    ])
 
     const pages: string[][] = []
     let cursor: string | null = null
     do {
-      const page: Awaited<ReturnType<typeof list>> = await list(event.id, `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      const page: Awaited<ReturnType<typeof list>> = await list(
+        event.id,
+        `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      )
       expect(page.status).toBe(200)
       pages.push(page.body.sessions.map((session: { id: string }) => session.id))
       cursor = page.body.nextCursor
@@ -128,8 +132,15 @@ describe('GET /staff/events/:eventId/sessions', () => {
 
   it('when the cursor is not one the service made, then 400', async () => {
     const { event } = await seedEvent(app.orm)
-    for (const cursor of ['not-a-cursor', Buffer.from(JSON.stringify({ at: 1 })).toString('base64url'), Buffer.from('[-1,"abc"]').toString('base64url')]) {
-      expect(await list(event.id, `?cursor=${cursor}`)).toEqual({ status: 400, body: { error: 'Invalid cursor: pass the nextCursor of the previous page' } })
+    for (const cursor of [
+      'not-a-cursor',
+      Buffer.from(JSON.stringify({ at: 1 })).toString('base64url'),
+      Buffer.from('[-1,"abc"]').toString('base64url'),
+    ]) {
+      expect(await list(event.id, `?cursor=${cursor}`)).toEqual({
+        status: 400,
+        body: { error: 'Invalid cursor: pass the nextCursor of the previous page' },
+      })
     }
   })
 
@@ -188,7 +199,15 @@ describe('GET /staff/sessions/:sessionId', () => {
           phone: '+14155552671',
           messages: [message('email', ada), message('sms', '+14155552671')],
         },
-        { id: expect.any(String), name: 'Grace', firstName: 'Grace', lastName: '', email: grace, phone: null, messages: [message('email', grace)] },
+        {
+          id: expect.any(String),
+          name: 'Grace',
+          firstName: 'Grace',
+          lastName: '',
+          email: grace,
+          phone: null,
+          messages: [message('email', grace)],
+        },
       ],
       copies: { queued: 0, ready: 2, failed: [], legacy: 0 },
     })
@@ -208,11 +227,21 @@ describe('POST /staff/sessions/:sessionId/cancel', () => {
     clock = new Date('2026-06-01T18:21:00.000Z')
     const response = await api(`/staff/sessions/${sessionId}/cancel`, { method: 'POST' })
     expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({ id: sessionId, status: 'cancelled', photoCount: 0, completedAt: null, cancelledAt: clock.getTime() })
-
-    const completed = await postJson(`${app.url}/booth/sessions/${sessionId}/complete`, { photos: [] }, {
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${boothKey}` },
+    expect(await response.json()).toMatchObject({
+      id: sessionId,
+      status: 'cancelled',
+      photoCount: 0,
+      completedAt: null,
+      cancelledAt: clock.getTime(),
     })
+
+    const completed = await postJson(
+      `${app.url}/booth/sessions/${sessionId}/complete`,
+      { photos: [] },
+      {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${boothKey}` },
+      },
+    )
     expect(completed.status).toBe(409)
     expect(await completed.json()).toEqual({ error: 'session is already cancelled' })
   })
@@ -238,7 +267,14 @@ describe('DELETE /staff/sessions/:sessionId', () => {
     const { sets } = await seedEvent(app.orm)
     const [ada, bob] = [email('ada'), email('bob')]
     const at = new Date('2026-06-01T18:30:00.000Z')
-    const sessionId = await register(sets[0]!.id, [{ name: 'Ada', email: ada }, { name: 'Bob', email: bob }], at)
+    const sessionId = await register(
+      sets[0]!.id,
+      [
+        { name: 'Ada', email: ada },
+        { name: 'Bob', email: bob },
+      ],
+      at,
+    )
     // Bob comes back for another session: his customer outlives this one.
     const kept = await register(sets[0]!.id, [{ name: 'Bob', email: bob }], at)
     await complete(sessionId, 2, at)
@@ -282,7 +318,9 @@ describe('DELETE /staff/sessions/:sessionId', () => {
     const response = await api('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA', { method: 'DELETE' })
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: 'no such session' })
-    const rows = await app.orm.em.fork().execute('select prefix from storage_deletion where prefix = ?', ['sessions/AAAAAAAAAAAAAAAAAAAAAA/'])
+    const rows = await app.orm.em
+      .fork()
+      .execute('select prefix from storage_deletion where prefix = ?', ['sessions/AAAAAAAAAAAAAAAAAAAAAA/'])
     expect(rows).toEqual([])
   })
 })

@@ -15,7 +15,9 @@ beforeAll(async () => {
   signedOut = await signedInStaff(app, 'Signed out')
   expect((await staffFetch(app, signedOut, '/api/auth/sign-out', { method: 'POST' })).status).toBe(200)
   expired = await signedInStaff(app, 'Expired')
-  await app.orm.em.fork().execute(`update staff_session set expires_at = now() - interval '1 second' where staff_member_id = ?`, [expired.memberId])
+  await app.orm.em
+    .fork()
+    .execute(`update staff_session set expires_at = now() - interval '1 second' where staff_member_id = ?`, [expired.memberId])
   removed = await signedInStaff(app, 'Removed')
   expect((await staffFetch(app, staff, `/staff/members/${removed.memberId}`, { method: 'DELETE' })).status).toBe(200)
   boothKey = await createTestBoothKey(app, 'Not staff')
@@ -162,7 +164,9 @@ describe('staff sessions and booth keys stay apart', () => {
     const [row] = await app.orm.em.fork().execute<{ count: string }[]>('select count(*) from event where slug = ?', [slug])
     expect(row!.count).toBe('0')
     // The same change from the service's own origin is made.
-    expect((await staffFetch(app, staff, '/staff/events', { method: 'POST', body: { slug, name: 'Real', startAt: Date.now() } })).status).toBe(201)
+    expect(
+      (await staffFetch(app, staff, '/staff/events', { method: 'POST', body: { slug, name: 'Real', startAt: Date.now() } })).status,
+    ).toBe(201)
   })
 
   it('when a trusted dashboard origin is configured, then its changes are accepted', async () => {

@@ -60,7 +60,11 @@ describe('POST /api/auth/sign-in/email', () => {
 
   it('when the body is not a sign-in, then 400 { error }', async () => {
     for (const body of ['{}', '{"email":"a@example.org"}', '{"email":', '[]']) {
-      const response = await fetch(`${app.url}/api/auth/sign-in/email`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app.url }, body })
+      const response = await fetch(`${app.url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: app.url },
+        body,
+      })
       expect(response.status, body).toBe(400)
       expect(await response.json(), body).toEqual({ error: expect.any(String) })
     }
@@ -131,7 +135,9 @@ describe('staff sessions end', () => {
     const out = await staffFetch(app, staff, '/api/auth/sign-out', { method: 'POST' })
     expect(out.status).toBe(200)
     expect(await out.json()).toEqual({ success: true })
-    expect(out.headers.getSetCookie().find((cookie) => cookie.startsWith('photobooth.session_token='))).toMatch(/^photobooth\.session_token=; Max-Age=0/)
+    expect(out.headers.getSetCookie().find((cookie) => cookie.startsWith('photobooth.session_token='))).toMatch(
+      /^photobooth\.session_token=; Max-Age=0/,
+    )
     await expectNoSession(await me(staff.cookie))
   })
 
@@ -144,7 +150,9 @@ describe('staff sessions end', () => {
 
   it('when a session has expired, then 401', async () => {
     const staff = await signedInStaff(app)
-    await app.orm.em.fork().execute(`update staff_session set expires_at = now() - interval '1 second' where staff_member_id = ?`, [staff.memberId])
+    await app.orm.em
+      .fork()
+      .execute(`update staff_session set expires_at = now() - interval '1 second' where staff_member_id = ?`, [staff.memberId])
     await expectNoSession(await me(staff.cookie))
   })
 
@@ -162,7 +170,9 @@ describe('staff sessions end', () => {
     const member = await newMember()
     const [row] = await app.orm.em
       .fork()
-      .execute<{ password: string }[]>(`select password from staff_account where staff_member_id = ? and provider_id = 'credential'`, [member.id])
+      .execute<{ password: string }[]>(`select password from staff_account where staff_member_id = ? and provider_id = 'credential'`, [
+        member.id,
+      ])
     expect(row!.password).not.toContain(member.password)
     // Better Auth's scrypt format: a 16-byte salt and a 64-byte key, in hex.
     expect(row!.password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/)
@@ -223,7 +233,11 @@ describe("Better Auth's tables", () => {
   it('when the database is migrated, then Better Auth finds nothing of its schema missing', async () => {
     const pool = new pg.Pool({ connectionString: testDatabaseUrl() })
     try {
-      const { toBeCreated, toBeAdded, compileMigrations } = await getMigrations({ ...AUTH_SCHEMA, database: pool, emailAndPassword: { enabled: true } })
+      const { toBeCreated, toBeAdded, compileMigrations } = await getMigrations({
+        ...AUTH_SCHEMA,
+        database: pool,
+        emailAndPassword: { enabled: true },
+      })
       expect({ toBeCreated, toBeAdded }).toEqual({ toBeCreated: [], toBeAdded: [] })
       expect((await compileMigrations()).trim()).toBe(';')
     } finally {

@@ -31,7 +31,10 @@ afterAll(async () => {
 async function activeSession(server: TestServer = app) {
   const { sets } = await seedEvent(server.orm)
   const kiosk = createClient({ baseUrl: server.url })
-  const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+  const session = await kiosk.kiosk.registerGuests({
+    params: { setId: sets[0]!.id },
+    body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] },
+  })
   const booth = createClient({ baseUrl: server.url, boothKey: await createTestBoothKey(server) })
   return { session, booth }
 }
@@ -50,7 +53,8 @@ function download(url: string): Promise<{ status: number; declared: number; rece
     request(url, (res) => {
       let received = 0
       res.on('data', (chunk: Buffer) => (received += chunk.length))
-      const done = (failed: boolean) => resolve({ status: res.statusCode!, declared: Number(res.headers['content-length']), received, failed })
+      const done = (failed: boolean) =>
+        resolve({ status: res.statusCode!, declared: Number(res.headers['content-length']), received, failed })
       res.on('end', () => done(false))
       res.on('error', () => done(true))
       res.on('aborted', () => done(true))
@@ -191,7 +195,9 @@ describe('S3 presigned uploads', () => {
   it('when a target is presigned, then If-None-Match: * is bound into the signature and the booth is told to send it', async () => {
     const storage = createS3Storage({ ...s3.settings, now: () => new Date() })
     const target = await storage.presignUpload('sessions/abc/def.jpg', 900)
-    expect(new URL(target.url).searchParams.get('X-Amz-SignedHeaders')!.split(';')).toEqual(expect.arrayContaining(['content-type', 'if-none-match']))
+    expect(new URL(target.url).searchParams.get('X-Amz-SignedHeaders')!.split(';')).toEqual(
+      expect.arrayContaining(['content-type', 'if-none-match']),
+    )
     expect(target.headers).toEqual({ 'Content-Type': 'image/jpeg', 'If-None-Match': '*' })
     // Sent as told, the upload is accepted. (s3rver verifies neither presigned signatures nor
     // If-None-Match, so the refusal of a second PUT is AWS's to enforce: docs/production.md, photo storage.)

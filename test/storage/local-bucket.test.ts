@@ -17,7 +17,10 @@ beforeAll(async () => {
 async function uploadTarget() {
   const { sets } = await seedEvent(app.orm)
   const kiosk = createClient({ baseUrl: app.url })
-  const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+  const session = await kiosk.kiosk.registerGuests({
+    params: { setId: sets[0]!.id },
+    body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] },
+  })
   const booth = createClient({ baseUrl: app.url, boothKey })
   return (await booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: 1 } })).uploads[0]!
 }
@@ -60,7 +63,11 @@ describe('the presigned PUT /photos/<key> of the local bucket', () => {
 
   it('when the Content-Type is not image/jpeg, then 403 as S3 answers a mismatched signature', async () => {
     const target = await uploadTarget()
-    await expectS3Error(await fetch(target.url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: makeJpeg(8, 8) }), 403, 'SignatureDoesNotMatch')
+    await expectS3Error(
+      await fetch(target.url, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: makeJpeg(8, 8) }),
+      403,
+      'SignatureDoesNotMatch',
+    )
   })
 
   it('when the URL has expired, then 403 AccessDenied', async () => {
@@ -75,7 +82,11 @@ describe('the presigned PUT /photos/<key> of the local bucket', () => {
 
   it('when the query carries no signature, then 403 AccessDenied', async () => {
     const target = await uploadTarget()
-    await expectS3Error(await fetch(`${app.url}/photos/${target.key}`, { method: 'PUT', headers: target.headers, body: makeJpeg(8, 8) }), 403, 'AccessDenied')
+    await expectS3Error(
+      await fetch(`${app.url}/photos/${target.key}`, { method: 'PUT', headers: target.headers, body: makeJpeg(8, 8) }),
+      403,
+      'AccessDenied',
+    )
   })
 
   it('when the body is over 25 MB, then 400 EntityTooLarge and nothing is stored', async () => {
@@ -159,9 +170,16 @@ describe('a deployed (production) instance', () => {
   it('when storage is not configured, then asking for uploads answers 503 { error }', async () => {
     const { sets } = await seedEvent(production.orm)
     const kiosk = createClient({ baseUrl: production.url })
-    const session = await kiosk.kiosk.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } })
+    const session = await kiosk.kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] },
+    })
     const booth = createClient({ baseUrl: production.url, boothKey: await createTestBoothKey(production) })
     const [error] = await safe(booth.booth.createUploads({ params: { sessionId: session.id }, body: { count: 1 } }))
-    expect(isDefinedError(error) && [error.code, error.status, error.message]).toEqual(['SERVICE_UNAVAILABLE', 503, 'photo storage is not configured'])
+    expect(isDefinedError(error) && [error.code, error.status, error.message]).toEqual([
+      'SERVICE_UNAVAILABLE',
+      503,
+      'photo storage is not configured',
+    ])
   })
 })

@@ -34,7 +34,11 @@ function keysOf(gallery: LiveGallery) {
 }
 
 const queued = async (sessionId: string) =>
-  app.orm.em.fork().execute<{ attempts: number; last_error: string | null }[]>('select attempts, last_error from storage_deletion where prefix = ?', [`sessions/${sessionId}/`])
+  app.orm.em
+    .fork()
+    .execute<{ attempts: number; last_error: string | null }[]>('select attempts, last_error from storage_deletion where prefix = ?', [
+      `sessions/${sessionId}/`,
+    ])
 
 describe('deleting sessions from an S3 bucket', () => {
   it('when a session is deleted, then every object under its prefix goes, an upload never completed included, and other sessions keep theirs', async () => {

@@ -162,10 +162,17 @@ export async function startBalancer(): Promise<Balancer> {
       backends.splice(backends.indexOf(backend), 1)
       changed()
     },
-    whenUp: (backendUrl, ms = 15_000) => waitFor(() => find(backendUrl)?.up === true, ms, `${backendUrl} was not in service within ${ms} ms`),
-    whenDown: (backendUrl, ms = 15_000) => waitFor(() => find(backendUrl)?.up !== true, ms, `${backendUrl} was still in service after ${ms} ms`),
+    whenUp: (backendUrl, ms = 15_000) =>
+      waitFor(() => find(backendUrl)?.up === true, ms, `${backendUrl} was not in service within ${ms} ms`),
+    whenDown: (backendUrl, ms = 15_000) =>
+      waitFor(() => find(backendUrl)?.up !== true, ms, `${backendUrl} was still in service after ${ms} ms`),
     inService: () => backends.filter((backend) => backend.up).map((backend) => backend.url),
-    counters: () => ({ ...counters, byStatus: { ...counters.byStatus }, errors: [...counters.errors], byBackend: { ...counters.byBackend } }),
+    counters: () => ({
+      ...counters,
+      byStatus: { ...counters.byStatus },
+      errors: [...counters.errors],
+      byBackend: { ...counters.byBackend },
+    }),
     close: async () => {
       for (const backend of backends) clearInterval(backend.timer)
       backends.length = 0

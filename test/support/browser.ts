@@ -76,7 +76,11 @@ export type GuestOptions = {
   webShare?: boolean
 }
 
-export async function openGuest(browser: Browser, origin: string, { context: options = PHONE, webShare = false }: GuestOptions = {}): Promise<Guest> {
+export async function openGuest(
+  browser: Browser,
+  origin: string,
+  { context: options = PHONE, webShare = false }: GuestOptions = {},
+): Promise<Guest> {
   const context = await browser.newContext({ ...options, baseURL: origin })
   const problems: string[] = []
   const foreign: string[] = []
@@ -85,7 +89,10 @@ export async function openGuest(browser: Browser, origin: string, { context: opt
   const shared = new Recorder<Shared>('shares')
 
   // Bindings and init scripts come in through DevTools: the page's own policy does not apply to them.
-  await context.exposeBinding('reportSecurityPolicyViolation', (_source, violation: string) => void problems.push(`CSP violation: ${violation}`))
+  await context.exposeBinding(
+    'reportSecurityPolicyViolation',
+    (_source, violation: string) => void problems.push(`CSP violation: ${violation}`),
+  )
   await context.addInitScript({
     content: `document.addEventListener('securitypolicyviolation', (event) =>
       window.reportSecurityPolicyViolation(event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline') + ' at ' + event.sourceFile + ':' + event.lineNumber))`,
@@ -155,7 +162,14 @@ export type ShownImage = {
 }
 
 /** A photo of the grid as the guest sees it. */
-export type ShownPhoto = { width: string | null; height: string | null; cssWidth: number; pixels: [number, number]; src: string; alt: string }
+export type ShownPhoto = {
+  width: string | null
+  height: string | null
+  cssWidth: number
+  pixels: [number, number]
+  src: string
+  alt: string
+}
 
 /**
  * Each photo of the page's grid as the guest sees it, in page order, once loaded and decoded (lazy

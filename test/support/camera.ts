@@ -31,10 +31,19 @@ export async function makeCameraJpeg(options: CameraOptions = {}): Promise<Buffe
   const next = () => ((random = (random * 1103515245 + 12345) >>> 0) >>> 16) & 255
   let pixels: Buffer | undefined
   let size = { width: 0, height: 0 }
-  for (const [divisor, amplitude] of [[256, 60], [64, 40], [16, 28], [4, 18], [1, 10]] as const) {
+  for (const [divisor, amplitude] of [
+    [256, 60],
+    [64, 40],
+    [16, 28],
+    [4, 18],
+    [1, 10],
+  ] as const) {
     const level = { width: Math.ceil(width / divisor), height: Math.ceil(height / divisor) }
     const bytes = pixels
-      ? await sharp(pixels, { raw: { ...size, channels: 3 } }).resize(level.width, level.height, { kernel: 'cubic', fit: 'fill' }).raw().toBuffer()
+      ? await sharp(pixels, { raw: { ...size, channels: 3 } })
+          .resize(level.width, level.height, { kernel: 'cubic', fit: 'fill' })
+          .raw()
+          .toBuffer()
       : Buffer.alloc(level.width * level.height * 3, 128)
     for (let i = 0; i < bytes.length; i++) {
       const value = bytes[i]! + (((next() - 128) * amplitude) >> 7)

@@ -9,7 +9,8 @@ export function isJson(line: string): boolean {
 }
 
 /** The lines of captured log chunks that are not JSON. */
-export const notJson = (chunks: string[]): string[] => chunks.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))
+export const notJson = (chunks: string[]): string[] =>
+  chunks.flatMap((chunk) => chunk.split('\n').filter(Boolean)).filter((line) => !isJson(line))
 
 /** An error with its cause's code (fetch's `fetch failed` says nothing by itself). */
 export function explain(error: unknown): string {

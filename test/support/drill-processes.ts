@@ -71,6 +71,7 @@ export function messagesOf(provider: FakeProvider, channel: 'email' | 'sms', req
 /** How many times each `channel recipient` was sent a message. */
 export function tally(messages: ProviderMessage[]): Map<string, number> {
   const counts = new Map<string, number>()
-  for (const message of messages) counts.set(`${message.channel} ${message.recipient}`, (counts.get(`${message.channel} ${message.recipient}`) ?? 0) + 1)
+  for (const message of messages)
+    counts.set(`${message.channel} ${message.recipient}`, (counts.get(`${message.channel} ${message.recipient}`) ?? 0) + 1)
   return counts
 }

@@ -21,7 +21,10 @@ const running = await startServer({
     copies: { ...settings.copies, worker: { ...settings.copies.worker, ...JSON.parse(process.env.TEST_COPIES ?? '{}') } },
   },
   // Faults only by default, on standard error (the drills show it when something fails).
-  logger: createLogger({ level: (process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'error', write: (line) => process.stderr.write(line) }),
+  logger: createLogger({
+    level: (process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'error',
+    write: (line) => process.stderr.write(line),
+  }),
 })
 process.on('SIGTERM', () => {
   running.stop().then(

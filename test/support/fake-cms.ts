@@ -15,7 +15,10 @@ export async function startFakeCms(page: unknown): Promise<FakeCms> {
   const server = createServer((_req, res) => {
     cms.requests++
     if (cms.mode === 'down') return void res.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Maintenance</h1>')
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cms.page)), cms.mode === 'slow' ? 300 : 0)
+    setTimeout(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(cms.page)),
+      cms.mode === 'slow' ? 300 : 0,
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   cms.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/pages/contact`

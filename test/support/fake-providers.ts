@@ -105,8 +105,17 @@ async function startFake(success: Success, onReset: () => void = () => {}): Prom
     peakInFlight: 0,
     queue: (...replies) => void queued.push(...replies),
     received: (count, ms = 20_000) =>
-      waitFor(() => requests.length >= count, ms, () => `the fake provider got ${requests.length} requests within ${ms} ms, not ${count}`),
-    replied: () => waitFor(() => replying === 0, 10_000, () => `the fake provider still had ${replying} replies to give after 10 s`),
+      waitFor(
+        () => requests.length >= count,
+        ms,
+        () => `the fake provider got ${requests.length} requests within ${ms} ms, not ${count}`,
+      ),
+    replied: () =>
+      waitFor(
+        () => replying === 0,
+        10_000,
+        () => `the fake provider still had ${replying} replies to give after 10 s`,
+      ),
     reset: () => {
       requests.length = accepted.length = delivered.length = queued.length = 0
       fake.latencyMs = 0
@@ -140,7 +149,9 @@ export async function startFakePostmark(): Promise<FakePostmark> {
       }
       const email = JSON.parse(request.body) as PostmarkEmail
       const answer = result(email)
-      return answer.ErrorCode === 0 ? { reply: { status: 200, body: answer }, delivered: [email.To] } : { reply: { status: 422, body: answer }, delivered: [] }
+      return answer.ErrorCode === 0
+        ? { reply: { status: 200, body: answer }, delivered: [email.To] }
+        : { reply: { status: 422, body: answer }, delivered: [] }
     },
     () => refused.clear(),
   )
@@ -155,7 +166,13 @@ export function startFakeTwilio(): Promise<FakeProvider> {
     return {
       reply: {
         status: 201,
-        body: { sid: `SM${randomBytes(16).toString('hex')}`, status: 'queued', to: form.get('To'), from: form.get('From'), body: form.get('Body') },
+        body: {
+          sid: `SM${randomBytes(16).toString('hex')}`,
+          status: 'queued',
+          to: form.get('To'),
+          from: form.get('From'),
+          body: form.get('Body'),
+        },
       },
       delivered: [form.get('To') ?? ''],
     }
@@ -177,7 +194,12 @@ export const POSTMARK_RATE_LIMITED: Reply = { status: 429, body: { ErrorCode: 42
 /** Twilio's answer for a number that is not one. */
 export const TWILIO_INVALID_NUMBER: Reply = {
   status: 400,
-  body: { code: 21211, message: "The 'To' number is not a valid phone number.", more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 },
+  body: {
+    code: 21211,
+    message: "The 'To' number is not a valid phone number.",
+    more_info: 'https://www.twilio.com/docs/errors/21211',
+    status: 400,
+  },
 }
 
 /** Twilio over the account's or the number's rate: error 20429. */
@@ -186,4 +208,7 @@ export const TWILIO_TOO_MANY_REQUESTS: Reply = {
   body: { code: 20429, message: 'Too Many Requests', more_info: 'https://www.twilio.com/docs/errors/20429', status: 429 },
 }
 
-export const SERVER_ERROR: Reply = { status: 500, body: { ErrorCode: 0, Message: 'Internal error', code: 20500, message: 'Internal Server Error', status: 500 } }
+export const SERVER_ERROR: Reply = {
+  status: 500,
+  body: { ErrorCode: 0, Message: 'Internal error', code: 20500, message: 'Internal Server Error', status: 500 },
+}

@@ -38,7 +38,12 @@ export async function makeLiveGallery(
 /** Resolves once the copies worker has settled every photo of the session (made, or failed). */
 export async function copiesSettled(app: TestServer, sessionId: string): Promise<void> {
   await until(
-    () => app.orm.em.fork().execute<{ queued: number }[]>("select count(*)::int as queued from photo where session_id = ? and image_status = 'queued'", [sessionId]),
+    () =>
+      app.orm.em
+        .fork()
+        .execute<{ queued: number }[]>("select count(*)::int as queued from photo where session_id = ? and image_status = 'queued'", [
+          sessionId,
+        ]),
     ([row]) => row!.queued === 0,
   )
 }

@@ -46,7 +46,10 @@ async function leaveBucket(): Promise<void> {
  * has another storage and completes sessions gives it a database of its own (scratchDatabases):
  * another server's copies worker could not read its photos.
  */
-export async function startTestServer(overrides: Partial<Settings> = {}, options: { now?: () => Date; logger?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(
+  overrides: Partial<Settings> = {},
+  options: { now?: () => Date; logger?: Logger } = {},
+): Promise<TestServer> {
   const queries: string[] = []
   const watchers = new Set<(sql: string) => void>()
   const bucket = await shareBucket()
@@ -157,10 +160,14 @@ export async function seedSession(
   }))
   const em = orm.em.fork()
   await em.transactional(async (tx) => {
-    await tx.execute(
-      'insert into session (id, set_id, label, status, photo_count, created_at) values (?, ?, ?, ?, ?, ?)',
-      [id, setId, label, options.status ?? 'completed', photoCount, options.createdAt ?? new Date()],
-    )
+    await tx.execute('insert into session (id, set_id, label, status, photo_count, created_at) values (?, ?, ?, ?, ?, ?)', [
+      id,
+      setId,
+      label,
+      options.status ?? 'completed',
+      photoCount,
+      options.createdAt ?? new Date(),
+    ])
     for (const [index, photo] of photos.entries()) {
       await tx.execute(
         // Rows without an upload behind them: served as recorded, as photos from before copies existed.

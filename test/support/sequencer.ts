@@ -5,7 +5,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * admin commands' processes take 40-80 s, a drill 15-35 s, most files 1-5 s). A clean clone has no
  * cache of durations, so vitest would order them by size, and these are small files.
  */
-const SLOW_FIRST = [/^test\/admin\//, /^test\/sdk\/sdk-pack/, /^test\/drills\//, /^test\/http\/shutdown/, /^test\/photos\//, /^test\/delivery\/delivery/, /^test\/build\//, /^test\/idempotency\//]
+const SLOW_FIRST = [
+  /^test\/admin\//,
+  /^test\/sdk\/sdk-pack/,
+  /^test\/drills\//,
+  /^test\/http\/shutdown/,
+  /^test\/photos\//,
+  /^test\/delivery\/delivery/,
+  /^test\/build\//,
+  /^test\/idempotency\//,
+]
 
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -15,6 +24,9 @@ export class SlowFirstSequencer extends BaseSequencer {
       const index = SLOW_FIRST.findIndex((pattern) => pattern.test(path))
       return index < 0 ? SLOW_FIRST.length : index
     }
-    return sorted.map((file, order) => ({ file, order, rank: rank(file) })).sort((a, b) => a.rank - b.rank || a.order - b.order).map(({ file }) => file)
+    return sorted
+      .map((file, order) => ({ file, order, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.order - b.order)
+      .map(({ file }) => file)
   }
 }

@@ -45,7 +45,12 @@ export async function signedInStaff(app: RunningServer, name = 'Test Staff'): Pr
 }
 
 /** A staff request with the session cookie and the service's own origin; a body is sent as JSON. */
-export function staffFetch(app: RunningServer, session: StaffSession, path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export function staffFetch(
+  app: RunningServer,
+  session: StaffSession,
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const { method = 'GET', body, headers = {} } = init
   return fetch(`${app.url}${path}`, {
     method,

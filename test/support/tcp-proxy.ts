@@ -134,5 +134,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 export function targetOf(url: string): { host: string; port: number } {
   const parsed = new URL(url)
   const defaults: Record<string, number> = { 'postgres:': 5432, 'postgresql:': 5432, 'redis:': 6379, 'http:': 80, 'https:': 443 }
-  return { host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname, port: parsed.port ? Number(parsed.port) : defaults[parsed.protocol]! }
+  return {
+    host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : defaults[parsed.protocol]!,
+  }
 }

@@ -17,7 +17,13 @@ export function unzip(zip: Buffer): Promise<UnzippedEntry[]> {
           stream.on('data', (chunk: Buffer) => chunks.push(chunk))
           stream.on('error', reject)
           stream.on('end', () => {
-            entries.push({ name: entry.fileName, bytes: Buffer.concat(chunks), compressionMethod: entry.compressionMethod, crc32: entry.crc32, modified: entry.getLastModDate() })
+            entries.push({
+              name: entry.fileName,
+              bytes: Buffer.concat(chunks),
+              compressionMethod: entry.compressionMethod,
+              crc32: entry.crc32,
+              modified: entry.getLastModDate(),
+            })
             file.readEntry()
           })
         })

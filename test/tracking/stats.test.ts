@@ -34,7 +34,11 @@ async function register(setId: string, guests: { name: string; email: string }[]
 /** A view or share, as a gallery page sends it: a text/plain beacon. */
 async function beacon(time: string, body: Record<string, string>) {
   clock = at(time)
-  const response = await fetch(`${app.url}/track`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(body) })
+  const response = await fetch(`${app.url}/track`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    body: JSON.stringify(body),
+  })
   expect(response.status).toBe(204)
 }
 
@@ -56,7 +60,14 @@ describe('staff statistics', () => {
   it('when an event has sessions and tracked activity over three hours, then the event and session numbers are exact, the empty hour included', async () => {
     const { event, sets } = await seedEvent(app.orm)
     const setId = sets[0]!.id
-    const live = await register(setId, [{ name: 'Ada', email: email('ada') }, { name: 'Grace', email: email('grace') }], '18:10:00')
+    const live = await register(
+      setId,
+      [
+        { name: 'Ada', email: email('ada') },
+        { name: 'Grace', email: email('grace') },
+      ],
+      '18:10:00',
+    )
     await register(setId, [{ name: 'Alan', email: email('alan') }], '18:20:00')
     clock = at('18:30:00')
     const { uploads } = await booth.booth.createUploads({ params: { sessionId: live }, body: { count: 1 } })
@@ -73,10 +84,11 @@ describe('staff statistics', () => {
     const cancelled = await register(setId, [{ name: 'Bea', email: email('bea') }], '20:15:00')
     expect((await staffFetch(app, staff, `/staff/sessions/${cancelled}/cancel`, { method: 'POST' })).status).toBe(200)
     // The completion queued two emails: one was sent, one refused; nothing waits.
-    await app.orm.em.fork().execute(
-      `update outbox_message set status = case when recipient like 'ada.%' then 'sent' else 'failed' end where session_id = ?`,
-      [live],
-    )
+    await app.orm.em
+      .fork()
+      .execute(`update outbox_message set status = case when recipient like 'ada.%' then 'sent' else 'failed' end where session_id = ?`, [
+        live,
+      ])
 
     const shares = { ...NO_SHARES, total: 3, facebook: 1, copy: 2 }
     const messages = { pending: 0, sent: 1, failed: 1 }
@@ -107,10 +119,15 @@ describe('staff statistics', () => {
     const { event, sets } = await seedEvent(app.orm)
     const sessionId = await register(sets[0]!.id, [{ name: 'Ada', email: email('ada') }], '22:30:00')
     // Written as the database holds them: a gallery still viewed at 01:00 the next day.
-    await app.orm.em.fork().execute(
-      `insert into tracking_event (kind, event_id, session_id, created_at) values ('view', ?, ?, ?), ('view', ?, null, ?)`,
-      [event.id, sessionId, new Date('2026-06-02T01:00:00Z'), event.id, new Date('2026-06-02T01:59:59.999Z')],
-    )
+    await app.orm.em
+      .fork()
+      .execute(`insert into tracking_event (kind, event_id, session_id, created_at) values ('view', ?, ?, ?), ('view', ?, null, ?)`, [
+        event.id,
+        sessionId,
+        new Date('2026-06-02T01:00:00Z'),
+        event.id,
+        new Date('2026-06-02T01:59:59.999Z'),
+      ])
     const { body } = await stats(`/staff/events/${event.id}/stats`)
     expect(body.hourly).toEqual([
       { hour: hour('22:00:00'), views: 0, shares: 0, downloads: 0, zips: 0, sessions: 1 },

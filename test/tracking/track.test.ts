@@ -8,10 +8,11 @@ let gallery: LiveGallery
 let eventId: string
 beforeAll(async () => {
   gallery = await makeLiveGallery(app)
-  const [row] = await app.orm.em.fork().execute<{ event_id: string }[]>(
-    'select st.event_id from session s join event_set st on st.id = s.set_id where s.id = ?',
-    [gallery.sessionId],
-  )
+  const [row] = await app.orm.em
+    .fork()
+    .execute<{ event_id: string }[]>('select st.event_id from session s join event_set st on st.id = s.set_id where s.id = ?', [
+      gallery.sessionId,
+    ])
   eventId = row!.event_id
 })
 
@@ -21,14 +22,19 @@ const beacon = (body: string, contentType: string | null = 'text/plain;charset=U
   fetch(`${app.url}/track`, {
     method: 'POST',
     body,
-    headers: { ...(contentType ? { 'content-type': contentType } : {}), 'x-test-client-ip': `10.1.${(++clients >> 8) & 255}.${clients & 255}` },
+    headers: {
+      ...(contentType ? { 'content-type': contentType } : {}),
+      'x-test-client-ip': `10.1.${(++clients >> 8) & 255}.${clients & 255}`,
+    },
   })
 
 async function rows() {
-  return app.orm.em.fork().execute<{ kind: string; channel: string | null; event_id: string; session_id: string | null }[]>(
-    'select kind, channel, event_id, session_id from tracking_event where event_id = ? order by id',
-    [eventId],
-  )
+  return app.orm.em
+    .fork()
+    .execute<{ kind: string; channel: string | null; event_id: string; session_id: string | null }[]>(
+      'select kind, channel, event_id, session_id from tracking_event where event_id = ? order by id',
+      [eventId],
+    )
 }
 
 async function expectError(response: Response, error: string) {
@@ -100,9 +106,11 @@ describe('POST /track', () => {
   })
 
   it('when the table is read, then it has no column about the visitor', async () => {
-    const columns = await app.orm.em.fork().execute<{ column_name: string }[]>(
-      `select column_name from information_schema.columns where table_name = 'tracking_event' order by ordinal_position`,
-    )
+    const columns = await app.orm.em
+      .fork()
+      .execute<{ column_name: string }[]>(
+        `select column_name from information_schema.columns where table_name = 'tracking_event' order by ordinal_position`,
+      )
     expect(columns.map((c) => c.column_name)).toEqual(['id', 'kind', 'channel', 'event_id', 'session_id', 'created_at'])
   })
 })

@@ -37,7 +37,11 @@ export const boothContract = {
       description: 'Newest start first.',
       tags,
     })
-    .output(z.object({ events: z.array(BoothEvent) }).meta({ examples: [{ events: [{ ...EXAMPLE_GALLERY_EVENT, isPrivate: false, sets: [EXAMPLE_SET] }] }] })),
+    .output(
+      z
+        .object({ events: z.array(BoothEvent) })
+        .meta({ examples: [{ events: [{ ...EXAMPLE_GALLERY_EVENT, isPrivate: false, sets: [EXAMPLE_SET] }] }] }),
+    ),
 
   listQueue: booth
     .route({

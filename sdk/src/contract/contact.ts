@@ -27,7 +27,10 @@ export const contact = {
         },
       }),
     })
-    .meta({ rateLimit: { bucket: 'contact', perMinute: 60 }, textBody: { maxBytes: CONTACT_LIMITS.bodyBytes, tooLarge: { status: 413, error: 'Message too long' }, notText: 'Invalid submission' } })
+    .meta({
+      rateLimit: { bucket: 'contact', perMinute: 60 },
+      textBody: { maxBytes: CONTACT_LIMITS.bodyBytes, tooLarge: { status: 413, error: 'Message too long' }, notText: 'Invalid submission' },
+    })
     .errors({
       ...rateLimited,
       PAYLOAD_TOO_LARGE: { status: 413, message: 'Message too long' },

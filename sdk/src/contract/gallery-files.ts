@@ -42,7 +42,11 @@ function bytesSpec(mediaType: string, description: string, limited = false) {
       },
       '404': PLAIN_NOT_FOUND,
       ...(limited ? { '429': operation.responses?.['429'] ?? TOO_MANY } : {}),
-      '500': { description: 'Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.', content: ERROR_JSON },
+      '500': {
+        description:
+          'Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.',
+        content: ERROR_JSON,
+      },
       '503': STORAGE_MISSING,
     },
   })
@@ -72,7 +76,8 @@ export const galleryFiles = {
       path: '/gallery/{sessionId}/zip',
       operationId: 'downloadZip',
       summary: 'Every photo in one stored (uncompressed) zip, streamed while it is built; counted as a zip',
-      description: 'Entries are `<label> <n>.jpg` in gallery order; the file is `<label>.zip`. Rate limited to 60 per minute per client IP.',
+      description:
+        'Entries are `<label> <n>.jpg` in gallery order; the file is `<label>.zip`. Rate limited to 60 per minute per client IP.',
       tags,
       outputStructure: 'detailed',
       spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),

@@ -26,8 +26,7 @@ export const gallery = {
       path: '/gallery/{sessionId}',
       operationId: 'getGallery',
       summary: "One session's gallery, photos in gallery order",
-      description:
-        'Answers 404 `{ "error": "no such gallery" }` until the session is completed with at least one photo.',
+      description: 'Answers 404 `{ "error": "no such gallery" }` until the session is completed with at least one photo.',
       tags,
     })
     .errors(notFound)

@@ -6,7 +6,9 @@ import { ErrorRef, type EdgePolicy } from './base.js'
 const tags = ['Operations']
 
 /** Never kept by a cache: a probe asks about now. */
-const NO_STORE: Record<string, OpenAPI.HeaderObject> = { 'Cache-Control': { description: '`no-store`', schema: { type: 'string', enum: ['no-store'] } } }
+const NO_STORE: Record<string, OpenAPI.HeaderObject> = {
+  'Cache-Control': { description: '`no-store`', schema: { type: 'string', enum: ['no-store'] } },
+}
 
 /**
  * For the load balancer and the orchestrator, answered by Express beside the API
@@ -21,7 +23,8 @@ export const operations = {
       path: '/healthz',
       operationId: 'live',
       summary: 'Whether the process answers',
-      description: 'Liveness: 200 `{ "status": "ok" }` whenever the process answers, database or not. Restart the instance when it does not.',
+      description:
+        'Liveness: 200 `{ "status": "ok" }` whenever the process answers, database or not. Restart the instance when it does not.',
       tags,
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
         ...operation,

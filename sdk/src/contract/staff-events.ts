@@ -1,17 +1,7 @@
 import { z } from 'zod'
 
 import { EXAMPLE_IDS, EXAMPLE_STAFF_EVENT } from '../schemas/examples.js'
-import {
-  Deleted,
-  EventChanges,
-  EventStats,
-  ForceQuery,
-  NewEvent,
-  NewSet,
-  SetChanges,
-  StaffEvent,
-  StaffSet,
-} from '../schemas/staff.js'
+import { Deleted, EventChanges, EventStats, ForceQuery, NewEvent, NewSet, SetChanges, StaffEvent, StaffSet } from '../schemas/staff.js'
 import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
 
 const tags = ['Staff']
@@ -30,7 +20,13 @@ export const staffEvents = {
     .output(z.object({ events: z.array(StaffEvent) }).meta({ examples: [{ events: [EXAMPLE_STAFF_EVENT] }] })),
 
   get: staffRead
-    .route({ method: 'GET', path: '/staff/events/{eventId}', operationId: 'getStaffEvent', summary: 'One event with its sets and counts', tags })
+    .route({
+      method: 'GET',
+      path: '/staff/events/{eventId}',
+      operationId: 'getStaffEvent',
+      summary: 'One event with its sets and counts',
+      tags,
+    })
     .errors(notFound)
     .input(eventParams)
     .output(StaffEvent),

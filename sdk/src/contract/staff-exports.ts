@@ -15,7 +15,7 @@ export const staffExports = {
       operationId: 'exportGuests',
       summary: "An event's guests as CSV for the organiser: name, email, phone, session label, gallery link, time",
       description:
-        'UTF-8 with a byte order mark, RFC 4180 quoting, streamed. A value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `\'`.',
+        "UTF-8 with a byte order mark, RFC 4180 quoting, streamed. A value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`.",
       tags,
       outputStructure: 'detailed',
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
@@ -24,9 +24,13 @@ export const staffExports = {
           ...operation.responses,
           '200': {
             description: 'The CSV, streamed',
-            headers: { 'Content-Disposition': { description: 'attachment; filename="<event slug>-guests.csv"', schema: { type: 'string' } } },
+            headers: {
+              'Content-Disposition': { description: 'attachment; filename="<event slug>-guests.csv"', schema: { type: 'string' } },
+            },
             // The answer for an event without guests: the byte order mark and the header row.
-            content: { 'text/csv': { schema: { type: 'string', examples: ['\uFEFFName,Email,Phone,Session label,Gallery link,Time\r\n'] } } },
+            content: {
+              'text/csv': { schema: { type: 'string', examples: ['\uFEFFName,Email,Phone,Session label,Gallery link,Time\r\n'] } },
+            },
           },
           '404': { description: 'No such event: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
         },

@@ -2,7 +2,16 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { EXAMPLE_IDS, EXAMPLE_MEMBER } from '../schemas/examples.js'
-import { CurrentSession, InvitedStaffMember, NewStaffMember, PasswordChange, PasswordChanged, SignedIn, SignIn, StaffMember } from '../schemas/staff.js'
+import {
+  CurrentSession,
+  InvitedStaffMember,
+  NewStaffMember,
+  PasswordChange,
+  PasswordChanged,
+  SignedIn,
+  SignIn,
+  StaffMember,
+} from '../schemas/staff.js'
 import { base, ErrorRef, notFound, pathKey, rateLimited, staffChange, staffConflict, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
@@ -55,8 +64,14 @@ const signInRefusals = {
   FORBIDDEN: { status: 403, message: 'Origin not trusted' },
 } as const
 const AUTH_REFUSALS: OpenAPI.ResponsesObject = {
-  '401': { description: 'Wrong email or password: `{ "error": "Invalid email or password" }`.', content: { 'application/json': { schema: ErrorRef } } },
-  '403': { description: 'A cookie-carrying request from an untrusted or missing origin: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },
+  '401': {
+    description: 'Wrong email or password: `{ "error": "Invalid email or password" }`.',
+    content: { 'application/json': { schema: ErrorRef } },
+  },
+  '403': {
+    description: 'A cookie-carrying request from an untrusted or missing origin: `{ error }`.',
+    content: { 'application/json': { schema: ErrorRef } },
+  },
 }
 
 /** Better Auth answers these (server/src/modules/staff/auth.routes.ts); the document and the SDK describe them. */
@@ -73,7 +88,11 @@ export const staffAuth = {
       inputStructure: 'detailed',
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
         ...operation,
-        responses: { ...operation.responses, '200': { ...operation.responses?.['200'], description: 'Signed in; `Set-Cookie` carries the session' } as OpenAPI.ResponseObject, ...AUTH_REFUSALS },
+        responses: {
+          ...operation.responses,
+          '200': { ...operation.responses?.['200'], description: 'Signed in; `Set-Cookie` carries the session' } as OpenAPI.ResponseObject,
+          ...AUTH_REFUSALS,
+        },
       }),
     })
     // Its limit covers every /api/auth/sign-in/* path, so it is mounted on that pattern (server/src/app.ts), not from here.
@@ -89,7 +108,10 @@ export const staffAuth = {
       summary: 'End this staff session: the cookie is cleared and the session no longer works anywhere',
       tags: authTags,
       inputStructure: 'detailed',
-      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({ ...operation, responses: { ...operation.responses, '403': AUTH_REFUSALS['403']! } }),
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        responses: { ...operation.responses, '403': AUTH_REFUSALS['403']! },
+      }),
     })
     .errors({ FORBIDDEN: signInRefusals.FORBIDDEN })
     .output(z.object({ success: z.boolean() }).meta({ examples: [{ success: true }] })),

@@ -22,7 +22,13 @@ export const staffSessions = {
     .output(SessionPage),
 
   get: staffRead
-    .route({ method: 'GET', path: '/staff/sessions/{sessionId}', operationId: 'getStaffSession', summary: 'One session with its guests and messages', tags })
+    .route({
+      method: 'GET',
+      path: '/staff/sessions/{sessionId}',
+      operationId: 'getStaffSession',
+      summary: 'One session with its guests and messages',
+      tags,
+    })
     .errors(notFound)
     .input(sessionParams)
     .output(StaffSession),

@@ -28,13 +28,17 @@ export const tracking = {
           ...operation.responses,
           '204': { description: 'Counted' },
           '400': {
-            description: '`{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable.',
+            description:
+              '`{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable.',
             content: { 'application/json': { schema: ErrorRef } },
           },
         },
       }),
     })
-    .meta({ rateLimit: { bucket: 'track', perMinute: 60 }, textBody: { maxBytes: 4 * 1024, tooLarge: { status: 400, error: 'bad body' }, notText: 'bad body' } })
+    .meta({
+      rateLimit: { bucket: 'track', perMinute: 60 },
+      textBody: { maxBytes: 4 * 1024, tooLarge: { status: 400, error: 'bad body' }, notText: 'bad body' },
+    })
     .errors(rateLimited)
     .input(AnyBody)
     .output(z.void()),

@@ -31,15 +31,15 @@ export const PhotoKey = z.string().min(1).max(200).describe('A key returned by t
 
 export const UploadTarget = z
   .object({
-  key: PhotoKey,
-  url: z.url().describe('Presigned: PUT the JPEG bytes here, answered by the storage service (XML errors)'),
-  method: z.literal('PUT'),
-  headers: z
-    .record(z.string(), z.string())
-    .describe(
-      'Send exactly these: the signature binds Content-Type: image/jpeg and If-None-Match: *, so the URL can create its photo but never replace one (412 PreconditionFailed)',
-    ),
-  expiresAt: EpochMillis,
+    key: PhotoKey,
+    url: z.url().describe('Presigned: PUT the JPEG bytes here, answered by the storage service (XML errors)'),
+    method: z.literal('PUT'),
+    headers: z
+      .record(z.string(), z.string())
+      .describe(
+        'Send exactly these: the signature binds Content-Type: image/jpeg and If-None-Match: *, so the URL can create its photo but never replace one (412 PreconditionFailed)',
+      ),
+    expiresAt: EpochMillis,
   })
   .meta({ examples: [EXAMPLE_UPLOAD_TARGET] })
 
@@ -67,4 +67,6 @@ export const CompletedSession = z
   })
   .meta({ examples: [{ id: EXAMPLE_IDS.session, status: 'completed', galleryUrl: EXAMPLE_GALLERY_URL, photos: [EXAMPLE_PHOTO] }] })
 
-export const CancelledSession = z.object({ id: Id, status: z.literal('cancelled') }).meta({ examples: [{ id: EXAMPLE_IDS.session, status: 'cancelled' }] })
+export const CancelledSession = z
+  .object({ id: Id, status: z.literal('cancelled') })
+  .meta({ examples: [{ id: EXAMPLE_IDS.session, status: 'cancelled' }] })

@@ -8,15 +8,23 @@ export const Slug = z
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Invalid slug')
 
 /** Opaque identifiers; bounded so that a hostile path cannot reach the database unchecked. */
-export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
+export const Id = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
 
 /**
  * A slug or id in a path. Any text: one that names nothing is simply not found (a 404,
  * "no such set", "no such gallery"), however it is spelled. Bounded, and without control
  * characters, which no key holds (PostgreSQL text cannot even store NUL): those are bad input.
  */
-// eslint-disable-next-line no-control-regex
-export const PathKey = z.string().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]+$/, 'Invalid path segment')
+export const PathKey = z
+  .string()
+  .min(1)
+  .max(200)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'Invalid path segment')
 
 /**
  * Text stored as given: without control characters (PostgreSQL cannot store NUL, and none belongs in

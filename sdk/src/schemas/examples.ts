@@ -34,7 +34,12 @@ export const EXAMPLE_PHOTO = {
     { url: `${EXAMPLE_COPIES}/${photo}-1600.webp`, width: 1600, height: 1067, type: 'image/webp' as const },
   ],
 }
-export const EXAMPLE_PREVIEW = { url: `${EXAMPLE_COPIES}/preview.jpg`, width: 1200 as const, height: 630 as const, type: 'image/jpeg' as const }
+export const EXAMPLE_PREVIEW = {
+  url: `${EXAMPLE_COPIES}/preview.jpg`,
+  width: 1200 as const,
+  height: 630 as const,
+  type: 'image/jpeg' as const,
+}
 export const EXAMPLE_GUEST = { name: 'Ada Lovelace', email: 'ada@example.org', phone: '(415) 555-2671' }
 export const EXAMPLE_GALLERY_URL = `${BASE}/g/${session}`
 export const EXAMPLE_CREATED_AT = 1782929052000
@@ -66,7 +71,13 @@ export const EXAMPLE_STAFF_EVENT = {
 
 export const EXAMPLE_DELETED = { deleted: { sessions: 13, guests: 27, photos: 96 } }
 
-export const EXAMPLE_BOOTH_KEY = { id: boothKey, name: 'Mirror booth 1', createdAt: 1781947800000, lastUsedAt: 1782929052000, revokedAt: null }
+export const EXAMPLE_BOOTH_KEY = {
+  id: boothKey,
+  name: 'Mirror booth 1',
+  createdAt: 1781947800000,
+  lastUsedAt: 1782929052000,
+  revokedAt: null,
+}
 export const EXAMPLE_CREATED_BOOTH_KEY = {
   ...EXAMPLE_BOOTH_KEY,
   lastUsedAt: null,

@@ -32,37 +32,43 @@ const When = EpochMillis.nullable()
 
 // Events and sets
 
-export const StaffSet = z.object({
-  id: Id,
-  slug: Slug,
-  name: z.string(),
-  createdAt: EpochMillis,
-  kioskUrl: z.url().describe("Where this set's kiosk opens (the `KIOSK_URL` template with the event's and the set's slugs)"),
-}).meta({ examples: [EXAMPLE_STAFF_SET] })
+export const StaffSet = z
+  .object({
+    id: Id,
+    slug: Slug,
+    name: z.string(),
+    createdAt: EpochMillis,
+    kioskUrl: z.url().describe("Where this set's kiosk opens (the `KIOSK_URL` template with the event's and the set's slugs)"),
+  })
+  .meta({ examples: [EXAMPLE_STAFF_SET] })
 
 export const SessionCounts = z.object({ active: z.int(), completed: z.int(), cancelled: z.int() })
 
-export const StaffEvent = z.object({
-  id: Id,
-  slug: Slug,
-  name: z.string(),
-  startAt: EpochMillis,
-  isPrivate: z.boolean().describe('A private event hides its public event page; its session galleries still work'),
-  createdAt: EpochMillis,
-  sets: z.array(StaffSet).describe('Oldest first'),
-  counts: z.object({
-    sessions: SessionCounts,
-    guests: z.int().describe('Guests registered, over every session'),
-    photos: z.int().describe('Photos of completed sessions'),
-  }),
-}).meta({ examples: [EXAMPLE_STAFF_EVENT] })
+export const StaffEvent = z
+  .object({
+    id: Id,
+    slug: Slug,
+    name: z.string(),
+    startAt: EpochMillis,
+    isPrivate: z.boolean().describe('A private event hides its public event page; its session galleries still work'),
+    createdAt: EpochMillis,
+    sets: z.array(StaffSet).describe('Oldest first'),
+    counts: z.object({
+      sessions: SessionCounts,
+      guests: z.int().describe('Guests registered, over every session'),
+      photos: z.int().describe('Photos of completed sessions'),
+    }),
+  })
+  .meta({ examples: [EXAMPLE_STAFF_EVENT] })
 
-export const NewEvent = z.strictObject({
-  slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
-  name: Name,
-  startAt: StartAt,
-  isPrivate: z.boolean().default(false),
-}).meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: false }] })
+export const NewEvent = z
+  .strictObject({
+    slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
+    name: Name,
+    startAt: StartAt,
+    isPrivate: z.boolean().default(false),
+  })
+  .meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: false }] })
 
 export const EventChanges = z
   .strictObject({ slug: Slug, name: Name, startAt: StartAt, isPrivate: z.boolean() })
@@ -70,10 +76,12 @@ export const EventChanges = z
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
   .meta({ examples: [{ name: 'Summer Gala 2026', isPrivate: true }] })
 
-export const NewSet = z.strictObject({
-  slug: Slug.describe('Unique within its event: a taken slug answers 409'),
-  name: Name,
-}).meta({ examples: [{ slug: 'photo-wall', name: 'Photo Wall' }] })
+export const NewSet = z
+  .strictObject({
+    slug: Slug.describe('Unique within its event: a taken slug answers 409'),
+    name: Name,
+  })
+  .meta({ examples: [{ slug: 'photo-wall', name: 'Photo Wall' }] })
 
 export const SetChanges = z
   .strictObject({ slug: Slug, name: Name })
@@ -86,25 +94,31 @@ export const ForceQuery = z.object({
   force: z.enum(['true', 'false']).optional().describe('`true` deletes even while sessions are active; otherwise that answers 409'),
 })
 
-export const Deleted = z.object({
-  deleted: z.object({
-    sessions: z.int(),
-    guests: z.int(),
-    photos: z.int().describe('Photos removed from storage with their sessions'),
-  }),
-}).meta({ examples: [EXAMPLE_DELETED] })
+export const Deleted = z
+  .object({
+    deleted: z.object({
+      sessions: z.int(),
+      guests: z.int(),
+      photos: z.int().describe('Photos removed from storage with their sessions'),
+    }),
+  })
+  .meta({ examples: [EXAMPLE_DELETED] })
 
 // Booth keys
 
-export const StaffBoothKey = z.object({
-  id: z.string().describe('The public part of the key (`pbk_<id>_…`)'),
-  name: z.string(),
-  createdAt: EpochMillis,
-  lastUsedAt: When.describe('Recorded at most once a minute'),
-  revokedAt: When,
-}).meta({ examples: [EXAMPLE_BOOTH_KEY] })
+export const StaffBoothKey = z
+  .object({
+    id: z.string().describe('The public part of the key (`pbk_<id>_…`)'),
+    name: z.string(),
+    createdAt: EpochMillis,
+    lastUsedAt: When.describe('Recorded at most once a minute'),
+    revokedAt: When,
+  })
+  .meta({ examples: [EXAMPLE_BOOTH_KEY] })
 
-export const NewBoothKey = z.strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) }).meta({ examples: [{ name: 'Mirror booth 1' }] })
+export const NewBoothKey = z
+  .strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) })
+  .meta({ examples: [{ name: 'Mirror booth 1' }] })
 
 export const CreatedBoothKey = StaffBoothKey.extend({
   key: z.string().describe('The whole key, `pbk_<id>_<secret>`: shown this once, stored only as a hash'),
@@ -112,17 +126,19 @@ export const CreatedBoothKey = StaffBoothKey.extend({
 
 // Sessions and their messages
 
-export const StaffMessage = z.object({
-  id: Id,
-  channel: z.enum(MESSAGE_CHANNELS),
-  recipient: z.string().describe('The email address or E.164 phone number'),
-  status: z.enum(MESSAGE_STATES),
-  attempts: z.int(),
-  lastError: z.string().nullable(),
-  providerMessageId: z.string().nullable(),
-  createdAt: EpochMillis,
-  sentAt: When,
-}).meta({ examples: [EXAMPLE_MESSAGE] })
+export const StaffMessage = z
+  .object({
+    id: Id,
+    channel: z.enum(MESSAGE_CHANNELS),
+    recipient: z.string().describe('The email address or E.164 phone number'),
+    status: z.enum(MESSAGE_STATES),
+    attempts: z.int(),
+    lastError: z.string().nullable(),
+    providerMessageId: z.string().nullable(),
+    createdAt: EpochMillis,
+    sentAt: When,
+  })
+  .meta({ examples: [EXAMPLE_MESSAGE] })
 
 export const StaffGuest = z.object({
   id: Id,
@@ -140,24 +156,28 @@ export const PhotoCopiesState = z
     ready: z.int().describe('Photos served from their copies: upright, without location or camera tags, sized for phones'),
     failed: z
       .array(z.object({ photoId: Id, position: z.int().min(1).describe('1-based place in gallery order'), reason: z.string() }))
-      .describe('Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead'),
+      .describe(
+        'Photos whose display copies could not be made, and why: guests get the full-size photo (stripped of its metadata) instead',
+      ),
     legacy: z.int().describe('Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs'),
   })
   .describe("Where the session's photo copies stand")
 
-export const StaffSession = z.object({
-  id: Id,
-  setId: Id,
-  label: z.string(),
-  status: z.enum(SESSION_STATES),
-  photoCount: z.int(),
-  galleryUrl: z.url(),
-  createdAt: EpochMillis,
-  completedAt: When,
-  cancelledAt: When,
-  guests: z.array(StaffGuest),
-  copies: PhotoCopiesState.optional().describe('For a session with photos'),
-}).meta({ examples: [EXAMPLE_STAFF_SESSION] })
+export const StaffSession = z
+  .object({
+    id: Id,
+    setId: Id,
+    label: z.string(),
+    status: z.enum(SESSION_STATES),
+    photoCount: z.int(),
+    galleryUrl: z.url(),
+    createdAt: EpochMillis,
+    completedAt: When,
+    cancelledAt: When,
+    guests: z.array(StaffGuest),
+    copies: PhotoCopiesState.optional().describe('For a session with photos'),
+  })
+  .meta({ examples: [EXAMPLE_STAFF_SESSION] })
 
 export const SessionFilter = z.object({
   eventId: PathKey.meta({ examples: [EXAMPLE_IDS.event] }),
@@ -167,20 +187,28 @@ export const SessionFilter = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(50),
 })
 
-export const SessionPage = z.object({
-  sessions: z.array(StaffSession).describe('Newest first'),
-  nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last'),
-}).meta({ examples: [{ sessions: [EXAMPLE_STAFF_SESSION], nextCursor: null }] })
+export const SessionPage = z
+  .object({
+    sessions: z.array(StaffSession).describe('Newest first'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last'),
+  })
+  .meta({ examples: [{ sessions: [EXAMPLE_STAFF_SESSION], nextCursor: null }] })
 
-export const Resent = z.object({
-  queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
-}).meta({ examples: [{ queued: 2 }] })
+export const Resent = z
+  .object({
+    queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
+  })
+  .meta({ examples: [{ queued: 2 }] })
 
-export const Retried = z.object({
-  retried: z
-    .int()
-    .describe('Failed messages made pending and due now: the newest failed one per guest and channel, unless that guest and channel already has one waiting'),
-}).meta({ examples: [{ retried: 3 }] })
+export const Retried = z
+  .object({
+    retried: z
+      .int()
+      .describe(
+        'Failed messages made pending and due now: the newest failed one per guest and channel, unless that guest and channel already has one waiting',
+      ),
+  })
+  .meta({ examples: [{ retried: 3 }] })
 
 // Statistics
 
@@ -195,14 +223,16 @@ export const ShareCounts = z.object({
 
 export const MessageCounts = z.object({ pending: z.int(), sent: z.int(), failed: z.int() })
 
-export const SessionStats = z.object({
-  views: z.int(),
-  shares: ShareCounts,
-  downloads: z.int(),
-  zips: z.int(),
-  guests: z.int(),
-  messages: MessageCounts,
-}).meta({ examples: [EXAMPLE_SESSION_STATS] })
+export const SessionStats = z
+  .object({
+    views: z.int(),
+    shares: ShareCounts,
+    downloads: z.int(),
+    zips: z.int(),
+    guests: z.int(),
+    messages: MessageCounts,
+  })
+  .meta({ examples: [EXAMPLE_SESSION_STATS] })
 
 export const HourStats = z.object({
   hour: EpochMillis.describe('Start of the hour (UTC)'),
@@ -220,42 +250,59 @@ export const EventStats = SessionStats.extend({
 
 // Staff members
 
-export const StaffMember = z.object({
-  id: z.string(),
-  email: z.email(),
-  name: z.string(),
-  createdAt: EpochMillis,
-}).meta({ examples: [EXAMPLE_MEMBER] })
+export const StaffMember = z
+  .object({
+    id: z.string(),
+    email: z.email(),
+    name: z.string(),
+    createdAt: EpochMillis,
+  })
+  .meta({ examples: [EXAMPLE_MEMBER] })
 
-export const NewStaffMember = z.strictObject({
-  email: z.email().max(254),
-  name: Name,
-  password: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max).optional().describe('Omitted: a one-time password is made and answered once'),
-}).meta({ examples: [{ email: 'grace@example.org', name: 'Grace Hopper' }] })
+export const NewStaffMember = z
+  .strictObject({
+    email: z.email().max(254),
+    name: Name,
+    password: z
+      .string()
+      .min(PASSWORD_LENGTH.min)
+      .max(PASSWORD_LENGTH.max)
+      .optional()
+      .describe('Omitted: a one-time password is made and answered once'),
+  })
+  .meta({ examples: [{ email: 'grace@example.org', name: 'Grace Hopper' }] })
 
-export const InvitedStaffMember = z.object({
-  member: StaffMember,
-  password: z.string().optional().describe('The one-time password, when none was given: shown this once'),
-}).meta({ examples: [{ member: EXAMPLE_MEMBER, password: 'tV9k-2mQx-8LrB-4nZp' }] })
+export const InvitedStaffMember = z
+  .object({
+    member: StaffMember,
+    password: z.string().optional().describe('The one-time password, when none was given: shown this once'),
+  })
+  .meta({ examples: [{ member: EXAMPLE_MEMBER, password: 'tV9k-2mQx-8LrB-4nZp' }] })
 
 // Sign-in (Better Auth, under /api/auth)
 
 // Better Auth checks these bodies itself and ignores fields it does not know: the document says so.
-export const SignIn = z.object({
-  email: z.email(),
-  password: z.string().min(1),
-  rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
-}).meta({ examples: [{ email: 'grace@example.org', password: 'correct horse battery staple' }] })
+export const SignIn = z
+  .object({
+    email: z.email(),
+    password: z.string().min(1),
+    rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
+  })
+  .meta({ examples: [{ email: 'grace@example.org', password: 'correct horse battery staple' }] })
 
-export const PasswordChange = z.object({
-  currentPassword: z.string().min(1),
-  newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
-  revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),
-}).meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'correct horse battery staple', revokeOtherSessions: true }] })
+export const PasswordChange = z
+  .object({
+    currentPassword: z.string().min(1),
+    newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
+    revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),
+  })
+  .meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'correct horse battery staple', revokeOtherSessions: true }] })
 
 const AuthUser = z.looseObject({ id: z.string(), email: z.string(), name: z.string() })
 
-export const SignedIn = z.looseObject({ redirect: z.boolean(), user: AuthUser }).meta({ examples: [{ redirect: false, user: EXAMPLE_AUTH_USER }] })
+export const SignedIn = z
+  .looseObject({ redirect: z.boolean(), user: AuthUser })
+  .meta({ examples: [{ redirect: false, user: EXAMPLE_AUTH_USER }] })
 
 export const PasswordChanged = z.looseObject({ user: AuthUser }).meta({ examples: [{ user: EXAMPLE_AUTH_USER }] })
 
@@ -265,4 +312,9 @@ export const CurrentSession = z
     user: AuthUser,
   })
   .nullable()
-  .meta({ examples: [{ session: { id: 'kL4mN7pQ0rS3tU6vW9xY2zA5bC8dE1fG', expiresAt: '2026-07-08T18:04:12.000Z' }, user: EXAMPLE_AUTH_USER }, null] })
+  .meta({
+    examples: [
+      { session: { id: 'kL4mN7pQ0rS3tU6vW9xY2zA5bC8dE1fG', expiresAt: '2026-07-08T18:04:12.000Z' }, user: EXAMPLE_AUTH_USER },
+      null,
+    ],
+  })

@@ -21,11 +21,7 @@ export type EmbeddedDatabase = {
  * Starts the PostgreSQL that ships as an npm package, so `pnpm start` and `pnpm test` need no
  * database server on the machine. Its cluster lives in `<dataDir>/postgres` and survives restarts.
  */
-export async function startEmbeddedPostgres(options: {
-  dataDir: string
-  port: number
-  database: string
-}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database: string }): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(options.dataDir, 'postgres')
   const log: string[] = []
   const asRoot = process.getuid?.() === 0
@@ -108,7 +104,11 @@ async function startPostmaster(options: { databaseDir: string; port: number; log
   const log = openSync(options.logPath, 'w')
   let child: ChildProcess
   try {
-    child = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port)], { ...ids, detached: true, stdio: ['ignore', log, log] })
+    child = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port)], {
+      ...ids,
+      detached: true,
+      stdio: ['ignore', log, log],
+    })
   } finally {
     closeSync(log)
   }
@@ -157,7 +157,7 @@ const START_TIMEOUT_MS = 60_000
 async function untilReady(databaseDir: string, pid: number, exited: Promise<string>): Promise<void> {
   let failure: string | undefined
   void exited.then((reason) => (failure = reason))
-  for (const deadline = Date.now() + START_TIMEOUT_MS; ; ) {
+  for (const deadline = Date.now() + START_TIMEOUT_MS; ;) {
     if (failure !== undefined) throw new Error(failure)
     const lines = (await readFile(resolve(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')
     if (Number(lines[0]) === pid && lines[7]?.trim() === 'ready') return

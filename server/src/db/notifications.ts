@@ -57,7 +57,11 @@ export function listenForNotifications(
     next.on('end', () => lose(new Error('connection ended')))
     try {
       await next.connect()
-      await next.query(Object.keys(handlers).map((channel) => `listen ${channel}`).join('; '))
+      await next.query(
+        Object.keys(handlers)
+          .map((channel) => `listen ${channel}`)
+          .join('; '),
+      )
     } catch (error) {
       return lose(error)
     }

@@ -60,7 +60,19 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
   return MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
-    entities: [EventSchema, EventSetSchema, CustomerSchema, SessionSchema, SessionGuestSchema, PhotoSchema, BoothKeySchema, OutboxMessageSchema, TrackingEventSchema, StorageDeletionSchema, IdempotencyKeySchema],
+    entities: [
+      EventSchema,
+      EventSetSchema,
+      CustomerSchema,
+      SessionSchema,
+      SessionGuestSchema,
+      PhotoSchema,
+      BoothKeySchema,
+      OutboxMessageSchema,
+      TrackingEventSchema,
+      StorageDeletionSchema,
+      IdempotencyKeySchema,
+    ],
     extensions: [Migrator],
     migrations: {
       // Listed, not globbed: the same list works from TypeScript sources and from a bundle.

@@ -14,7 +14,10 @@ export function sendError(res: Response, status: number, body: unknown): void {
 }
 
 export function sendPlain(res: Response, status: 401 | 404): void {
-  res.status(status).type('text/plain').send(status === 401 ? 'Unauthorized' : 'Not Found')
+  res
+    .status(status)
+    .type('text/plain')
+    .send(status === 401 ? 'Unauthorized' : 'Not Found')
 }
 
 /** As S3 answers a PUT, so that a booth app handles both buckets the same way. */

@@ -8,7 +8,8 @@ import { badRequest, textBody } from './body-limit.js'
 type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; policy: EdgePolicy }
 
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
-export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) => procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
+export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) =>
+  procedure['~orpc'].route.path!.replace(/\{(\w+)\}/g, ':$1')
 
 /** Every route of a contract router, with its method, Express path and edge policy. */
 export function* routesOf(router: AnyContractRouter): Generator<Route> {
@@ -67,7 +68,11 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
       const { maxBytes, tooLarge, notText } = policy.textBody
       handlers.push(
         textBody(maxBytes, {
-          tooLarge: () => new ORPCError(tooLarge.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', { status: tooLarge.status, message: tooLarge.error }),
+          tooLarge: () =>
+            new ORPCError(tooLarge.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', {
+              status: tooLarge.status,
+              message: tooLarge.error,
+            }),
           notText: () => badRequest(notText),
         }),
       )

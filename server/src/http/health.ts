@@ -38,7 +38,10 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
     res.status(200).json({ status: 'ready' })
   }
   const router = Router()
-  router.get(expressPath(contract.operations.live), (_req, res) => void res.status(200).setHeader('Cache-Control', 'no-store').json({ status: 'ok' }))
+  router.get(
+    expressPath(contract.operations.live),
+    (_req, res) => void res.status(200).setHeader('Cache-Control', 'no-store').json({ status: 'ok' }),
+  )
   router.get(expressPath(contract.operations.ready), async (_req, res) => {
     if (rateLimitCounts) metrics.dependencyUp.set({ dependency: 'redis' }, rateLimitCounts.isUp() ? 1 : 0)
     if (draining()) return answer(res, 'draining')

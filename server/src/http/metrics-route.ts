@@ -22,7 +22,10 @@ export function metricsRoute(token: string, metrics: Services['metrics']): Route
       res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
       return sendError(res, 401, { error: 'Unauthorized' })
     }
-    res.setHeader('Cache-Control', 'no-store').type(metrics.registry.contentType).send(await metrics.scrape())
+    res
+      .setHeader('Cache-Control', 'no-store')
+      .type(metrics.registry.contentType)
+      .send(await metrics.scrape())
   })
   return router
 }

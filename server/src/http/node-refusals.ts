@@ -19,7 +19,10 @@ import { SECURITY_HEADERS } from './security-headers.js'
  *
  * The server must be created with `requireHostHeader: false` (the check is made in `handle`).
  */
-export function answerNodeRefusals(server: Server, log: (line: RequestLine) => void): { handle: (listener: RequestListener) => RequestListener } {
+export function answerNodeRefusals(
+  server: Server,
+  log: (line: RequestLine) => void,
+): { handle: (listener: RequestListener) => RequestListener } {
   /** The refusal's line, under its own request id as the app's lines are. */
   const logRefusal = (requestId: string, method: string, status: number, bytes: number) =>
     requestContext.run({ requestId }, () => log({ method, route: 'unmatched', status, durationMs: 0, bytes }))
@@ -28,7 +31,12 @@ export function answerNodeRefusals(server: Server, log: (line: RequestLine) => v
     const requestId = randomUUID()
     const body = bodyOf(status)
     res.setHeaders(SECURITY_HEADERS)
-    res.writeHead(status, { 'Content-Type': CONTENT_TYPE, 'Content-Length': Buffer.byteLength(body), Connection: 'close', 'X-Request-Id': requestId })
+    res.writeHead(status, {
+      'Content-Type': CONTENT_TYPE,
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+      'X-Request-Id': requestId,
+    })
     res.end(body)
     logRefusal(requestId, req.method ?? 'unknown', status, req.method === 'HEAD' ? 0 : Buffer.byteLength(body))
   }
@@ -53,7 +61,10 @@ export function answerNodeRefusals(server: Server, log: (line: RequestLine) => v
     const send = () => refuse(socket, refusedMethod(error), statusOf(error))
     if (pending.every(([, req]) => req.complete)) {
       // The fault is in a request after them (pipelined): the refusal follows their answers.
-      return void afterAll(pending.map(([res]) => res), () => (socket.writable ? send() : socket.destroy()))
+      return void afterAll(
+        pending.map(([res]) => res),
+        () => (socket.writable ? send() : socket.destroy()),
+      )
     }
     // The fault is in the body of the request being answered: it is refused instead, unless its
     // answer has begun, which anything written now would corrupt.
@@ -125,7 +136,12 @@ function refusal(status: number, requestId: string, text?: string, head = false)
   const body = bodyOf(status, text)
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`]
   for (const [name, value] of SECURITY_HEADERS) lines.push(`${name}: ${value}`)
-  lines.push(`Content-Type: ${CONTENT_TYPE}`, `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', `X-Request-Id: ${requestId}`)
+  lines.push(
+    `Content-Type: ${CONTENT_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    `X-Request-Id: ${requestId}`,
+  )
   return { bytes: Buffer.from(`${lines.join('\r\n')}\r\n\r\n${head ? '' : body}`), bodyBytes: head ? 0 : Buffer.byteLength(body) }
 }
 

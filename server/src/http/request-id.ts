@@ -12,10 +12,12 @@ const SANE_ID = /^[\x21-\x7e]{1,128}$/
  * in front), else a new UUID. The SDK gives it on every error (`ApiError.requestId`), so an app's
  * report names the request.
  */
-export const requestId = (header: string): RequestHandler => (req, res, next) => {
-  const given = req.headers[header.toLowerCase()]
-  const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID()
-  res.setHeader('X-Request-Id', id)
-  // Every line logged for this request, wherever in its handling, carries its id.
-  requestContext.run({ requestId: id }, next)
-}
+export const requestId =
+  (header: string): RequestHandler =>
+  (req, res, next) => {
+    const given = req.headers[header.toLowerCase()]
+    const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID()
+    res.setHeader('X-Request-Id', id)
+    // Every line logged for this request, wherever in its handling, carries its id.
+    requestContext.run({ requestId: id }, next)
+  }

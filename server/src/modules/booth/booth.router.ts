@@ -19,7 +19,11 @@ const booth = api.booth.use(({ context, next }) => {
 export const boothRouter = {
   listEvents: booth.listEvents.handler(({ context }) => listBoothEvents(context)),
   listQueue: booth.listQueue.handler(({ input, context }) => listQueue(context, input)),
-  createUploads: booth.createUploads.handler(({ input, context }) => createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count })),
-  complete: booth.complete.handler(({ input, context }) => completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos })),
+  createUploads: booth.createUploads.handler(({ input, context }) =>
+    createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count }),
+  ),
+  complete: booth.complete.handler(({ input, context }) =>
+    completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos }),
+  ),
   cancel: booth.cancel.handler(({ input, context }) => cancelSession(context, input.params)),
 }

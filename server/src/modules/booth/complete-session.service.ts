@@ -68,7 +68,12 @@ export async function completeSession(
     id: sessionId,
     status: 'completed' as const,
     galleryUrl,
-    photos: recorded.map((row) => ({ id: row.id, url: photoUrl(deps.config.cdnUrl, fullSizeKey(sessionId, row.id)), width: row.width, height: row.height })),
+    photos: recorded.map((row) => ({
+      id: row.id,
+      url: photoUrl(deps.config.cdnUrl, fullSizeKey(sessionId, row.id)),
+      width: row.width,
+      height: row.height,
+    })),
   }
 }
 
@@ -86,9 +91,7 @@ async function checkStoredPhotos(storage: PhotoStorage, keys: readonly string[])
   const missing = keys.filter((_, index) => heads[index] === undefined)
   if (missing.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Photo keys not in storage', { missing })
 
-  const sizes = await Promise.all(
-    keys.map((key) => limit(() => readJpegSize((offset, length) => storage.readRange(key, offset, length)))),
-  )
+  const sizes = await Promise.all(keys.map((key) => limit(() => readJpegSize((offset, length) => storage.readRange(key, offset, length)))))
   const notJpeg = keys.filter((_, index) => sizes[index] === undefined)
   if (notJpeg.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Uploads that are not JPEG images', { notJpeg })
   return keys.map((key, index) => ({ key, ...sizes[index]!, size: heads[index]!.size, etag: heads[index]!.etag }))

@@ -30,15 +30,15 @@ export async function linkCustomers(em: EntityManager, guests: readonly ContactD
 
 function match(found: Found[], guest: ContactDetails): string | undefined {
   const email = guest.email?.toLowerCase()
-  return (
-    (email && found.find((c) => c.email === email)?.id) || (guest.phone && found.find((c) => c.phone === guest.phone)?.id) || undefined
-  )
+  return (email && found.find((c) => c.email === email)?.id) || (guest.phone && found.find((c) => c.phone === guest.phone)?.id) || undefined
 }
 
 async function findCustomers(em: EntityManager, emails: string[], phones: string[]): Promise<Found[]> {
   const found = await em.find(
     Customer,
-    { $or: [...(emails.length ? [{ [raw('lower(email)')]: { $in: emails } }] : []), ...(phones.length ? [{ phone: { $in: phones } }] : [])] },
+    {
+      $or: [...(emails.length ? [{ [raw('lower(email)')]: { $in: emails } }] : []), ...(phones.length ? [{ phone: { $in: phones } }] : [])],
+    },
     // Read afresh on every attempt: a row inserted by a concurrent registration is the point.
     { fields: ['id', 'email', 'phone'], disableIdentityMap: true },
   )
@@ -49,7 +49,10 @@ async function findCustomers(em: EntityManager, emails: string[], phones: string
 function planNewCustomers(guests: readonly ContactDetails[]): ContactDetails[] {
   const planned: ContactDetails[] = []
   for (const guest of guests) {
-    const known = match(planned.map((p, i) => ({ id: String(i), email: p.email?.toLowerCase() ?? null, phone: p.phone ?? null })), guest)
+    const known = match(
+      planned.map((p, i) => ({ id: String(i), email: p.email?.toLowerCase() ?? null, phone: p.phone ?? null })),
+      guest,
+    )
     if (known === undefined) planned.push(guest)
   }
   // A fixed insertion order keeps two registrations with the same new guests from deadlocking.
@@ -60,6 +63,13 @@ const sortKey = (c: ContactDetails) => `${c.email?.toLowerCase() ?? ''}\u0000${c
 
 /** A row that conflicts on either unique index is skipped: whoever committed it first is the customer. */
 async function insertCustomers(em: EntityManager, customers: ContactDetails[], now: Date): Promise<void> {
-  const rows = customers.map((c) => ({ id: newId(), email: c.email, phone: c.phone, firstName: c.firstName, lastName: c.lastName, createdAt: now }))
+  const rows = customers.map((c) => ({
+    id: newId(),
+    email: c.email,
+    phone: c.phone,
+    firstName: c.firstName,
+    lastName: c.lastName,
+    createdAt: now,
+  }))
   await em.createQueryBuilder(Customer).insert(rows).onConflict().ignore().execute()
 }

@@ -7,7 +7,14 @@ describe('the console transport (development)', () => {
   it('when it sends, then its one line names the outbox message by id beside its own text, with the address masked', async () => {
     const lines: string[] = []
     const transport = createConsoleTransport(createLogger({ write: (line) => void lines.push(line) }))
-    await transport.send({ id: 'msg-1-email', channel: 'email', recipient: 'ada@example.org', link: 'http://localhost:3000/g/x', eventName: 'Gala', guestName: 'Ada' })
+    await transport.send({
+      id: 'msg-1-email',
+      channel: 'email',
+      recipient: 'ada@example.org',
+      link: 'http://localhost:3000/g/x',
+      eventName: 'Gala',
+      guestName: 'Ada',
+    })
     expect(lines).toHaveLength(1)
     // One `message` key: the text. A second, the id, would have been lost in the JSON.
     expect(lines[0]!.match(/"message":/g)).toHaveLength(1)

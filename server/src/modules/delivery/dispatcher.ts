@@ -205,7 +205,9 @@ export function startDispatcher(
       } catch (error) {
         outcomes = job.map(() => ({ error }))
       }
-      const rows = job.map((message, index) => settlement(message, outcomes[index] ?? { error: new Error('the provider gave no result for this message') }))
+      const rows = job.map((message, index) =>
+        settlement(message, outcomes[index] ?? { error: new Error('the provider gave no result for this message') }),
+      )
       await record(rows, Math.min(...job.map((message) => claimedAt.get(message) ?? clock.now())) + settings.leaseMs)
     }
 
@@ -227,7 +229,11 @@ export function startDispatcher(
             return
           }
           metrics?.deliveryRecordFailures.inc({ outcome: 'retried' }, rows.length)
-          logger.warn(`${channel} results could not be recorded: trying again`, { messages: rows.length, inMs: waitMs, error: describeError(error) })
+          logger.warn(`${channel} results could not be recorded: trying again`, {
+            messages: rows.length,
+            inMs: waitMs,
+            error: describeError(error),
+          })
           await new Promise((resolve) => setTimeout(resolve, waitMs))
         }
       }

@@ -46,7 +46,13 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
   checks: [{ name: 'outbox_message_attempts_check', expression: 'attempts >= 0' }],
   properties: {
     id: { type: 'text', primary: true },
-    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'outbox_message_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    session: {
+      kind: 'm:1',
+      entity: () => Session,
+      foreignKeyName: 'outbox_message_session_id_fkey',
+      deleteRule: 'cascade',
+      updateRule: 'no action',
+    },
     guest: {
       kind: 'm:1',
       entity: () => SessionGuest,

@@ -1,6 +1,15 @@
 import { Errors, ServerClient, type Models } from 'postmark'
 
-import { composeGalleryLink, PermanentFailure, responseHints, retryAfterMs, Throttled, type OutgoingMessage, type Outcome, type Transport } from './transport.js'
+import {
+  composeGalleryLink,
+  PermanentFailure,
+  responseHints,
+  retryAfterMs,
+  Throttled,
+  type OutgoingMessage,
+  type Outcome,
+  type Transport,
+} from './transport.js'
 
 export type PostmarkSettings = {
   serverToken: string

@@ -40,10 +40,17 @@ export async function messagesByGuest(em: EntityManager, sessionIds: readonly st
  * (counted from `retrySince`: a retry after an outage deserves the full backoff). `lastError` stays
  * until the next attempt, so staff still see why it failed. Answers the message as the retry left it.
  */
-export async function retryMessage({ em, wakeDelivery }: Pick<AppContext, 'em' | 'wakeDelivery'>, { messageId }: { messageId: string }): Promise<StaffMessageBody> {
+export async function retryMessage(
+  { em, wakeDelivery }: Pick<AppContext, 'em' | 'wakeDelivery'>,
+  { messageId }: { messageId: string },
+): Promise<StaffMessageBody> {
   const message = await em.transactional(async (tx) => {
     const moved = await tx
-      .nativeUpdate(OutboxMessage, { id: messageId, status: 'failed' }, { status: 'pending', attempts: 0, nextAttemptAt: raw('now()') as Date, retrySince: raw('now()') as Date })
+      .nativeUpdate(
+        OutboxMessage,
+        { id: messageId, status: 'failed' },
+        { status: 'pending', attempts: 0, nextAttemptAt: raw('now()') as Date, retrySince: raw('now()') as Date },
+      )
       .catch((error: unknown) => {
         // The partial unique index: a guest has one waiting message per channel (a resend queued it).
         if (error instanceof UniqueConstraintViolationException) {

@@ -30,9 +30,7 @@ export async function createEvent(em: EntityManager, input: NewEvent, now = new 
       createdAt: now,
       updatedAt: now,
     })
-    const sets = input.sets.map((set) =>
-      tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: now }),
-    )
+    const sets = input.sets.map((set) => tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: now }))
     await tx.flush()
     return {
       event: { id: event.id, slug: event.slug, name: event.name, startAt: event.startAt.getTime() },

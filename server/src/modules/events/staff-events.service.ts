@@ -12,7 +12,6 @@ import { Event } from './event.entity.js'
 import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET } from './events.service.js'
 
-
 type Deps = Pick<AppContext, 'em' | 'config'>
 /** Creating reads the clock: a new row's createdAt. */
 type CreateDeps = Deps & Pick<AppContext, 'now'>
@@ -28,7 +27,13 @@ function kioskUrl(template: string, eventSlug: string, setSlug: string): string 
 }
 
 function toStaffSet({ config }: Pick<AppContext, 'config'>, event: Event, set: EventSet) {
-  return { id: set.id, slug: set.slug, name: set.name, createdAt: set.createdAt.getTime(), kioskUrl: kioskUrl(config.kioskUrl, event.slug, set.slug) }
+  return {
+    id: set.id,
+    slug: set.slug,
+    name: set.name,
+    createdAt: set.createdAt.getTime(),
+    kioskUrl: kioskUrl(config.kioskUrl, event.slug, set.slug),
+  }
 }
 
 /**
@@ -53,7 +58,10 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
   const events = await em.find(Event, where, { orderBy: { startAt: 'desc', id: 'asc' } })
   if (events.length === 0) return []
   const ids = events.map((event) => event.id)
-  const sets = groupBy(await em.find(EventSet, { event: { $in: ids } }, { orderBy: { createdAt: 'asc', slug: 'asc' } }), (set) => set.event.id)
+  const sets = groupBy(
+    await em.find(EventSet, { event: { $in: ids } }, { orderBy: { createdAt: 'asc', slug: 'asc' } }),
+    (set) => set.event.id,
+  )
   const counts = new Map((await em.execute<EventCountsRow[]>(EVENT_COUNTS, [ids])).map((row) => [row.event_id, row]))
   return events.map((event) => {
     const count = counts.get(event.id)
@@ -136,13 +144,23 @@ async function touchEvent(em: EntityManager, eventId: string): Promise<boolean> 
  * lock makes a registration in flight either commit first (its session is counted here) or wait
  * and then find its set gone.
  */
-async function deleteLockedSets(tx: EntityManager, sets: EventSet[], { force, owner }: { force: boolean; owner: 'event' | 'set' }): Promise<DeletedCounts> {
+async function deleteLockedSets(
+  tx: EntityManager,
+  sets: EventSet[],
+  { force, owner }: { force: boolean; owner: 'event' | 'set' },
+): Promise<DeletedCounts> {
   const sessions = sets.length === 0 ? [] : await tx.find(Session, { set: { $in: sets } }, { fields: ['status'], disableIdentityMap: true })
   const active = sessions.filter((session) => session.status === 'active').length
   if (active > 0 && !force) {
-    throw new AppError('CONFLICT', `The ${owner} has ${active} active session${active === 1 ? '' : 's'}; pass force=true to delete it anyway`)
+    throw new AppError(
+      'CONFLICT',
+      `The ${owner} has ${active} active session${active === 1 ? '' : 's'}; pass force=true to delete it anyway`,
+    )
   }
-  const deleted = await deleteSessions(tx, sessions.map((session) => session.id))
+  const deleted = await deleteSessions(
+    tx,
+    sessions.map((session) => session.id),
+  )
   if (sets.length > 0) await tx.nativeDelete(EventSet, { id: { $in: sets.map((set) => set.id) } })
   return deleted
 }

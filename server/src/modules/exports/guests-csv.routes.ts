@@ -26,7 +26,9 @@ export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'log
     // The path parameter as oRPC's routes check theirs: a control character or 201 characters is bad input.
     const input = INPUT.safeParse(req.params)
     if (!input.success) {
-      const invalid = new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues: input.error.issues }) })
+      const invalid = new ORPCError('BAD_REQUEST', {
+        cause: new ValidationError({ message: 'Input validation failed', issues: input.error.issues }),
+      })
       return sendError(res, 400, encodeErrorBody(invalid))
     }
     const { eventId } = input.data

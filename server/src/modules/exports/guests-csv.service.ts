@@ -42,7 +42,14 @@ export async function exportGuestsCsv(
   const event = await em.findOne(Event, eventId, { fields: ['slug'] })
   if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
   const toLine = (row: GuestRow) =>
-    csvLine([fullName({ firstName: row.first_name, lastName: row.last_name }), row.email ?? '', row.phone ?? '', row.label, galleryLink(config.galleryUrl, row.session_id), row.registered_at])
+    csvLine([
+      fullName({ firstName: row.first_name, lastName: row.last_name }),
+      row.email ?? '',
+      row.phone ?? '',
+      row.label,
+      galleryLink(config.galleryUrl, row.session_id),
+      row.registered_at,
+    ])
 
   async function* body(): AsyncGenerator<Buffer> {
     yield Buffer.from(BYTE_ORDER_MARK + csvLine(HEADER))

@@ -110,7 +110,10 @@ const WAITING = {
  * The link works from registration on: until the booth completes, and while the photos' copies are
  * made, the photos are on their way.
  */
-export function waitingPage({ sessionId, eventName, stage }: { sessionId: string; eventName: string; stage: keyof typeof WAITING }, links: PageLinks): string {
+export function waitingPage(
+  { sessionId, eventName, stage }: { sessionId: string; eventName: string; stage: keyof typeof WAITING },
+  links: PageLinks,
+): string {
   return layout({
     title: `Your photos are on their way · ${eventName}`,
     description: `Photos from the photo booth at ${eventName}`,

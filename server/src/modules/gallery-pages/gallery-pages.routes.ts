@@ -8,7 +8,15 @@ import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
 import { noteOutage, outageOf, RETRY_AFTER_SECONDS } from '../../outages.js'
-import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, versionTag, type VersionCache } from '../gallery/gallery-versions.js'
+import {
+  answeredNotModified,
+  GALLERY_CACHE_CONTROL,
+  GALLERY_KEY,
+  readEventPageVersion,
+  readGalleryVersion,
+  versionTag,
+  type VersionCache,
+} from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
 import { eventPage, galleryPage, noticePage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { readGalleryPage } from './gallery-pages.service.js'
@@ -28,7 +36,10 @@ function loadAsset(file: string, type: string) {
  * only adds beacons, sharing, the viewer and the wait. An operator with a front end of their own
  * points `GALLERY_URL` at it instead.
  */
-export function galleryPageRoutes(services: Pick<Services, 'config' | 'orm' | 'now' | 'logger' | 'metrics'>, versions: VersionCache): Router {
+export function galleryPageRoutes(
+  services: Pick<Services, 'config' | 'orm' | 'now' | 'logger' | 'metrics'>,
+  versions: VersionCache,
+): Router {
   const { config, orm, now, logger } = services
   const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
   const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
@@ -43,7 +54,8 @@ export function galleryPageRoutes(services: Pick<Services, 'config' | 'orm' | 'n
   const send = (res: Response, status: number, cache: string, html: string) =>
     void res.status(status).setHeader('Content-Security-Policy', policy).setHeader('Cache-Control', cache).type('html').send(html)
   // A page also depends on its files and on the addresses it names.
-  const pageTag = (version: readonly (string | number)[]) => versionTag('page', stylesheet.path, script.path, config.publicUrl, config.cdnUrl, ...version)
+  const pageTag = (version: readonly (string | number)[]) =>
+    versionTag('page', stylesheet.path, script.path, config.publicUrl, config.cdnUrl, ...version)
   const sendCacheable = (res: Response, version: readonly (string | number)[], html: string) => {
     res.setHeader('ETag', pageTag(version))
     send(res, 200, GALLERY_CACHE_CONTROL, html)
@@ -55,22 +67,34 @@ export function galleryPageRoutes(services: Pick<Services, 'config' | 'orm' | 'n
   const router = Router()
   router.use(GALLERY_PAGES_PATH, compression())
   for (const asset of assets) {
-    router.get(asset.path, (_req, res) => void res.type(asset.type).setHeader('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body))
+    router.get(
+      asset.path,
+      (_req, res) => void res.type(asset.type).setHeader('Cache-Control', 'public, max-age=31536000, immutable').send(asset.body),
+    )
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
     const { slug } = req.params
-    if (GALLERY_KEY.test(slug) && (await notModified(req, res, () => versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))))) return
+    if (
+      GALLERY_KEY.test(slug) &&
+      (await notModified(req, res, () => versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))))
+    )
+      return
     const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
     if (!read) return send(res, 404, 'no-store', noticePage(links, 'event'))
     sendCacheable(res, read.version, eventPage(read.page, links))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
     const { sessionId } = req.params
-    if (GALLERY_KEY.test(sessionId) && (await notModified(req, res, () => versions.read(`sessionId:${sessionId}`, () => readGalleryVersion(context(), sessionId))))) return
+    if (
+      GALLERY_KEY.test(sessionId) &&
+      (await notModified(req, res, () => versions.read(`sessionId:${sessionId}`, () => readGalleryVersion(context(), sessionId))))
+    )
+      return
     const page = GALLERY_KEY.test(sessionId) ? await readGalleryPage(context(), sessionId) : { kind: 'missing' as const }
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
-    if (page.kind === 'waiting') return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, stage: page.stage }, links))
+    if (page.kind === 'waiting')
+      return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, stage: page.stage }, links))
     send(res, 404, 'no-store', noticePage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.

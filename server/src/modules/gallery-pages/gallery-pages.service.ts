@@ -12,9 +12,13 @@ export async function readGalleryPage(context: Pick<AppContext, 'em' | 'config' 
   const live = await readLiveGallery(context, sessionId)
   if (live) {
     const preparing = !live.imagesReady && context.now().getTime() < live.completedAt + context.config.copies.linkWaitMs
-    return preparing ? ({ kind: 'waiting', stage: 'preparing', eventName: live.gallery.event.name } as const) : ({ kind: 'live', ...live } as const)
+    return preparing
+      ? ({ kind: 'waiting', stage: 'preparing', eventName: live.gallery.event.name } as const)
+      : ({ kind: 'live', ...live } as const)
   }
   const [session] = await context.em.execute<{ status: string; event_name: string }[]>(GALLERY_QUERIES.notLive, [sessionId])
   if (!session) return { kind: 'missing' } as const
-  return session.status === 'active' ? ({ kind: 'waiting', stage: 'shooting', eventName: session.event_name } as const) : ({ kind: 'ended' } as const)
+  return session.status === 'active'
+    ? ({ kind: 'waiting', stage: 'shooting', eventName: session.event_name } as const)
+    : ({ kind: 'ended' } as const)
 }

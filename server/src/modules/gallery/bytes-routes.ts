@@ -27,7 +27,11 @@ export function galleryFileRoutes(services: Pick<Services, 'orm' | 'storage' | '
   )
   router.get(
     expressPath(contract.gallery.downloadZip),
-    bytesRoute((req, deps) => downloadZip(deps, { sessionId: idOf(req.params.sessionId) }), services, (chunk) => services.metrics.zipBytes.inc(chunk.length)),
+    bytesRoute(
+      (req, deps) => downloadZip(deps, { sessionId: idOf(req.params.sessionId) }),
+      services,
+      (chunk) => services.metrics.zipBytes.inc(chunk.length),
+    ),
   )
   return router
 }
@@ -48,7 +52,14 @@ function bytesRoute(
     let first: IteratorResult<Buffer>
     let rest: AsyncIterator<Buffer>
     try {
-      const answered = await answer(req, { em: services.orm.em.fork(), storage: services.storage, now: services.now, imageLimit: services.imageLimit, signal: abort.signal, onError })
+      const answered = await answer(req, {
+        em: services.orm.em.fork(),
+        storage: services.storage,
+        now: services.now,
+        imageLimit: services.imageLimit,
+        signal: abort.signal,
+        onError,
+      })
       headers = answered.headers
       // A HEAD (a download manager sizing the file) reads nothing and is not a download.
       if (req.method === 'HEAD') return void res.writeHead(200, headers).end()
@@ -80,7 +91,12 @@ async function* resumed(first: IteratorResult<Buffer>, rest: AsyncIterator<Buffe
 }
 
 /** Sends `body` with backpressure, telling `sent` of each chunk once the socket has taken it. */
-export async function sendChunks(body: AsyncIterable<Buffer>, res: ServerResponse, sent: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
+export async function sendChunks(
+  body: AsyncIterable<Buffer>,
+  res: ServerResponse,
+  sent: (chunk: Buffer) => void,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     for await (const chunk of body) {
       if (!res.write(chunk, () => sent(chunk))) await once(res, 'drain', { signal })

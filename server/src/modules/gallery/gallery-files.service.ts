@@ -28,7 +28,10 @@ const notFound = () => new AppError('NOT_FOUND', 'Not Found')
  * ASCII `filename` (accents dropped, anything else non-ASCII as `_`).
  */
 export function attachment(name: string): string {
-  const ascii = name.normalize('NFD').replace(/\p{M}/gu, '').replace(/[^\x20-\x7e]/g, '_')
+  const ascii = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]/g, '_')
   return contentDisposition(name, { type: 'attachment', fallback: ascii })
 }
 
@@ -36,11 +39,11 @@ export function attachment(name: string): string {
  * `<label> <n>.jpg`: n is the photo's 1-based place in gallery order, zero-padded to `of`'s digits
  * where given (a zip's entries then sort in gallery order: "01" before "10").
  */
-export const photoFileName = (label: string, position: number, of = 0) => `${label} ${String(position).padStart(String(of).length, '0')}.jpg`
+export const photoFileName = (label: string, position: number, of = 0) =>
+  `${label} ${String(position).padStart(String(of).length, '0')}.jpg`
 
 /** Large reads: a zip moves a gigabyte, and every chunk costs the same whatever its size. */
 const ZIP_READ_BYTES = 1024 * 1024
-
 
 /** What a photo's answer sends: its stored object and what it must be. */
 type PhotoFile = { key: string; expected: Expected }
@@ -51,14 +54,18 @@ type PhotoFile = { key: string; expected: Expected }
  * The bytes sent are those recorded, or none: the declared length is the recorded size.
  */
 async function photoFile(deps: FileDeps, storage: PhotoStorage, photo: PhotoFileRow): Promise<PhotoFile> {
-  if (photo.image_status === 'legacy') return { key: photo.storage_key, expected: { size: photo.size_bytes, etag: photo.etag ?? undefined } }
+  if (photo.image_status === 'legacy')
+    return { key: photo.storage_key, expected: { size: photo.size_bytes, etag: photo.etag ?? undefined } }
   const key = fullSizeKey(photo.session_id, photo.id)
   if (photo.full_size !== null && photo.full_etag !== null) return { key, expected: { size: photo.full_size, etag: photo.full_etag } }
   return { key, expected: await ensureFullSize({ em: deps.em, storage, imageLimit: deps.imageLimit }, photo) }
 }
 
 /** `signal`: the client went away; `onError`: a fault once the answer has started, to be logged. */
-export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now' | 'imageLimit'> & { signal: AbortSignal; onError: (error: unknown) => void }
+export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now' | 'imageLimit'> & {
+  signal: AbortSignal
+  onError: (error: unknown) => void
+}
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
 export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { sessionId: string; photoId: string }): Promise<BytesAnswer> {

@@ -1,7 +1,14 @@
 import { Router, type Request, type Response, type NextFunction } from 'express'
 
 import type { AppContext, Services } from '../../context.js'
-import { answeredNotModified, GALLERY_CACHE_CONTROL, GALLERY_KEY, readEventPageVersion, readGalleryVersion, type VersionCache } from './gallery-versions.js'
+import {
+  answeredNotModified,
+  GALLERY_CACHE_CONTROL,
+  GALLERY_KEY,
+  readEventPageVersion,
+  readGalleryVersion,
+  type VersionCache,
+} from './gallery-versions.js'
 import { jsonTag, readEventPage, readGallery } from './gallery.service.js'
 import { outageOf } from '../../outages.js'
 
@@ -43,7 +50,13 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
       }
     }
   const router = Router()
-  router.get('/gallery/events/:slug', answer('slug', readEventPageVersion, (context, slug) => readEventPage(context, { slug })))
-  router.get('/gallery/:sessionId', answer('sessionId', readGalleryVersion, (context, sessionId) => readGallery(context, { sessionId })))
+  router.get(
+    '/gallery/events/:slug',
+    answer('slug', readEventPageVersion, (context, slug) => readEventPage(context, { slug })),
+  )
+  router.get(
+    '/gallery/:sessionId',
+    answer('sessionId', readGalleryVersion, (context, sessionId) => readGallery(context, { sessionId })),
+  )
   return router
 }

@@ -69,8 +69,22 @@ export const GALLERY_QUERIES = {
        from photo where session_id in (?) order by session_id, position`,
 }
 
-export type EventVersionRow = { is_private: boolean; updated_us: number; live_count: number; last_completed_us: number; images_settled: number }
-export type EventWithSetsRow = EventVersionRow & { id: string; slug: string; name: string; start_at: number; set_id: string | null; set_slug: string; set_name: string }
+export type EventVersionRow = {
+  is_private: boolean
+  updated_us: number
+  live_count: number
+  last_completed_us: number
+  images_settled: number
+}
+export type EventWithSetsRow = EventVersionRow & {
+  id: string
+  slug: string
+  name: string
+  start_at: number
+  set_id: string | null
+  set_slug: string
+  set_name: string
+}
 export type GalleryVersionRow = { completed_us: number; event_updated_us: number; images_settled: number }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
 export type GalleryRow = GalleryVersionRow & {

@@ -8,7 +8,13 @@ import { PREVIEW } from '../photos/photo-copies.js'
 import { displayCopyKey, fullSizeKey, previewKey } from '../photos/photo-copies.service.js'
 import { photoUrl } from './photo-url.js'
 
-type Photo = { id: string; url: string; width: number; height: number; copies?: { url: string; width: number; height: number; type: 'image/webp' }[] }
+type Photo = {
+  id: string
+  url: string
+  width: number
+  height: number
+  copies?: { url: string; width: number; height: number; type: 'image/webp' }[]
+}
 
 /** The event page with its ETag, or "no such event" (a private event included). */
 export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
@@ -28,7 +34,11 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
   if (!event || event.is_private) return undefined
 
   const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
-  const { photos, previews } = await readPhotos(em, sessions.map((session) => session.id), config.cdnUrl)
+  const { photos, previews } = await readPhotos(
+    em,
+    sessions.map((session) => session.id),
+    config.cdnUrl,
+  )
   const sessionsBySet = groupBy(sessions, (session) => session.set_id)
   const page = {
     id: event.id,
@@ -43,7 +53,13 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
         name: row.set_name,
         sessions: (sessionsBySet.get(row.set_id!) ?? []).map((session) => {
           const preview = previews.get(session.id)
-          return { id: session.id, label: session.label, createdAt: session.created_at, photos: photos.get(session.id) ?? [], ...(preview && { preview }) }
+          return {
+            id: session.id,
+            label: session.label,
+            createdAt: session.created_at,
+            photos: photos.get(session.id) ?? [],
+            ...(preview && { preview }),
+          }
         }),
       })),
   }
@@ -60,7 +76,8 @@ export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { 
 }
 
 /** The JSON answers' validator: their photo URLs depend on `CDN_URL`. */
-export const jsonTag = (config: AppContext['config'], version: readonly (string | number)[]) => versionTag('json', config.cdnUrl, ...version)
+export const jsonTag = (config: AppContext['config'], version: readonly (string | number)[]) =>
+  versionTag('json', config.cdnUrl, ...version)
 
 /**
  * The one reader of a gallery, for the JSON route and the guest's page: the gallery as the contract
@@ -102,8 +119,14 @@ async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: st
   if (sessionIds.length === 0) return { photos, bytes, previews }
   const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
   for (const [sessionId, group] of groupBy(rows, (row) => row.session_id)) {
-    photos.set(sessionId, group.map((row) => publicPhoto(cdnUrl, row)))
-    bytes.set(sessionId, group.reduce((sum, row) => sum + (row.full_size ?? row.size_bytes), 0))
+    photos.set(
+      sessionId,
+      group.map((row) => publicPhoto(cdnUrl, row)),
+    )
+    bytes.set(
+      sessionId,
+      group.reduce((sum, row) => sum + (row.full_size ?? row.size_bytes), 0),
+    )
     if (group[0]?.preview) previews.set(sessionId, { url: photoUrl(cdnUrl, previewKey(sessionId)), ...PREVIEW_SIZE, type: 'image/jpeg' })
   }
   return { photos, bytes, previews }

@@ -15,7 +15,9 @@ function* procedures(router: AnyContractRouter): Generator<{ route: { method?: s
 }
 
 /** `METHOD /contract/{path}` of every route that takes a key, by the contract's one rule. */
-const KEYED = new Set([...procedures(contract)].filter(({ route, meta }) => takesKey(route, meta)).map(({ route }) => `${route.method} ${route.path}`))
+const KEYED = new Set(
+  [...procedures(contract)].filter(({ route, meta }) => takesKey(route, meta)).map(({ route }) => `${route.method} ${route.path}`),
+)
 
 /**
  * Whether a route takes a key (`takesIdempotencyKey` of the contract). `path` is a contract path

@@ -59,12 +59,19 @@ export const MAX_STORED_BODY_BYTES = 1024 * 1024
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
 export const INVALID_KEY = { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' } as const
-export const KEY_USED_ON_ANOTHER_ROUTE = { error: 'This Idempotency-Key was already used for a request to another route: a new request needs a new key' } as const
-export const KEY_USED_WITH_ANOTHER_BODY = { error: 'This Idempotency-Key was already used for a request with another body: a new request needs a new key' } as const
+export const KEY_USED_ON_ANOTHER_ROUTE = {
+  error: 'This Idempotency-Key was already used for a request to another route: a new request needs a new key',
+} as const
+export const KEY_USED_WITH_ANOTHER_BODY = {
+  error: 'This Idempotency-Key was already used for a request with another body: a new request needs a new key',
+} as const
 export const KEY_STILL_RUNNING = { error: 'A request with this Idempotency-Key is still running: retry later with the same key' } as const
 
 /** What oRPC's handler answered (its StandardHandleResult), as far as storing it goes. */
-type HandleResult = { matched: boolean; response?: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown } }
+type HandleResult = {
+  matched: boolean
+  response?: { status: number; headers: Record<string, string | string[] | undefined>; body: unknown }
+}
 
 type Claim = {
   /** oRPC's handler has started on the request. */
@@ -84,7 +91,10 @@ const claims = new WeakMap<object, Claim>()
  * oRPC root interceptor (`rootInterceptors` in app.ts): stores a claimed request's answer before it is
  * sent, whether or not the client is still there to receive it.
  */
-export async function storeIdempotentAnswer<R extends HandleResult>(options: { request: { headers: object }; next: () => Promise<R> }): Promise<R> {
+export async function storeIdempotentAnswer<R extends HandleResult>(options: {
+  request: { headers: object }
+  next: () => Promise<R>
+}): Promise<R> {
   const claim = claims.get(options.request.headers)
   if (!claim) return options.next()
   claim.reached = true
@@ -102,7 +112,10 @@ export async function storeIdempotentAnswer<R extends HandleResult>(options: { r
  * staff authentication (the scope is the caller) and before oRPC. `maxBodyBytes` is oRPC's body limit
  * (app.ts): the body is read here through the same lazy, limited `req.body`.
  */
-export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger' | 'config'>, options: { maxBodyBytes: number }): RequestHandler {
+export function idempotencyKeys(
+  services: Pick<Services, 'orm' | 'now' | 'logger' | 'config'>,
+  options: { maxBodyBytes: number },
+): RequestHandler {
   const { orm, now, logger } = services
   const clientIpHeader = services.config.rateLimits.clientIpHeader
   const waiters = new Map<string, Set<() => void>>()
@@ -146,11 +159,22 @@ export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger
     for (;;) {
       const at = now()
       const owner = randomBytes(16).toString('base64url')
-      const claimed = await em.execute<ClaimRow[]>(CLAIM, [scope, key, owner, request, bodyHash, at, later(at, KEY_TTL_MS), later(at, LEASE_MS)])
+      const claimed = await em.execute<ClaimRow[]>(CLAIM, [
+        scope,
+        key,
+        owner,
+        request,
+        bodyHash,
+        at,
+        later(at, KEY_TTL_MS),
+        later(at, LEASE_MS),
+      ])
       if (claimed.length > 0) return { kind: 'owner', id, owner } as const
       const [row] = await em.execute<KeyRow[]>(FIND, [scope, key, at])
-      if (row?.request !== undefined && row.request !== request) return { kind: 'refused', status: 422, body: KEY_USED_ON_ANOTHER_ROUTE } as const
-      if (row !== undefined && row.body_hash !== bodyHash) return { kind: 'refused', status: 422, body: KEY_USED_WITH_ANOTHER_BODY } as const
+      if (row?.request !== undefined && row.request !== request)
+        return { kind: 'refused', status: 422, body: KEY_USED_ON_ANOTHER_ROUTE } as const
+      if (row !== undefined && row.body_hash !== bodyHash)
+        return { kind: 'refused', status: 422, body: KEY_USED_WITH_ANOTHER_BODY } as const
       if (row?.state === 'done') return { kind: 'replay', row } as const
       const left = deadline - performance.now()
       if (left <= 0) return { kind: 'refused', status: 409, body: KEY_STILL_RUNNING } as const
@@ -161,7 +185,9 @@ export function idempotencyKeys(services: Pick<Services, 'orm' | 'now' | 'logger
 
   function startClaim(em: EntityManager, scope: string, key: string, id: string, owner: string): Claim {
     const renew = setInterval(() => {
-      em.execute(RENEW, [later(now(), LEASE_MS), scope, key, owner]).catch((error: unknown) => logger.error('idempotency key lease could not be renewed', error))
+      em.execute(RENEW, [later(now(), LEASE_MS), scope, key, owner]).catch((error: unknown) =>
+        logger.error('idempotency key lease could not be renewed', error),
+      )
     }, RENEW_EVERY_MS)
     renew.unref()
     let settled = false

@@ -29,7 +29,14 @@ export const FIND = `select request, body_hash, state, status, content_type, bod
     from idempotency_key
    where scope = ? and key = ? and expires_at > ?`
 
-export type KeyRow = { request: string; body_hash: string; state: 'running' | 'done'; status: number | null; content_type: string | null; body: Buffer | null }
+export type KeyRow = {
+  request: string
+  body_hash: string
+  state: 'running' | 'done'
+  status: number | null
+  content_type: string | null
+  body: Buffer | null
+}
 
 /** The owner stores its answer. Parameters: status, content type, body, scope, key, owner. */
 export const FINISH = `update idempotency_key set state = 'done', status = ?, content_type = ?, body = ?

@@ -37,7 +37,7 @@ describe('deriveLabel', () => {
     expect(deriveLabel(names('CON:\u0000<x>|y?*'))).toBe('CON x y')
   })
 
-  it("when names hold apostrophes and non-ASCII letters, then they are kept", () => {
+  it('when names hold apostrophes and non-ASCII letters, then they are kept', () => {
     expect(deriveLabel(names("Zoë O'Brien", 'José Núñez'))).toBe('Zoë & José')
   })
 })

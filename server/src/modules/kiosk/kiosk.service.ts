@@ -40,7 +40,10 @@ export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[]
 }
 
 /** Creates the active session of 1 to 12 guests, linking each guest to a customer. */
-export async function registerGuests({ em, now }: Pick<AppContext, 'em' | 'now'>, { setId, guests }: { setId: string; guests: readonly GuestInput[] }) {
+export async function registerGuests(
+  { em, now }: Pick<AppContext, 'em' | 'now'>,
+  { setId, guests }: { setId: string; guests: readonly GuestInput[] },
+) {
   const details = normaliseGuests(guests)
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
   const at = now()

@@ -41,9 +41,11 @@ export async function createStaffMember({ auth }: Deps, input: { email: string; 
   if (await ctx.internalAdapter.findUserByEmail(email)) throw taken()
   const hash = await ctx.password.hash(input.password)
   // The unique email settles two invitations racing past the check above.
-  const user = await ctx.internalAdapter.createUser({ email, name: input.name.trim(), emailVerified: true }, { method: 'admin' }).catch((error: unknown) => {
-    throw isUniqueViolation(error) ? taken() : error
-  })
+  const user = await ctx.internalAdapter
+    .createUser({ email, name: input.name.trim(), emailVerified: true }, { method: 'admin' })
+    .catch((error: unknown) => {
+      throw isUniqueViolation(error) ? taken() : error
+    })
   await ctx.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: hash })
   return toMember(user)
 }

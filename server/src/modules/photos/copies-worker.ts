@@ -24,7 +24,6 @@ export type CopiesWorkerSettings = {
 /** While storage or the database is away, a photo in hand is looked at again after 5 to 10 s. */
 const OUTAGE_RETRY_MS = 5_000
 
-
 export type CopiesWorker = {
   /** Look for queued photos now (a completion queued some). */
   wake: () => void

@@ -7,7 +7,7 @@ import { stripJpegMetadata } from './jpeg-metadata.js'
 /** The segments of a JPEG up to its first scan, as [marker, signature]. */
 function segments(jpeg: Buffer): [number, string][] {
   const found: [number, string][] = []
-  for (let at = 2; at + 4 <= jpeg.length && jpeg[at] === 0xff; ) {
+  for (let at = 2; at + 4 <= jpeg.length && jpeg[at] === 0xff;) {
     const marker = jpeg[at + 1]!
     found.push([marker, jpeg.toString('latin1', at + 4, at + 9)])
     if (marker === 0xda) break
@@ -25,7 +25,10 @@ const scanData = (jpeg: Buffer) => {
 async function tagged(options: { orientation?: number; progressive?: boolean } = {}) {
   return sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366aa' } })
     .jpeg({ progressive: options.progressive ?? false })
-    .withExif({ IFD0: { Make: 'Canon', Model: 'EOS', ImageDescription: 'x'.repeat(60_000) }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1' } })
+    .withExif({
+      IFD0: { Make: 'Canon', Model: 'EOS', ImageDescription: 'x'.repeat(60_000) },
+      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1' },
+    })
     .withMetadata({ orientation: options.orientation ?? 1 })
     .toBuffer()
 }
@@ -37,7 +40,11 @@ describe('stripJpegMetadata', () => {
     const withComment = Buffer.concat([original.subarray(0, 2), comment, original.subarray(2), Buffer.from('MPF trailer with GPS 51.5N')])
     const { bytes, orientation } = stripJpegMetadata(withComment)
     expect(orientation).toBe(1)
-    expect(segments(bytes).map(([marker]) => marker).filter((marker) => marker === 0xe1 || marker === 0xfe)).toEqual([])
+    expect(
+      segments(bytes)
+        .map(([marker]) => marker)
+        .filter((marker) => marker === 0xe1 || marker === 0xfe),
+    ).toEqual([])
     expect(bytes.includes(Buffer.from('Canon'))).toBe(false)
     expect(bytes.includes(Buffer.from('trailer'))).toBe(false)
     expect(scanData(bytes).equals(scanData(original))).toBe(true)

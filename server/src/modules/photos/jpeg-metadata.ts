@@ -63,7 +63,11 @@ export function stripJpegMetadata(source: Buffer, { keepOrientation = false } = 
     if (marker === START_OF_SCAN) {
       // The scan's data runs to the next marker that is not a stuffed 0xFF00 or a restart marker.
       let next = source.indexOf(0xff, end)
-      while (next !== -1 && next + 1 < source.length && (source[next + 1] === 0x00 || (source[next + 1]! >= 0xd0 && source[next + 1]! <= 0xd7))) {
+      while (
+        next !== -1 &&
+        next + 1 < source.length &&
+        (source[next + 1] === 0x00 || (source[next + 1]! >= 0xd0 && source[next + 1]! <= 0xd7))
+      ) {
         next = source.indexOf(0xff, next + 2)
       }
       if (next === -1 || next + 1 >= source.length) next = source.length
@@ -72,7 +76,10 @@ export function stripJpegMetadata(source: Buffer, { keepOrientation = false } = 
       continue
     }
     if (marker === 0xe1) orientation = exifOrientation(segment.subarray(4)) ?? orientation
-    const keep = marker !== COMMENT && (!isApp(marker) || KEPT_APP_SEGMENTS.some((app) => app.marker === marker && segment.toString('latin1', 4, 4 + app.signature.length) === app.signature))
+    const keep =
+      marker !== COMMENT &&
+      (!isApp(marker) ||
+        KEPT_APP_SEGMENTS.some((app) => app.marker === marker && segment.toString('latin1', 4, 4 + app.signature.length) === app.signature))
     if (keep) kept.push(segment)
     at = end
   }

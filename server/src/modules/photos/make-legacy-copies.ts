@@ -43,6 +43,7 @@ export async function makeLegacyCopies(
 
 async function readProgress(orm: Orm): Promise<CopiesProgress> {
   const counts: CopiesProgress = { legacy: 0, queued: 0, ready: 0, failed: 0 }
-  for (const row of await orm.em.fork().execute<{ status: ImageStatus; count: number }[]>(COPIES_QUERIES.progress)) counts[row.status] = row.count
+  for (const row of await orm.em.fork().execute<{ status: ImageStatus; count: number }[]>(COPIES_QUERIES.progress))
+    counts[row.status] = row.count
   return counts
 }

@@ -53,7 +53,8 @@ export const COPIES_QUERIES = {
   retryLater: `update photo set image_attempts = image_attempts - ?, image_due_at = now() + ? * interval '1 millisecond', image_error = ?
         where id = ? and image_status = 'queued'`,
   /** The full-size copy, made ahead of the worker by a download: recorded once. Params: size, ETag, photo id. */
-  recordFullSize: 'update photo set full_size = coalesce(full_size, ?), full_etag = coalesce(full_etag, ?) where id = ? returning full_size, full_etag',
+  recordFullSize:
+    'update photo set full_size = coalesce(full_size, ?), full_etag = coalesce(full_etag, ?) where id = ? returning full_size, full_etag',
   /** Photos recorded before copies existed, queued for the worker. Param: most rows. */
   queueLegacy: `update photo set image_status = 'queued', image_due_at = now(), image_attempts = 0
         where id in (select id from photo where image_status = 'legacy' limit ? for update skip locked)

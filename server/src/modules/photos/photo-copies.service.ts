@@ -41,7 +41,8 @@ async function readOriginal(storage: PhotoStorage, photo: Source): Promise<Buffe
   } catch (error) {
     if (error instanceof PhotoChangedError) throw new UploadGoneError('The upload in storage is no longer the one completion recorded.')
     // Storage failing is tried again; an upload storage says it does not have is not coming back.
-    if ((await storage.head(photo.storage_key).catch(() => null)) === undefined) throw new UploadGoneError('The upload is no longer in storage.')
+    if ((await storage.head(photo.storage_key).catch(() => null)) === undefined)
+      throw new UploadGoneError('The upload is no longer in storage.')
     throw error
   }
 }
@@ -106,7 +107,8 @@ const INCOMPLETE = 'The upload ends before the photo does (cut short, or not a J
 /** sharp's reason, in staff's words where we know them. */
 function describeImageError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
-  if (/pixel limit/i.test(message)) return 'The photo has more pixels than the service decodes (64 megapixels): no display copies were made.'
+  if (/pixel limit/i.test(message))
+    return 'The photo has more pixels than the service decodes (64 megapixels): no display copies were made.'
   return `The photo could not be decoded: ${message.slice(0, 300)}`
 }
 
@@ -116,7 +118,12 @@ function describeImageError(error: unknown): string {
  * whose session was deleted meanwhile has no row: its copies are removed again. Answers whether
  * links were released.
  */
-export async function settleCopies(em: EntityManager, storage: PhotoStorage, photo: ClaimedPhoto, made: MadeCopies): Promise<{ released: boolean }> {
+export async function settleCopies(
+  em: EntityManager,
+  storage: PhotoStorage,
+  photo: ClaimedPhoto,
+  made: MadeCopies,
+): Promise<{ released: boolean }> {
   const settled = await em.transactional(async (tx) => {
     const [session] = await tx.execute(COPIES_QUERIES.lockSession, [photo.session_id])
     if (!session) return undefined
@@ -154,6 +161,10 @@ export async function ensureFullSize(deps: CopiesDeps & { em: EntityManager }, p
     const made = await makeFullSize(await readOriginal(deps.storage, photo), { width: photo.width, height: photo.height })
     return deps.storage.putCopy(fullSizeKey(photo.session_id, photo.id), made.bytes)
   })
-  const [recorded] = await deps.em.execute<{ full_size: number; full_etag: string }[]>(COPIES_QUERIES.recordFullSize, [full.size, full.etag, photo.id])
+  const [recorded] = await deps.em.execute<{ full_size: number; full_etag: string }[]>(COPIES_QUERIES.recordFullSize, [
+    full.size,
+    full.etag,
+    photo.id,
+  ])
   return recorded ? { size: recorded.full_size, etag: recorded.full_etag } : full
 }

@@ -46,7 +46,11 @@ export async function makeFullSize(original: Buffer, size: { width: number; heig
   const { complete } = stripped
   if (stripped.orientation === 1) return { bytes: stripped.bytes, ...size, how: 'stripped', complete }
   try {
-    const { data, info } = await sharp(original, input).rotate().keepIccProfile().jpeg({ quality: FULL_SIZE_QUALITY }).toBuffer({ resolveWithObject: true })
+    const { data, info } = await sharp(original, input)
+      .rotate()
+      .keepIccProfile()
+      .jpeg({ quality: FULL_SIZE_QUALITY })
+      .toBuffer({ resolveWithObject: true })
     return { bytes: data, width: info.width, height: info.height, how: 're-encoded', complete }
   } catch {
     return { bytes: stripJpegMetadata(original, { keepOrientation: true }).bytes, ...size, how: 'stripped, not turned', complete }
@@ -75,7 +79,10 @@ export async function makeDisplayCopies(original: Buffer, { preview }: { preview
   if (widths.length === 0) widths.push(longSide as (typeof DISPLAY_WIDTHS)[number])
   const copies = []
   for (const side of widths) {
-    const made = await sharp(data, raw).resize(side, side, { fit: 'inside' }).webp({ quality: DISPLAY_QUALITY }).toBuffer({ resolveWithObject: true })
+    const made = await sharp(data, raw)
+      .resize(side, side, { fit: 'inside' })
+      .webp({ quality: DISPLAY_QUALITY })
+      .toBuffer({ resolveWithObject: true })
     copies.push({ width: made.info.width, height: made.info.height, bytes: made.data })
   }
   return { copies, preview: preview ? await makePreview(data, raw) : undefined }
@@ -83,7 +90,10 @@ export async function makeDisplayCopies(original: Buffer, { preview }: { preview
 
 async function makePreview(data: Buffer, raw: sharp.SharpOptions): Promise<Buffer> {
   for (const quality of [82, 70, 55]) {
-    const bytes = await sharp(data, raw).resize(PREVIEW.width, PREVIEW.height, { fit: 'cover', position: 'attention' }).jpeg({ quality, mozjpeg: true }).toBuffer()
+    const bytes = await sharp(data, raw)
+      .resize(PREVIEW.width, PREVIEW.height, { fit: 'cover', position: 'attention' })
+      .jpeg({ quality, mozjpeg: true })
+      .toBuffer()
     if (bytes.length <= PREVIEW.maxBytes) return bytes
   }
   throw new Error(`the link preview is over ${PREVIEW.maxBytes} bytes even at low quality`)

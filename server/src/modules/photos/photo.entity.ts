@@ -54,10 +54,18 @@ export const PhotoSchema = new EntitySchema<Photo>({
     { name: 'photo_size_bytes_check', expression: 'size_bytes >= 0' },
     { name: 'photo_image_attempts_check', expression: 'image_attempts >= 0' },
   ],
-  indexes: [{ name: 'photo_image_due_idx', expression: `create index photo_image_due_idx on photo (image_due_at) where image_status = 'queued'` }],
+  indexes: [
+    { name: 'photo_image_due_idx', expression: `create index photo_image_due_idx on photo (image_due_at) where image_status = 'queued'` },
+  ],
   properties: {
     id: { type: 'text', primary: true },
-    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'photo_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    session: {
+      kind: 'm:1',
+      entity: () => Session,
+      foreignKeyName: 'photo_session_id_fkey',
+      deleteRule: 'cascade',
+      updateRule: 'no action',
+    },
     position: { type: 'integer' },
     storageKey: { type: 'text', unique: 'photo_storage_key_key' },
     width: { type: 'integer' },

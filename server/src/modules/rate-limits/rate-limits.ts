@@ -122,7 +122,10 @@ export async function connectRedisCounts(
     metrics.dependencyErrors.inc({ dependency: 'redis' })
     if (away) return
     away = true
-    logger.warn('Redis is unavailable: rate limits let requests through uncounted until it is back', error === undefined ? {} : { error: describeError(error) })
+    logger.warn(
+      'Redis is unavailable: rate limits let requests through uncounted until it is back',
+      error === undefined ? {} : { error: describeError(error) },
+    )
   }
   const answered = () => {
     if (!away) return

@@ -39,7 +39,11 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
 
     const customerIds = [...new Set(guests.map((guest) => guest.customer.id))]
     if (customerIds.length === 0) continue
-    const stillAttending = await tx.find(SessionGuest, { customer: { $in: customerIds } }, { fields: ['customer'], disableIdentityMap: true })
+    const stillAttending = await tx.find(
+      SessionGuest,
+      { customer: { $in: customerIds } },
+      { fields: ['customer'], disableIdentityMap: true },
+    )
     const kept = new Set(stillAttending.map((guest) => guest.customer.id))
     const erased = customerIds.filter((id) => !kept.has(id))
     if (erased.length > 0) await tx.nativeDelete(Customer, { id: { $in: erased } })

@@ -26,13 +26,25 @@ export const SessionGuestSchema = new EntitySchema<SessionGuest>({
   ],
   properties: {
     id: { type: 'text', primary: true },
-    session: { kind: 'm:1', entity: () => Session, foreignKeyName: 'session_guest_session_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    session: {
+      kind: 'm:1',
+      entity: () => Session,
+      foreignKeyName: 'session_guest_session_id_fkey',
+      deleteRule: 'cascade',
+      updateRule: 'no action',
+    },
     position: { type: 'integer' },
     firstName: { type: 'text' },
     lastName: { type: 'text' },
     email: { type: 'text', nullable: true },
     phone: { type: 'text', nullable: true },
     // No cascade: a customer with sessions cannot be deleted.
-    customer: { kind: 'm:1', entity: () => Customer, foreignKeyName: 'session_guest_customer_id_fkey', deleteRule: 'no action', updateRule: 'no action' },
+    customer: {
+      kind: 'm:1',
+      entity: () => Customer,
+      foreignKeyName: 'session_guest_customer_id_fkey',
+      deleteRule: 'no action',
+      updateRule: 'no action',
+    },
   },
 })

@@ -34,7 +34,9 @@ export async function leaveActiveState(
   const moved = await tx.nativeUpdate(
     Session,
     { id: sessionId, status: 'active' },
-    to.status === 'completed' ? { status: 'completed', completedAt: now, photoCount: to.photoCount } : { status: 'cancelled', cancelledAt: now },
+    to.status === 'completed'
+      ? { status: 'completed', completedAt: now, photoCount: to.photoCount }
+      : { status: 'cancelled', cancelledAt: now },
   )
   if (moved === 0) {
     await requireActiveSession(tx, sessionId)

@@ -33,9 +33,15 @@ export const SessionSchema = new EntitySchema<Session>({
       name: 'session_live_idx',
       expression: `create index session_live_idx on session (set_id, created_at desc, id desc) where status = 'completed' and photo_count > 0`,
     },
-    { name: 'session_active_idx', expression: `create index session_active_idx on session (set_id, created_at, id) where status = 'active'` },
+    {
+      name: 'session_active_idx',
+      expression: `create index session_active_idx on session (set_id, created_at, id) where status = 'active'`,
+    },
     // Staff list a set's sessions newest first, whatever their state.
-    { name: 'session_set_id_created_at_index', expression: `create index session_set_id_created_at_index on session (set_id, created_at desc, id desc)` },
+    {
+      name: 'session_set_id_created_at_index',
+      expression: `create index session_set_id_created_at_index on session (set_id, created_at desc, id desc)`,
+    },
   ],
   checks: [{ name: 'session_photo_count_check', expression: 'photo_count >= 0' }],
   properties: {

@@ -61,4 +61,9 @@ export const STAFF_SESSION_QUERIES = {
        from photo where session_id in (?) group by session_id, image_status`,
 }
 
-export type CopiesRow = { session_id: string; status: 'legacy' | 'queued' | 'ready' | 'failed'; count: number; failed: { photoId: string; position: number; reason: string }[] | null }
+export type CopiesRow = {
+  session_id: string
+  status: 'legacy' | 'queued' | 'ready' | 'failed'
+  count: number
+  failed: { photoId: string; position: number; reason: string }[] | null
+}

@@ -23,7 +23,10 @@ type ReadDeps = Pick<AppContext, 'em' | 'config'>
 async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
   if (rows.length === 0) return []
   const ids = rows.map((row) => row.id)
-  const guests = groupBy(await em.find(SessionGuest, { session: { $in: ids } }, { orderBy: { position: 'asc' } }), (guest) => guest.session.id)
+  const guests = groupBy(
+    await em.find(SessionGuest, { session: { $in: ids } }, { orderBy: { position: 'asc' } }),
+    (guest) => guest.session.id,
+  )
   const messages = await messagesByGuest(em, ids)
   const copies = await copiesBySession(em, ids)
   return rows.map((row) => ({
@@ -90,7 +93,8 @@ export async function listStaffSessions(
   // One more than a page: whether it comes tells if there is a next page.
   const rows = await deps.em.execute<SessionRow[]>(...sessionPageQuery({ ...filter, after, limit: filter.limit + 1 }))
   // Rows prove the event exists; only an empty page needs to ask.
-  if (rows.length === 0 && !(await deps.em.findOne(Event, filter.eventId, { fields: ['id'] }))) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (rows.length === 0 && !(await deps.em.findOne(Event, filter.eventId, { fields: ['id'] })))
+    throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
   const page = rows.slice(0, filter.limit)
   return {
     sessions: await toStaffSessions(deps, page),
@@ -111,7 +115,10 @@ export async function cancelStaffSession(deps: Pick<AppContext, 'em' | 'config' 
 }
 
 /** Deletes a session with its guests' data, then removes its photos from storage. */
-export async function deleteStaffSession(deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>, { sessionId }: { sessionId: string }) {
+export async function deleteStaffSession(
+  deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>,
+  { sessionId }: { sessionId: string },
+) {
   const deleted = await deps.em.transactional(async (tx) => {
     const counts = await deleteSessions(tx, [sessionId])
     // Thrown inside: the storage prefix queued for an id that names nothing is rolled back.

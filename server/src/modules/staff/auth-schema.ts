@@ -40,4 +40,9 @@ export const AUTH_SCHEMA = {
 } as const satisfies Pick<BetterAuthOptions, 'user' | 'session' | 'account' | 'verification'>
 
 /** Better Auth's tables, which it reaches through its own pool and MikroORM must leave alone. */
-export const AUTH_TABLES = [AUTH_SCHEMA.user.modelName, AUTH_SCHEMA.session.modelName, AUTH_SCHEMA.account.modelName, AUTH_SCHEMA.verification.modelName]
+export const AUTH_TABLES = [
+  AUTH_SCHEMA.user.modelName,
+  AUTH_SCHEMA.session.modelName,
+  AUTH_SCHEMA.account.modelName,
+  AUTH_SCHEMA.verification.modelName,
+]

@@ -10,7 +10,6 @@ import { AUTH_SCHEMA } from './auth-schema.js'
 const SESSION_SECONDS = 7 * 24 * 60 * 60
 const SESSION_REFRESH_SECONDS = 24 * 60 * 60
 
-
 export type AuthSettings = {
   /** Signs the session cookie; 32 characters or more. */
   secret: string
@@ -40,7 +39,12 @@ function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) 
     trustedOrigins: settings.trustedOrigins,
     telemetry: { enabled: false },
     // Sign-up is closed: the first staff member comes from `pnpm admin staff create`, the others are invited.
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: PASSWORD_LENGTH.min, maxPasswordLength: PASSWORD_LENGTH.max },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: PASSWORD_LENGTH.min,
+      maxPasswordLength: PASSWORD_LENGTH.max,
+    },
     // Only the routes the contract lists are mounted (auth.routes.ts): nothing else of Better Auth's is reachable.
     session: { ...AUTH_SCHEMA.session, expiresIn: SESSION_SECONDS, updateAge: SESSION_REFRESH_SECONDS },
     // Ours counts sign-ins (10 a minute per client IP, answered 429); Better Auth's would trust a forged X-Forwarded-For.

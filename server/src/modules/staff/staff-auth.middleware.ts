@@ -45,7 +45,8 @@ export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
   return (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) return next()
     const origin = requestOrigin(req)
-    if (origin === undefined) return sendError(res, 403, { error: 'Missing Origin header: a change by staff must say which site it comes from' })
+    if (origin === undefined)
+      return sendError(res, 403, { error: 'Missing Origin header: a change by staff must say which site it comes from' })
     if (!trusted.has(origin)) return sendError(res, 403, { error: `Origin not trusted: ${origin}` })
     next()
   }

@@ -7,7 +7,12 @@ import type { PhotoStorage } from './storage.js'
  * The storage the settings name: S3, the local bucket (development), or none (production without a
  * bucket). `onOutage`: a call the bucket failed or did not answer (counted in the metrics).
  */
-export function createStorage(settings: StorageSettings, publicUrl: string, now: () => Date, onOutage?: () => void): PhotoStorage | undefined {
+export function createStorage(
+  settings: StorageSettings,
+  publicUrl: string,
+  now: () => Date,
+  onOutage?: () => void,
+): PhotoStorage | undefined {
   switch (settings.kind) {
     case 's3':
       return createS3Storage({ ...settings, now, onOutage })

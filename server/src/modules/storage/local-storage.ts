@@ -92,7 +92,8 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
         return {
           ok: false,
           code: 'SignatureDoesNotMatch',
-          message: 'The request signature we calculated does not match the signature you provided. Check the key and the Content-Type header.',
+          message:
+            'The request signature we calculated does not match the signature you provided. Check the key and the Content-Type header.',
         }
       }
       if (expires * 1000 < at.getTime()) return { ok: false, code: 'AccessDenied', message: 'Request has expired' }
@@ -170,7 +171,15 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
         for (const name of names.filter((n) => n.startsWith(PARTIAL_PREFIX))) {
           const path = join(folder, name)
           const stats = await stat(path).catch(() => undefined)
-          if (stats && now().getTime() - stats.mtimeMs > idleMs && (await unlink(path).then(() => true, () => false))) removed++
+          if (
+            stats &&
+            now().getTime() - stats.mtimeMs > idleMs &&
+            (await unlink(path).then(
+              () => true,
+              () => false,
+            ))
+          )
+            removed++
         }
       }
       return removed

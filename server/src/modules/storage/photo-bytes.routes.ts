@@ -15,7 +15,13 @@ export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
  * `GET /photos/<key>` and the presigned `PUT /photos/<key>` of the local bucket. Only a development
  * instance on the local bucket serves them; a deployed one answers 404 (photos live on the CDN).
  */
-export function photoBytesRoutes({ config, storage, orm, now, imageLimit }: Pick<Services, 'config' | 'storage' | 'orm' | 'now' | 'imageLimit'>): Router {
+export function photoBytesRoutes({
+  config,
+  storage,
+  orm,
+  now,
+  imageLimit,
+}: Pick<Services, 'config' | 'storage' | 'orm' | 'now' | 'imageLimit'>): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')

@@ -1,10 +1,28 @@
-import { DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
 import type { StorageSettings } from '../../config.js'
 import { StorageUnavailableError } from '../../outages.js'
-import { contentTypeOf, COPY_CACHE_CONTROL, exactly, PHOTO_CONTENT_TYPE, PhotoChangedError, requireSessionPrefix, type PhotoStorage, type UploadTarget } from './storage.js'
+import {
+  contentTypeOf,
+  COPY_CACHE_CONTROL,
+  exactly,
+  PHOTO_CONTENT_TYPE,
+  PhotoChangedError,
+  requireSessionPrefix,
+  type PhotoStorage,
+  type UploadTarget,
+} from './storage.js'
 
 export type S3Settings = Omit<Extract<StorageSettings, { kind: 's3' }>, 'kind'>
 
@@ -60,7 +78,10 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date; onOut
       // Binding Content-Type makes S3 refuse (403) an upload that is not declared a JPEG; binding
       // If-None-Match: * makes it a conditional write that cannot replace a photo (412), so a URL
       // replayed after completion cannot change a published gallery.
-      const url = await getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: new Set(['content-type', 'if-none-match']) })
+      const url = await getSignedUrl(client, command, {
+        expiresIn: expiresInSeconds,
+        signableHeaders: new Set(['content-type', 'if-none-match']),
+      })
       return {
         key,
         url,
@@ -80,14 +101,24 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date; onOut
         if (keys.length === 0) return
         const result = await send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
         const failed = result.Errors ?? []
-        if (failed.length > 0) throw new Error(`storage refused to delete ${failed.length} objects under ${Prefix}: ${failed[0]?.Code ?? ''} ${failed[0]?.Message ?? ''}`)
+        if (failed.length > 0)
+          throw new Error(
+            `storage refused to delete ${failed.length} objects under ${Prefix}: ${failed[0]?.Code ?? ''} ${failed[0]?.Message ?? ''}`,
+          )
       }
     },
 
     async putCopy(key, bytes) {
       try {
         const put = await send(
-          new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: contentTypeOf(key), CacheControl: COPY_CACHE_CONTROL, IfNoneMatch: '*' }),
+          new PutObjectCommand({
+            Bucket,
+            Key: key,
+            Body: bytes,
+            ContentType: contentTypeOf(key),
+            CacheControl: COPY_CACHE_CONTROL,
+            IfNoneMatch: '*',
+          }),
         )
         return { size: bytes.length, etag: put.ETag ?? '' }
       } catch (error) {
@@ -121,7 +152,8 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date; onOut
         }
         return exactly(object.Body as Readable, expected.size, key)
       } catch (error) {
-        if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412) throw new PhotoChangedError(key, 'its ETag changed')
+        if (error instanceof S3ServiceException && error.$metadata.httpStatusCode === 412)
+          throw new PhotoChangedError(key, 'its ETag changed')
         throw error
       }
     },

@@ -37,7 +37,13 @@ export const TrackingEventSchema = new EntitySchema<TrackingEvent>({
     // Enum properties: MikroORM checks them against TRACKING_KINDS and SHARE_CHANNELS (tracking_event_kind_check, _channel_check).
     kind: { enum: true, items: () => TRACKING_KINDS },
     channel: { enum: true, items: () => SHARE_CHANNELS, nullable: true },
-    event: { kind: 'm:1', entity: () => Event, foreignKeyName: 'tracking_event_event_id_fkey', deleteRule: 'cascade', updateRule: 'no action' },
+    event: {
+      kind: 'm:1',
+      entity: () => Event,
+      foreignKeyName: 'tracking_event_event_id_fkey',
+      deleteRule: 'cascade',
+      updateRule: 'no action',
+    },
     session: {
       kind: 'm:1',
       entity: () => Session,
