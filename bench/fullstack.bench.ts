@@ -16,7 +16,6 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { loadSettings, type Settings } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { KIOSK_CONTEXT, type KioskContextRow } from '@photobooth/server/modules/events/events.queries'
@@ -26,7 +25,7 @@ import pg from 'pg'
 
 import { CONNECTIONS, DURATION, loadSettingsLine, measureTargets, ratioRow, ROUNDS, sleep } from './load.js'
 import { reportRows } from './rows.js'
-import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark, sendJson } from './support.js'
+import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark, sendJson, benchSettings } from './support.js'
 
 const TARGET_RATIO = 0.85
 const EVENTS = 1_000 // events in the table, so that the lookup needs its indexes
@@ -122,13 +121,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-fullstack-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
   const databaseUrl = await obtainDatabase(dataDir)
-  const settings: Settings = {
-    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }),
-    databaseUrl,
-    host: '127.0.0.1',
-    port: 0,
-    seedDemo: false,
-  }
+  const settings = benchSettings(dataDir, databaseUrl)
   // The statements the service sends, to check the baseline's against (only while `capturing`).
   const captured: string[] = []
   let capturing = false

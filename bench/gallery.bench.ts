@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 
-import { GALLERY_PAGES_PATH, loadSettings, type Settings } from '@photobooth/server/config'
+import { GALLERY_PAGES_PATH } from '@photobooth/server/config'
 import { newId } from '@photobooth/server/ids'
 import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
@@ -31,7 +31,7 @@ import pg from 'pg'
 
 import { DURATION, CONNECTIONS, ROUNDS, loadSettingsLine, measureTargets, ratioRow, sleep } from './load.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { cleanUp, inTransaction, obtainDatabase, onCleanup, sendJson } from './support.js'
+import { cleanUp, inTransaction, obtainDatabase, onCleanup, sendJson, benchSettings } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -678,13 +678,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
   const databaseUrl = await obtainDatabase(dataDir)
-  const settings: Settings = {
-    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }),
-    databaseUrl,
-    host: '127.0.0.1',
-    port: 0,
-    seedDemo: false,
-  }
+  const settings = benchSettings(dataDir, databaseUrl)
   const running = await startServer({ settings, logger: createLogger({ silent: true }) })
   onCleanup('our server', () => running.stop())
   const oursBase = `http://127.0.0.1:${running.config.port}`

@@ -41,7 +41,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { GALLERY_PAGES_PATH, loadSettings, type Settings } from '@photobooth/server/config'
+import { GALLERY_PAGES_PATH } from '@photobooth/server/config'
 import { createLogger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
@@ -50,7 +50,7 @@ import { startServer } from '@photobooth/server/server'
 import { launchChromium } from '../test/support/browser.js'
 import { makeCameraJpeg } from '../test/support/camera.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark, benchSettings } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -410,13 +410,7 @@ async function main(): Promise<void> {
   onCleanup('Chromium', async () => void (await (await browser).close()))
   const databaseUrl = await obtainDatabase(dataDir)
   // Development mode: the local bucket in the data folder, the copies worker on, pages compressed as in production.
-  const settings: Settings = {
-    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }),
-    databaseUrl,
-    host: '127.0.0.1',
-    port: 0,
-    seedDemo: false,
-  }
+  const settings = benchSettings(dataDir, databaseUrl)
   const running = await startServer({ settings, logger: createLogger({ silent: true }) })
   onCleanup('the service', () => running.stop())
   // Its public URL (localhost): the photo URLs it hands out are on it, and the pages' policy allows only their own origin.

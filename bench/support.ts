@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import { get, type ServerResponse } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
+import { loadSettings, type Settings } from '@photobooth/server/config'
 import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
 import type pg from 'pg'
 
@@ -53,6 +54,11 @@ export async function obtainDatabase(dataDir: string): Promise<string> {
   const embedded = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'photobooth_bench' })
   onCleanup('embedded PostgreSQL', () => embedded.stop())
   return embedded.url
+}
+
+/** The service as a benchmark runs it: development settings, its data under `dataDir`, on a free port of 127.0.0.1. */
+export function benchSettings(dataDir: string, databaseUrl: string): Settings {
+  return { ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }), databaseUrl, host: '127.0.0.1', port: 0, seedDemo: false }
 }
 
 /** Runs `work` in one transaction on one connection of `pool`: the seed lands whole or not at all. */
