@@ -14,6 +14,7 @@ import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
 
 /** The delivery dispatcher's defaults (its settings' meanings are on DispatcherSettings). */
 export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
+  senderName: null,
   intervalMs: 2_000,
   batchSize: 500,
   retryForMs: 24 * 3_600_000,
@@ -103,6 +104,7 @@ const Environment = z
       .max(24 * 30)
       .default(DEFAULT_DISPATCHER_SETTINGS.retryForMs / 3_600_000),
     DELIVERY_EMAIL_BATCH: z.coerce.number().int().min(1).max(500).default(DEFAULT_DISPATCHER_SETTINGS.providerBatch),
+    SMS_SENDER_NAME: z.string().trim().min(1).max(40).optional(),
     COPIES: z.enum(['on', 'off']).default('on'),
     COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
     COPIES_LINK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
@@ -381,6 +383,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         perSecond: { email: e.DELIVERY_EMAIL_PER_SECOND, sms: e.DELIVERY_SMS_PER_SECOND },
         providerBatch: e.DELIVERY_EMAIL_BATCH,
         retryForMs: e.DELIVERY_RETRY_HOURS * 3_600_000,
+        senderName: e.SMS_SENDER_NAME ?? null,
       },
     },
   }

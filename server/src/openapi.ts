@@ -4,7 +4,7 @@ import { contract } from '@photobooth/sdk/contract'
 import {
   CONTACT_LIMITS,
   ContactSubmission,
-  EventSummary,
+  KioskEvent,
   GalleryEventSummary,
   Guest,
   Photo,
@@ -214,7 +214,8 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       },
     },
     commonSchemas: {
-      Event: { schema: EventSummary },
+      // The kiosk context's event: the summary with what registering needs (its phones' country, listing, notice).
+      Event: { schema: KioskEvent },
       GalleryEvent: { schema: GalleryEventSummary },
       Set: { schema: SetSummary },
       Photo: { schema: Photo, strategy: 'output' },

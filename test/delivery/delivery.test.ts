@@ -189,7 +189,8 @@ describe('gallery links by Postmark and Twilio', () => {
     const form = new URLSearchParams(sms.body)
     expect(form.get('To')).toBe('+14155552671')
     expect(form.get('From')).toBe('+15005550006')
-    expect(form.get('Body')).toBe(`Your photos from Test Event are ready: ${link}`)
+    // The sender first (an SMS shows only a number), and a way out.
+    expect(form.get('Body')).toBe(`Test Event: your photos are ready: ${link}\nReply STOP to opt out`)
 
     const providerIds = rows.map((row) => row.provider_message_id)
     expect(providerIds.every((id) => typeof id === 'string' && id.length > 8)).toBe(true)

@@ -33,6 +33,8 @@ async function eventRows(slug: string): Promise<number> {
 }
 
 const NO_COUNTS = { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 }
+/** What an event created without them answers for its phones' country, privacy notice and listing. */
+const EVENT_DEFAULTS = { phoneCountry: null, privacyNotice: null, listGuestsByDefault: true }
 
 describe('GET /staff/events', () => {
   it('when events have sets and sessions, then each answers with its sets oldest first, kiosk URLs and counts, newest start first', async () => {
@@ -61,6 +63,7 @@ describe('GET /staff/events', () => {
         name: 'Test Event',
         startAt: Date.parse('2026-07-01T18:00:00Z'),
         isPrivate: true,
+        ...EVENT_DEFAULTS,
         createdAt: await createdAt('event', newer.event.id),
         sets: [],
         counts: NO_COUNTS,
@@ -71,6 +74,7 @@ describe('GET /staff/events', () => {
         name: 'Test Event',
         startAt: Date.parse('2026-06-01T18:00:00Z'),
         isPrivate: false,
+        ...EVENT_DEFAULTS,
         createdAt: await createdAt('event', older.event.id),
         sets: [
           {
@@ -128,7 +132,7 @@ describe('GET /staff/events/:eventId', () => {
 })
 
 describe('POST /staff/events', () => {
-  it('when the event is new, then 201 with the event, no sets and zero counts, and it is readable', async () => {
+  it('when the event is new, then 201 with the event, private by default, no sets and zero counts, and it is readable', async () => {
     const slug = uniqueSlug()
     const before = Date.now()
     const response = await createEvent({ slug, name: '  Summer Gala ', startAt: Date.parse('2026-08-01T17:00:00Z') })
@@ -139,7 +143,9 @@ describe('POST /staff/events', () => {
       slug,
       name: 'Summer Gala',
       startAt: Date.parse('2026-08-01T17:00:00Z'),
-      isPrivate: false,
+      // A public event page is a choice: an event is private unless staff say otherwise.
+      isPrivate: true,
+      ...EVENT_DEFAULTS,
       createdAt: await createdAt('event', created.id),
       sets: [],
       counts: NO_COUNTS,
@@ -197,15 +203,15 @@ describe('PATCH /staff/events/:eventId', () => {
     expect(await renamed.json()).toEqual({ ...created, name: 'Winter Gala' })
 
     const slug = uniqueSlug()
-    const moved = await update(created.id, { slug, startAt: 2_000, isPrivate: true })
+    const moved = await update(created.id, { slug, startAt: 2_000, isPrivate: false })
     expect(moved.status).toBe(200)
-    expect(await moved.json()).toEqual({ ...created, name: 'Winter Gala', slug, startAt: 2_000, isPrivate: true })
+    expect(await moved.json()).toEqual({ ...created, name: 'Winter Gala', slug, startAt: 2_000, isPrivate: false })
     expect(await (await api(`/staff/events/${created.id}`)).json()).toEqual({
       ...created,
       name: 'Winter Gala',
       slug,
       startAt: 2_000,
-      isPrivate: true,
+      isPrivate: false,
     })
   })
 

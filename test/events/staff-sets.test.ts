@@ -51,7 +51,7 @@ describe('POST /staff/events/:eventId/sets', () => {
     expect(kiosk.status).toBe(200)
     expect(await kiosk.json()).toEqual({
       set: { id: created.id, slug: 'mirror-booth', name: 'Mirror Booth' },
-      event: { id: event.id, slug: event.slug, name: event.name },
+      event: { id: event.id, slug: event.slug, name: event.name, phoneCountry: 'US', listGuestsByDefault: true },
     })
     expect((await staffEvent(event.id)).sets.map((set: { id: string }) => set.id)).toEqual([sets[0]!.id, created.id])
     expect((await staffEvent(event.id)).sets[1]).toEqual(created)

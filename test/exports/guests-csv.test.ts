@@ -13,6 +13,8 @@ beforeAll(async () => {
   staff = await signedInStaff(app)
 })
 
+const HEADER =
+  'Name,Email,Phone,Session label,Gallery link,Time,Marketing opt-in,Agreed to listing,Privacy notice version,Email delivery,SMS delivery'
 const exportOf = (eventId: string) => staffFetch(app, staff, `/staff/events/${eventId}/guests.csv`)
 const email = (name: string) => `${name}.${randomBytes(4).toString('hex')}@example.org`
 
@@ -48,11 +50,12 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     expect(response.headers.get('cache-control')).toBe('private, no-store')
     const link = (sessionId: string) => `${app.config.galleryUrl}/${sessionId}`
     const expected =
-      '\uFEFFName,Email,Phone,Session label,Gallery link,Time\r\n' +
-      `"Zoë ""Z"" O'Brien, Jr",${zoe},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z\r\n` +
-      `'=cmd,,'+14155552671,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z\r\n` +
-      `Grace,${grace},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z\r\n` +
-      `'@Ann Lee,'${ann},,'@Ann Lee,${link(last)},2026-06-01T18:10:00.250Z\r\n`
+      `\uFEFF${HEADER}\r\n` +
+      // Consent as registered (no opt-in, listed, no notice) and delivery not queued yet: the sessions are active.
+      `"Zoë ""Z"" O'Brien, Jr",${zoe},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
+      `'=cmd,,'+14155552671,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
+      `Grace,${grace},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
+      `'@Ann Lee,'${ann},,'@Ann Lee,${link(last)},2026-06-01T18:10:00.250Z,no,yes,,,\r\n`
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(expected, 'utf8'))
   })
 
@@ -88,7 +91,7 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     const lines = Buffer.from(await response.arrayBuffer())
       .toString('utf8')
       .split('\r\n')
-    expect(lines.shift()).toBe('\uFEFFName,Email,Phone,Session label,Gallery link,Time')
+    expect(lines.shift()).toBe(`\uFEFF${HEADER}`)
     expect(lines.pop()).toBe('')
     expect(lines.map((line) => line.split(',')[1])).toEqual(expected.map((row) => row.email))
     expect(app.queries.filter((sql) => /join session_guest g on g.session_id = s.id/.test(sql))).toHaveLength(3)

@@ -12,7 +12,8 @@ describe('GET /events/:eventSlug/sets/:setSlug', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     expect(await response.json()).toEqual({
       set: { id: sets[1]!.id, slug: 'set-2', name: 'Set 2' },
-      event: { id: event.id, slug: event.slug, name: event.name },
+      // What registering needs: phones read as from the US, guests listed unless they ask, no notice.
+      event: { id: event.id, slug: event.slug, name: event.name, phoneCountry: 'US', listGuestsByDefault: true },
     })
   })
 

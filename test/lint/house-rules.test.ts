@@ -123,3 +123,17 @@ describe('tests', () => {
     ])
   })
 })
+
+describe('settings', () => {
+  it('when the configuration schema is read, then every setting it takes has a row in docs/configuration.md', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const root = new URL('../..', import.meta.url).pathname
+    const schema = await readFile(`${root}server/src/config.ts`, 'utf8')
+    const names = [...schema.matchAll(/^ {4}([A-Z][A-Z0-9_]+): z\./gm)].map((match) => match[1]!)
+    expect(names.length).toBeGreaterThan(40)
+    // The names in the first cell of each table row (a row may name two: `A`, `B`).
+    const rows = (await readFile(`${root}docs/configuration.md`, 'utf8')).split('\n').filter((line) => line.startsWith('| `'))
+    const documented = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((match) => match[1]!)))
+    expect(names.filter((name) => !documented.has(name))).toEqual([])
+  })
+})

@@ -11,7 +11,10 @@ describe('the SDK against a live server', () => {
     const client = createClient({ baseUrl: app.url })
 
     const context = await client.kiosk.getContext({ eventSlug: event.slug, setSlug: sets[0]!.slug })
-    expect(context).toEqual({ set: sets[0], event: { id: event.id, slug: event.slug, name: event.name } })
+    expect(context).toEqual({
+      set: sets[0],
+      event: { id: event.id, slug: event.slug, name: event.name, phoneCountry: 'US', listGuestsByDefault: true },
+    })
 
     const session = await client.kiosk.registerGuests({
       params: { setId: context.set.id },

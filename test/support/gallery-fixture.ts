@@ -10,7 +10,7 @@ export type LiveGallery = { sessionId: string; label: string; photos: { id: stri
  * A live gallery made the way production makes one: kiosk registration, presigned uploads of the
  * given bytes, completion by the booth.
  */
-export type FixtureGuest = { name: string; email?: string; phone?: string }
+export type FixtureGuest = { name: string; email?: string; phone?: string; marketingOptIn?: boolean; hideFromEventPage?: boolean }
 
 export async function makeLiveGallery(
   app: TestServer,

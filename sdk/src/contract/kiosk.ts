@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { EventSummary, SetSummary } from '../schemas/event.js'
+import { KioskEvent, SetSummary } from '../schemas/event.js'
 import { EXAMPLE_EVENT, EXAMPLE_IDS, EXAMPLE_SET } from '../schemas/examples.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
 import { base, idempotencyErrors, notFound, pathKey, rateLimited } from './base.js'
@@ -19,7 +19,11 @@ export const kiosk = {
     })
     .errors(notFound)
     .input(z.object({ eventSlug: pathKey('summer-gala'), setSlug: pathKey('photo-wall') }))
-    .output(z.object({ set: SetSummary, event: EventSummary }).meta({ examples: [{ set: EXAMPLE_SET, event: EXAMPLE_EVENT }] })),
+    .output(
+      z
+        .object({ set: SetSummary, event: KioskEvent })
+        .meta({ examples: [{ set: EXAMPLE_SET, event: { ...EXAMPLE_EVENT, phoneCountry: 'US', listGuestsByDefault: true } }] }),
+    ),
 
   registerGuests: base
     .route({
@@ -28,7 +32,8 @@ export const kiosk = {
       operationId: 'registerGuests',
       summary: 'Register 1 to 12 guests, creating the active session the booth picks up',
       description: [
-        'Each guest needs an email or a phone; phones are normalised to E.164 (US by default).',
+        "Each guest needs an email or a phone; phones are normalised to E.164, read as from the event's country (`phoneCountry` of the kiosk context, US by default) when typed without a country code.",
+        "Optional consent per guest: `marketingOptIn` (default false) and `hideFromEventPage` (default: the event's `listGuestsByDefault`); each guest is recorded with the privacy-notice version they registered under.",
         'Guest-facing 400 messages: "This doesn\'t look like a phone number: <input>" and',
         '"<name> needs an email or a phone number". Rate limited to 60 per minute per client IP.',
       ].join(' '),

@@ -13,7 +13,8 @@ export const staffExports = {
       method: 'GET',
       path: '/staff/events/{eventId}/guests.csv',
       operationId: 'exportGuests',
-      summary: "An event's guests as CSV for the organiser: name, email, phone, session label, gallery link, time",
+      summary:
+        "An event's guests as CSV for the organiser: name, email, phone, session label, gallery link, time, consent (marketing opt-in, listed, privacy-notice version) and delivery states",
       description:
         "UTF-8 with a byte order mark, RFC 4180 quoting, streamed. A value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`.",
       tags,
@@ -29,7 +30,14 @@ export const staffExports = {
             },
             // The answer for an event without guests: the byte order mark and the header row.
             content: {
-              'text/csv': { schema: { type: 'string', examples: ['\uFEFFName,Email,Phone,Session label,Gallery link,Time\r\n'] } },
+              'text/csv': {
+                schema: {
+                  type: 'string',
+                  examples: [
+                    '\uFEFFName,Email,Phone,Session label,Gallery link,Time,Marketing opt-in,Agreed to listing,Privacy notice version,Email delivery,SMS delivery\r\n',
+                  ],
+                },
+              },
             },
           },
           '404': { description: 'No such event: `{ error }`.', content: { 'application/json': { schema: ErrorRef } } },

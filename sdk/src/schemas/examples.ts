@@ -63,7 +63,10 @@ export const EXAMPLE_STAFF_SET = {
 
 export const EXAMPLE_STAFF_EVENT = {
   ...EXAMPLE_GALLERY_EVENT,
-  isPrivate: false,
+  isPrivate: true,
+  phoneCountry: null,
+  privacyNotice: { version: '2026-06', url: 'https://booths.example.com/privacy' },
+  listGuestsByDefault: true,
   createdAt: 1781947800000,
   sets: [EXAMPLE_STAFF_SET],
   counts: { sessions: { active: 1, completed: 12, cancelled: 0 }, guests: 27, photos: 96 },

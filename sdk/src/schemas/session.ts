@@ -25,7 +25,19 @@ export const Guest = z
       .refine((value) => value === '' || isEmail(value), { message: 'Invalid email address' })
       .optional()
       .describe('Optional; the guest needs an email or a phone. Blank counts as not given'),
-    phone: PlainText.trim().max(40).optional().describe('Optional; normalised to E.164, US by default. Blank counts as not given'),
+    phone: PlainText.trim()
+      .max(40)
+      .optional()
+      .describe(
+        "Optional; normalised to E.164, read as from the event's country (US by default) when typed without one. Blank counts as not given",
+      ),
+    marketingOptIn: z.boolean().optional().describe('Consent to messages beyond the gallery link; recorded, never assumed (default false)'),
+    hideFromEventPage: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep this guest's session off the public event page (default: the event's listGuestsByDefault); one guest asking hides the session",
+      ),
   })
   .meta({ examples: [EXAMPLE_GUEST, { name: 'Grace Hopper', email: '', phone: '+44 20 7946 0958' }] })
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 
 import { EpochMillis, Id, PathKey, PlainText, Slug } from './common.js'
+import { CountryCode, PrivacyNotice } from './event.js'
 import {
   EXAMPLE_AUTH_USER,
   EXAMPLE_IDS,
@@ -51,6 +52,9 @@ export const StaffEvent = z
     name: z.string(),
     startAt: EpochMillis,
     isPrivate: z.boolean().describe('A private event hides its public event page; its session galleries still work'),
+    phoneCountry: CountryCode.nullable().describe('Phones typed without a country code are read as from here; null: US'),
+    privacyNotice: PrivacyNotice.nullable().describe('The notice guests register under; null: none'),
+    listGuestsByDefault: z.boolean().describe('Whether guests are listed on the event page unless they ask not to be'),
     createdAt: EpochMillis,
     sets: z.array(StaffSet).describe('Oldest first'),
     counts: z.object({
@@ -66,12 +70,23 @@ export const NewEvent = z
     slug: Slug.describe('Lowercase words joined by hyphens; unique: a taken slug answers 409'),
     name: Name,
     startAt: StartAt,
-    isPrivate: z.boolean().default(false),
+    isPrivate: z.boolean().default(true).describe('Private by default: a public event page is a choice'),
+    phoneCountry: CountryCode.optional().describe('Phones typed without a country code are read as from here (default US)'),
+    privacyNotice: PrivacyNotice.optional(),
+    listGuestsByDefault: z.boolean().default(true),
   })
-  .meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: false }] })
+  .meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: true, phoneCountry: 'US' }] })
 
 export const EventChanges = z
-  .strictObject({ slug: Slug, name: Name, startAt: StartAt, isPrivate: z.boolean() })
+  .strictObject({
+    slug: Slug,
+    name: Name,
+    startAt: StartAt,
+    isPrivate: z.boolean(),
+    phoneCountry: CountryCode.nullable(),
+    privacyNotice: PrivacyNotice.nullable(),
+    listGuestsByDefault: z.boolean(),
+  })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')
   .meta({ examples: [{ name: 'Summer Gala 2026', isPrivate: true }] })

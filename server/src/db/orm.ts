@@ -25,6 +25,7 @@ import { IdempotencySchema } from './migrations/20261125-idempotency.js'
 import { OutboxChannelDueSchema } from './migrations/20261125-outbox-channel-due.js'
 import { OutboxRetrySinceSchema } from './migrations/20261126-outbox-retry-since.js'
 import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
+import { GuestConsentSchema } from './migrations/20261127-guest-consent.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -87,6 +88,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261125-outbox-channel-due', class: OutboxChannelDueSchema },
         { name: '20261126-photo-copies', class: PhotoCopiesSchema },
         { name: '20261126-outbox-retry-since', class: OutboxRetrySinceSchema },
+        { name: '20261127-guest-consent', class: GuestConsentSchema },
       ],
       silent: true,
       transactional: true,

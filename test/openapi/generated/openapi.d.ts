@@ -31,7 +31,7 @@ export type paths = {
         put?: never;
         /**
          * Register 1 to 12 guests, creating the active session the booth picks up
-         * @description Each guest needs an email or a phone; phones are normalised to E.164 (US by default). Guest-facing 400 messages: "This doesn't look like a phone number: <input>" and "<name> needs an email or a phone number". Rate limited to 60 per minute per client IP.
+         * @description Each guest needs an email or a phone; phones are normalised to E.164, read as from the event's country (`phoneCountry` of the kiosk context, US by default) when typed without a country code. Optional consent per guest: `marketingOptIn` (default false) and `hideFromEventPage` (default: the event's `listGuestsByDefault`); each guest is recorded with the privacy-notice version they registered under. Guest-facing 400 messages: "This doesn't look like a phone number: <input>" and "<name> needs an email or a phone number". Rate limited to 60 per minute per client IP.
          */
         post: operations["registerGuests"];
         delete?: never;
@@ -325,7 +325,7 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * An event's guests as CSV for the organiser: name, email, phone, session label, gallery link, time
+         * An event's guests as CSV for the organiser: name, email, phone, session label, gallery link, time, consent (marketing opt-in, listed, privacy-notice version) and delivery states
          * @description UTF-8 with a byte order mark, RFC 4180 quoting, streamed. A value that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`.
          */
         get: operations["exportGuests"];
@@ -795,13 +795,31 @@ export type components = {
          * @example {
          *       "id": "q7Vd2mXcR0a9LkT3pZs1Nw",
          *       "slug": "summer-gala",
-         *       "name": "Summer Gala"
+         *       "name": "Summer Gala",
+         *       "phoneCountry": "US",
+         *       "listGuestsByDefault": true
          *     }
          */
         Event: {
             id: string;
             slug: string;
             name: string;
+            /** @description Phones typed without a country code are read as from this country (US unless the event sets one) */
+            phoneCountry: string;
+            /** @description Whether a guest is listed on the event page unless they ask not to be (the guest's `hideFromEventPage`) */
+            listGuestsByDefault: boolean;
+            /** @description The notice to show before registration; absent when the event has none */
+            privacyNotice?: {
+                /** @description Recorded with each guest who registers under it */
+                version: string;
+                /**
+                 * Format: uri
+                 * @description Where the kiosk links to it; also linked from the gallery email
+                 */
+                url?: string;
+                /** @description The notice itself, for a kiosk to show */
+                text?: string;
+            };
         };
         /**
          * @example {
@@ -900,8 +918,12 @@ export type components = {
             name: string;
             /** @description Optional; the guest needs an email or a phone. Blank counts as not given */
             email?: string;
-            /** @description Optional; normalised to E.164, US by default. Blank counts as not given */
+            /** @description Optional; normalised to E.164, read as from the event's country (US by default) when typed without one. Blank counts as not given */
             phone?: string;
+            /** @description Consent to messages beyond the gallery link; recorded, never assumed (default false) */
+            marketingOptIn?: boolean;
+            /** @description Keep this guest's session off the public event page (default: the event's listGuestsByDefault); one guest asking hides the session */
+            hideFromEventPage?: boolean;
         };
         /**
          * @example {
@@ -2127,6 +2149,22 @@ export interface operations {
                             startAt: number;
                             /** @description A private event hides its public event page; its session galleries still work */
                             isPrivate: boolean;
+                            /** @description Phones typed without a country code are read as from here; null: US */
+                            phoneCountry: string | null;
+                            /** @description The notice guests register under; null: none */
+                            privacyNotice: {
+                                /** @description Recorded with each guest who registers under it */
+                                version: string;
+                                /**
+                                 * Format: uri
+                                 * @description Where the kiosk links to it; also linked from the gallery email
+                                 */
+                                url?: string;
+                                /** @description The notice itself, for a kiosk to show */
+                                text?: string;
+                            } | null;
+                            /** @description Whether guests are listed on the event page unless they ask not to be */
+                            listGuestsByDefault: boolean;
                             createdAt: number;
                             /** @description Oldest first */
                             sets: {
@@ -2214,8 +2252,32 @@ export interface operations {
                     slug: string;
                     name: string;
                     startAt: number;
-                    /** @default false */
+                    /**
+                     * @description Private by default: a public event page is a choice
+                     * @default true
+                     */
                     isPrivate?: boolean;
+                    /** @description Phones typed without a country code are read as from here (default US) */
+                    phoneCountry?: string;
+                    /**
+                     * @example {
+                     *       "version": "2026-06",
+                     *       "url": "https://booths.example.com/privacy"
+                     *     }
+                     */
+                    privacyNotice?: {
+                        /** @description Recorded with each guest who registers under it */
+                        version: string;
+                        /**
+                         * Format: uri
+                         * @description Where the kiosk links to it; also linked from the gallery email
+                         */
+                        url?: string;
+                        /** @description The notice itself, for a kiosk to show */
+                        text?: string;
+                    };
+                    /** @default true */
+                    listGuestsByDefault?: boolean;
                 };
             };
         };
@@ -2234,6 +2296,22 @@ export interface operations {
                         startAt: number;
                         /** @description A private event hides its public event page; its session galleries still work */
                         isPrivate: boolean;
+                        /** @description Phones typed without a country code are read as from here; null: US */
+                        phoneCountry: string | null;
+                        /** @description The notice guests register under; null: none */
+                        privacyNotice: {
+                            /** @description Recorded with each guest who registers under it */
+                            version: string;
+                            /**
+                             * Format: uri
+                             * @description Where the kiosk links to it; also linked from the gallery email
+                             */
+                            url?: string;
+                            /** @description The notice itself, for a kiosk to show */
+                            text?: string;
+                        } | null;
+                        /** @description Whether guests are listed on the event page unless they ask not to be */
+                        listGuestsByDefault: boolean;
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {
@@ -2354,6 +2432,22 @@ export interface operations {
                         startAt: number;
                         /** @description A private event hides its public event page; its session galleries still work */
                         isPrivate: boolean;
+                        /** @description Phones typed without a country code are read as from here; null: US */
+                        phoneCountry: string | null;
+                        /** @description The notice guests register under; null: none */
+                        privacyNotice: {
+                            /** @description Recorded with each guest who registers under it */
+                            version: string;
+                            /**
+                             * Format: uri
+                             * @description Where the kiosk links to it; also linked from the gallery email
+                             */
+                            url?: string;
+                            /** @description The notice itself, for a kiosk to show */
+                            text?: string;
+                        } | null;
+                        /** @description Whether guests are listed on the event page unless they ask not to be */
+                        listGuestsByDefault: boolean;
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {
@@ -2566,6 +2660,19 @@ export interface operations {
                     name?: string;
                     startAt?: number;
                     isPrivate?: boolean;
+                    phoneCountry?: string | null;
+                    privacyNotice?: {
+                        /** @description Recorded with each guest who registers under it */
+                        version: string;
+                        /**
+                         * Format: uri
+                         * @description Where the kiosk links to it; also linked from the gallery email
+                         */
+                        url?: string;
+                        /** @description The notice itself, for a kiosk to show */
+                        text?: string;
+                    } | null;
+                    listGuestsByDefault?: boolean;
                 };
             };
         };
@@ -2584,6 +2691,22 @@ export interface operations {
                         startAt: number;
                         /** @description A private event hides its public event page; its session galleries still work */
                         isPrivate: boolean;
+                        /** @description Phones typed without a country code are read as from here; null: US */
+                        phoneCountry: string | null;
+                        /** @description The notice guests register under; null: none */
+                        privacyNotice: {
+                            /** @description Recorded with each guest who registers under it */
+                            version: string;
+                            /**
+                             * Format: uri
+                             * @description Where the kiosk links to it; also linked from the gallery email
+                             */
+                            url?: string;
+                            /** @description The notice itself, for a kiosk to show */
+                            text?: string;
+                        } | null;
+                        /** @description Whether guests are listed on the event page unless they ask not to be */
+                        listGuestsByDefault: boolean;
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {

@@ -14,6 +14,8 @@ describe('the console transport (development)', () => {
       link: 'http://localhost:3000/g/x',
       eventName: 'Gala',
       guestName: 'Ada',
+      senderName: 'Gala',
+      privacyNoticeUrl: null,
     })
     expect(lines).toHaveLength(1)
     // One `message` key: the text. A second, the id, would have been lost in the JSON.

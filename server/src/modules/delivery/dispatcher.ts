@@ -10,6 +10,8 @@ import { createPacer, SYSTEM_CLOCK, type Clock } from './pacer.js'
 import { PermanentFailure, Throttled, type OutgoingMessage, type Outcome, type Transports } from './transport.js'
 
 export type DispatcherSettings = {
+  /** Who the messages say they are from (`SMS_SENDER_NAME`, a brand); null: each event's name. */
+  senderName?: string | null
   /** How often to look for due messages when nothing wakes the dispatcher. */
   intervalMs: number
   /** Most messages one claim takes, per channel. */
@@ -264,7 +266,7 @@ export function startDispatcher(
           wanted = false
           const want = room()
           try {
-            const rows = await em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs])
+            const rows = await em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs, settings.senderName])
             const at = clock.now()
             for (const row of rows) claimedAt.set(row, at)
             ready.push(...rows)

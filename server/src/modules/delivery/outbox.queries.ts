@@ -39,7 +39,8 @@ export const OUTBOX_QUERIES = {
    * Claims due messages of one channel, skipping rows another instance holds, and leases them: each
    * counts an attempt and is due again when the lease runs out. Read through the partial index on
    * waiting messages by channel and due time (`outbox_message_channel_due_idx`): a channel's claim
-   * never walks another channel's backlog. Params: channel, most rows, lease in milliseconds.
+   * never walks another channel's backlog. Params: channel, most rows, lease in milliseconds, the
+   * sender's name (null: the event's).
    */
   claim: `with due as (
          select id from outbox_message
@@ -53,6 +54,7 @@ export const OUTBOX_QUERIES = {
          from due, session_guest g, session s, event_set st, event e
         where m.id = due.id and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
        returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName",
+                 coalesce(?::text, e.name) as "senderName", e.privacy_notice_url as "privacyNoticeUrl",
                  (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt",
                  (extract(epoch from m.retry_since) * 1000)::float8 as "retrySince"`,
   /**

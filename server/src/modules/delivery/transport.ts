@@ -10,7 +10,14 @@ export type OutgoingMessage = {
   link: string
   eventName: string
   guestName: string
+  /** Who the message says it is from: the brand (`SMS_SENDER_NAME`) or the event's name. */
+  senderName: string
+  /** The event's privacy notice, linked from the email when it has one. */
+  privacyNoticeUrl: string | null
 }
+
+/** The last line of every SMS: carriers and the law expect a way out, and Twilio honours STOP itself. */
+export const SMS_OPT_OUT = 'Reply STOP to opt out'
 
 export type Sent = { providerMessageId: string }
 
@@ -72,13 +79,20 @@ export const responseHints = new AsyncLocalStorage<{ retryAfterMs?: number }>()
 export function composeGalleryLink(message: OutgoingMessage) {
   const greeting = message.guestName ? `Hi ${message.guestName},` : 'Hi,'
   const subject = `Your photos from ${message.eventName}`
-  const text = `${greeting}\n\nYour photos from ${message.eventName} are ready:\n${message.link}\n\nView them, download them one by one or all at once as a zip.\n`
+  const privacy = message.privacyNoticeUrl
+  const text =
+    `${greeting}\n\nYour photos from ${message.eventName} are ready:\n${message.link}\n\nView them, download them one by one or all at once as a zip.\n` +
+    (privacy ? `\nHow we handle your details: ${privacy}\n` : '')
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
 <p>${escapeHtml(greeting)}</p>
 <p>Your photos from <strong>${escapeHtml(message.eventName)}</strong> are ready.</p>
 <p><a href="${escapeHtml(message.link)}" style="display:inline-block;padding:10px 18px;background:#111;color:#fff;border-radius:6px;text-decoration:none">See your photos</a></p>
-<p style="color:#555;font-size:13px">Or open this link: ${escapeHtml(message.link)}</p>
+<p style="color:#555;font-size:13px">Or open this link: ${escapeHtml(message.link)}</p>${
+    privacy ? `\n<p style="color:#555;font-size:13px"><a href="${escapeHtml(privacy)}">How we handle your details</a></p>` : ''
+  }
 </body></html>`
-  const sms = `Your photos from ${message.eventName} are ready: ${message.link}`
+  // The sender first (an SMS shows only a number), the event when the sender is a brand.
+  const from = message.senderName === message.eventName ? `${message.senderName}:` : `${message.senderName}: from ${message.eventName},`
+  const sms = `${from} your photos are ready: ${message.link}\n${SMS_OPT_OUT}`
   return { subject, text, html, sms }
 }

@@ -1,15 +1,25 @@
-import { EntitySchema } from '@mikro-orm/core'
+import { EntitySchema, type OptionalProps } from '@mikro-orm/core'
 
 /** Lowercase words joined by single hyphens: what an event's or a set's slug may be. */
 export const SLUG_CHECK = "slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'"
 
 export class Event {
+  /** Defaulted by the database: creating an event need not name them. */
+  declare [OptionalProps]?: 'listGuestsByDefault'
   id!: string
   slug!: string
   name!: string
   startAt!: Date
   /** A private event hides its index page, not the links to its sessions. */
   isPrivate = false
+  /** ISO 3166 country of the phones its guests type without a country code; none: US. */
+  phoneCountry?: string | null
+  /** The privacy notice guests register under: its version, and a link to it or its text. */
+  privacyNoticeVersion?: string | null
+  privacyNoticeUrl?: string | null
+  privacyNoticeText?: string | null
+  /** Whether a guest is listed on the event page unless they ask not to be. */
+  listGuestsByDefault = true
   createdAt = new Date()
   /** When staff last changed it or one of its sets (`touchEvent`): part of the galleries' ETags. */
   updatedAt = new Date()
@@ -29,6 +39,11 @@ export const EventSchema = new EntitySchema<Event>({
     name: { type: 'text' },
     startAt: { type: 'Date' },
     isPrivate: { type: 'boolean', default: false },
+    phoneCountry: { type: 'text', nullable: true },
+    privacyNoticeVersion: { type: 'text', nullable: true },
+    privacyNoticeUrl: { type: 'text', nullable: true },
+    privacyNoticeText: { type: 'text', nullable: true },
+    listGuestsByDefault: { type: 'boolean', default: true },
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     updatedAt: { type: 'Date', defaultRaw: 'now()', onUpdate: () => new Date() },
   },

@@ -21,12 +21,34 @@ export type EventCountsRow = { event_id: string; active: number; completed: numb
  * A kiosk's context from its two slugs, as SQL: read at every kiosk's start and reload, one indexed
  * statement, no entity to hydrate. Exported so that the full-stack benchmark's raw route runs it.
  */
-export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.slug as event_slug, e.name as event_name
+export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.slug as event_slug, e.name as event_name,
+         e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
     from event_set s
     join event e on e.id = s.event_id
    where s.slug = ? and e.slug = ?`
 
-export type KioskContextRow = { id: string; slug: string; name: string; event_id: string; event_slug: string; event_name: string }
+export type KioskContextRow = {
+  id: string
+  slug: string
+  name: string
+  event_id: string
+  event_slug: string
+  event_name: string
+} & RegistrationRulesRow
+
+/** What registering guests at a set needs of its event: its phones' country, its listing default, its notice. */
+export const REGISTRATION_RULES = `select e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
+    from event_set s
+    join event e on e.id = s.event_id
+   where s.id = ?`
+
+export type RegistrationRulesRow = {
+  phone_country: string | null
+  list_guests_by_default: boolean
+  privacy_notice_version: string | null
+  privacy_notice_url: string | null
+  privacy_notice_text: string | null
+}
 
 /** Marks an event changed (its galleries' ETags move on) and locks its row; returns its id when it exists. */
 export const TOUCH_EVENT = 'update event set updated_at = clock_timestamp() where id = ? returning id'

@@ -15,21 +15,19 @@ export type NewEvent = {
   name: string
   startAt: Date
   isPrivate?: boolean
+  phoneCountry?: string | null
+  privacyNoticeVersion?: string | null
+  privacyNoticeUrl?: string | null
+  privacyNoticeText?: string | null
+  listGuestsByDefault?: boolean
   sets: { slug: string; name: string }[]
 }
 
 /** Creates an event with its sets in one transaction; slugs are checked by the database. */
 export async function createEvent(em: EntityManager, input: NewEvent, now = new Date()) {
   return em.transactional(async (tx) => {
-    const event = tx.create(Event, {
-      id: newId(),
-      slug: input.slug,
-      name: input.name,
-      startAt: input.startAt,
-      isPrivate: input.isPrivate ?? false,
-      createdAt: now,
-      updatedAt: now,
-    })
+    const { sets: _sets, ...columns } = input
+    const event = tx.create(Event, { ...columns, id: newId(), isPrivate: input.isPrivate ?? false, createdAt: now, updatedAt: now })
     const sets = input.sets.map((set) => tx.create(EventSet, { id: newId(), event, slug: set.slug, name: set.name, createdAt: now }))
     await tx.flush()
     return {
@@ -37,4 +35,18 @@ export async function createEvent(em: EntityManager, input: NewEvent, now = new 
       sets: sets.map((set) => ({ id: set.id, slug: set.slug, name: set.name })),
     }
   })
+}
+
+/** The event's privacy notice as the API shows it, when it has one. */
+export function privacyNoticeOf(event: {
+  privacyNoticeVersion?: string | null
+  privacyNoticeUrl?: string | null
+  privacyNoticeText?: string | null
+}): { version: string; url?: string; text?: string } | undefined {
+  if (!event.privacyNoticeVersion) return undefined
+  return {
+    version: event.privacyNoticeVersion,
+    ...(event.privacyNoticeUrl ? { url: event.privacyNoticeUrl } : {}),
+    ...(event.privacyNoticeText ? { text: event.privacyNoticeText } : {}),
+  }
 }

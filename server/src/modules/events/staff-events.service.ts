@@ -10,7 +10,8 @@ import { Session } from '../sessions/session.entity.js'
 import { EventSet } from './event-set.entity.js'
 import { Event } from './event.entity.js'
 import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
-import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET } from './events.service.js'
+import { isPhoneCountry } from '../kiosk/phone.js'
+import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from './events.service.js'
 
 type Deps = Pick<AppContext, 'em' | 'config'>
 /** Creating reads the clock: a new row's createdAt. */
@@ -18,7 +19,34 @@ type CreateDeps = Deps & Pick<AppContext, 'now'>
 /** Deleting removes photos from storage once the rows are gone. */
 type DeleteDeps = Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>
 
-export type EventInput = { slug: string; name: string; startAt: number; isPrivate: boolean }
+type PrivacyNoticeInput = { version: string; url?: string; text?: string }
+export type EventInput = {
+  slug: string
+  name: string
+  startAt: number
+  isPrivate: boolean
+  phoneCountry?: string | null
+  privacyNotice?: PrivacyNoticeInput | null
+  listGuestsByDefault?: boolean
+}
+
+/** An event's columns from the staff's input: the notice spread over its three columns; a country checked. */
+function eventColumns({ startAt, phoneCountry, privacyNotice, ...rest }: Partial<EventInput>) {
+  if (phoneCountry && !isPhoneCountry(phoneCountry))
+    throw new AppError('BAD_REQUEST', `No phone numbering plan is known for the country ${phoneCountry}`)
+  return {
+    ...rest,
+    ...(startAt === undefined ? {} : { startAt: new Date(startAt) }),
+    ...(phoneCountry === undefined ? {} : { phoneCountry }),
+    ...(privacyNotice === undefined
+      ? {}
+      : {
+          privacyNoticeVersion: privacyNotice?.version ?? null,
+          privacyNoticeUrl: privacyNotice?.url ?? null,
+          privacyNoticeText: privacyNotice?.text ?? null,
+        }),
+  }
+}
 export type SetInput = { slug: string; name: string }
 
 /** The kiosk address of a set: `KIOSK_URL` with the slugs in it. */
@@ -71,6 +99,9 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
       name: event.name,
       startAt: event.startAt.getTime(),
       isPrivate: event.isPrivate,
+      phoneCountry: event.phoneCountry ?? null,
+      privacyNotice: privacyNoticeOf(event) ?? null,
+      listGuestsByDefault: event.listGuestsByDefault,
       createdAt: event.createdAt.getTime(),
       sets: (sets.get(event.id) ?? []).map((set) => toStaffSet(deps, event, set)),
       counts: {
@@ -95,7 +126,11 @@ export async function getStaffEvent(deps: Deps, { eventId }: { eventId: string }
 /** A new event, without sets: staff add them one by one. */
 export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
   const { event } = await refusingTakenSlug(
-    createEvent(deps.em, { ...input, startAt: new Date(input.startAt), sets: [] }, deps.now()),
+    createEvent(
+      deps.em,
+      { ...eventColumns(input), slug: input.slug, name: input.name, startAt: new Date(input.startAt), sets: [] },
+      deps.now(),
+    ),
     eventSlugTaken(input.slug),
   )
   return getStaffEvent(deps, { eventId: event.id })
@@ -104,8 +139,7 @@ export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
 export async function updateStaffEvent(deps: Deps, { eventId, changes }: { eventId: string; changes: Partial<EventInput> }) {
   const event = await deps.em.findOne(Event, eventId)
   if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
-  const { startAt, ...rest } = changes
-  deps.em.assign(event, { ...rest, ...(startAt === undefined ? {} : { startAt: new Date(startAt) }) })
+  deps.em.assign(event, eventColumns(changes))
   await refusingTakenSlug(deps.em.flush(), eventSlugTaken(event.slug))
   return getStaffEvent(deps, { eventId })
 }

@@ -16,6 +16,12 @@ export type GuestRow = {
   position: number
   created_us: number
   registered_at: string
+  marketing_opt_in: boolean
+  listed: boolean
+  privacy_notice_version: string | null
+  /** The state of the guest's latest gallery-link message by email and by SMS, when one was queued. */
+  email_state: string | null
+  sms_state: string | null
 }
 
 /** Where the previous page ended: its last guest's session (creation time, id) and position. */
@@ -26,11 +32,16 @@ export type GuestKey = { createdUs: number; sessionId: string; position: number 
  * order. Cancelled sessions are left out: their guests have no photos and never will, and the
  * organiser exports the people to follow up. Active sessions are in: their galleries are on the way.
  */
+const latestState = (channel: 'email' | 'sms') =>
+  `(select m.status from outbox_message m where m.session_id = s.id and m.session_guest_id = g.id and m.channel = '${channel}' order by m.created_at desc limit 1)`
+
 export function guestPageQuery(eventId: string, after: GuestKey | undefined, limit: number): [string, unknown[]] {
   const keyset = after ? `and (s.created_at, s.id, g.position) > (timestamptz 'epoch' + ?::float8 * interval '1 microsecond', ?, ?)` : ''
   const sql = `select g.first_name, g.last_name, g.email, g.phone, s.label, s.id as session_id, g.position,
               ${micros('s.created_at')} as created_us,
-              to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as registered_at
+              to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as registered_at,
+              g.marketing_opt_in, g.listed, g.privacy_notice_version,
+              ${latestState('email')} as email_state, ${latestState('sms')} as sms_state
          from session s
          join event_set st on st.id = s.set_id
          join session_guest g on g.session_id = s.id

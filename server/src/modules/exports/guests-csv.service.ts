@@ -11,7 +11,21 @@ import { guestPageQuery, type GuestKey, type GuestRow } from './guests-csv.queri
 /** Guests read and written per round trip: a few tens of kilobytes of CSV. */
 const PAGE_ROWS = 500
 
-const HEADER = ['Name', 'Email', 'Phone', 'Session label', 'Gallery link', 'Time']
+const HEADER = [
+  'Name',
+  'Email',
+  'Phone',
+  'Session label',
+  'Gallery link',
+  'Time',
+  'Marketing opt-in',
+  'Agreed to listing',
+  'Privacy notice version',
+  'Email delivery',
+  'SMS delivery',
+]
+
+const yesNo = (value: boolean) => (value ? 'yes' : 'no')
 
 /** Excel and Numbers read a file without it as their local code page and garble accents. */
 const BYTE_ORDER_MARK = '\uFEFF'
@@ -49,6 +63,11 @@ export async function exportGuestsCsv(
       row.label,
       galleryLink(config.galleryUrl, row.session_id),
       row.registered_at,
+      yesNo(row.marketing_opt_in),
+      yesNo(row.listed),
+      row.privacy_notice_version ?? '',
+      row.email_state ?? '',
+      row.sms_state ?? '',
     ])
 
   async function* body(): AsyncGenerator<Buffer> {

@@ -36,12 +36,12 @@ export const GALLERY_QUERIES = {
   eventVersion: `select e.is_private, ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us, v.images_settled
        from event e ${LIVE_VERSION}
       where e.slug = ?`,
-  /** The latest live sessions of every set of an event, in one lateral query. */
+  /** The latest live sessions of every set of an event, in one lateral query: those whose guests all agreed to be listed. */
   liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
        from event_set s
        cross join lateral (
          select l.id, l.set_id, l.label, l.created_at from session l
-          where l.set_id = s.id and ${isLive('l')}
+          where l.set_id = s.id and ${isLive('l')} and l.listed
           order by l.created_at desc, l.id desc
           limit ${SESSIONS_PER_SET}
        ) live

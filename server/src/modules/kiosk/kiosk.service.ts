@@ -7,30 +7,44 @@ import { newId } from '../../ids.js'
 import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
 import { Customer } from '../customers/customer.entity.js'
 import { EventSet } from '../events/event-set.entity.js'
-import { KIOSK_CONTEXT, type KioskContextRow } from '../events/events.queries.js'
-import { NO_SUCH_SET } from '../events/events.service.js'
+import { KIOSK_CONTEXT, REGISTRATION_RULES, type KioskContextRow, type RegistrationRulesRow } from '../events/events.queries.js'
+import { NO_SUCH_SET, privacyNoticeOf } from '../events/events.service.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 import { Session } from '../sessions/session.entity.js'
 import { deriveLabel, splitName } from './guest-names.js'
-import { toE164 } from './phone.js'
+import { DEFAULT_PHONE_COUNTRY, toE164 } from './phone.js'
 
 export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
   const [row] = await em.execute<KioskContextRow[]>(KIOSK_CONTEXT, [setSlug, eventSlug])
   if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  const privacyNotice = privacyNoticeOf(noticeColumns(row))
   return {
     set: { id: row.id, slug: row.slug, name: row.name },
-    event: { id: row.event_id, slug: row.event_slug, name: row.event_name },
+    event: {
+      id: row.event_id,
+      slug: row.event_slug,
+      name: row.event_name,
+      phoneCountry: row.phone_country ?? DEFAULT_PHONE_COUNTRY,
+      listGuestsByDefault: row.list_guests_by_default,
+      ...(privacyNotice ? { privacyNotice } : {}),
+    },
   }
 }
 
-export type GuestInput = { name: string; email?: string; phone?: string }
+const noticeColumns = (row: RegistrationRulesRow) => ({
+  privacyNoticeVersion: row.privacy_notice_version,
+  privacyNoticeUrl: row.privacy_notice_url,
+  privacyNoticeText: row.privacy_notice_text,
+})
 
-/** Applies the guest rules, answering the first broken one in words a guest understands. */
-export function normaliseGuests(guests: readonly GuestInput[]): ContactDetails[] {
+export type GuestInput = { name: string; email?: string; phone?: string; marketingOptIn?: boolean; hideFromEventPage?: boolean }
+
+/** Applies the guest rules, answering the first broken one in words a guest understands; phones without a country code are from `country`. */
+export function normaliseGuests(guests: readonly GuestInput[], country = DEFAULT_PHONE_COUNTRY): ContactDetails[] {
   return guests.map((guest) => {
     const email = guest.email?.trim() || undefined
     const rawPhone = guest.phone?.trim() || undefined
-    const phone = rawPhone === undefined ? undefined : toE164(rawPhone)
+    const phone = rawPhone === undefined ? undefined : toE164(rawPhone, country)
     if (rawPhone !== undefined && phone === undefined) {
       throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${rawPhone}`)
     }
@@ -44,7 +58,11 @@ export async function registerGuests(
   { em, now }: Pick<AppContext, 'em' | 'now'>,
   { setId, guests }: { setId: string; guests: readonly GuestInput[] },
 ) {
-  const details = normaliseGuests(guests)
+  // The event's rules (an unknown set: the defaults, and the 404 below once the guests are checked).
+  const [rules] = await em.execute<RegistrationRulesRow[]>(REGISTRATION_RULES, [setId])
+  const details = normaliseGuests(guests, rules?.phone_country ?? DEFAULT_PHONE_COUNTRY)
+  const listedByDefault = rules?.list_guests_by_default ?? true
+  const listed = guests.map((guest) => !(guest.hideFromEventPage ?? !listedByDefault))
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
   const at = now()
   return transactionalWithRetry(em, async (tx) => {
@@ -60,6 +78,8 @@ export async function registerGuests(
       status: 'active',
       photoCount: 0,
       createdAt: at,
+      // On the event page only if every guest of it agreed.
+      listed: listed.every(Boolean),
     })
     details.forEach((guest, index) =>
       tx.create(SessionGuest, {
@@ -71,6 +91,10 @@ export async function registerGuests(
         email: guest.email,
         phone: guest.phone,
         customer: tx.getReference(Customer, customerIds[index]!),
+        marketingOptIn: guests[index]!.marketingOptIn ?? false,
+        listed: listed[index]!,
+        privacyNoticeVersion: rules?.privacy_notice_version ?? null,
+        registeredAt: at,
       }),
     )
     await tx.flush()

@@ -1,15 +1,21 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js'
+import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
 
 /** Digits and the punctuation people type in phone numbers; letters are never a phone here. */
 const PHONE_CHARACTERS = /^\+?[\d\s().\-/]+$/u
 
+/** The country phones are read as from when neither the number nor its event names one. */
+export const DEFAULT_PHONE_COUNTRY = 'US'
+
+/** Whether numbers of this ISO 3166 country can be read: the numbering plans libphonenumber knows. */
+export const isPhoneCountry = (code: string): code is CountryCode => isSupportedCountry(code)
+
 /**
- * E.164 for anything that parses as a possible number (US when no country code is given),
- * else undefined. Possible, not "valid": a number the metadata does not know yet still delivers.
+ * E.164 for anything that parses as a possible number (as from `country` when no country code is
+ * given), else undefined. Possible, not "valid": a number the metadata does not know yet still delivers.
  */
-export function toE164(input: string): string | undefined {
+export function toE164(input: string, country: string = DEFAULT_PHONE_COUNTRY): string | undefined {
   if (!PHONE_CHARACTERS.test(input)) return undefined
-  const parsed = parsePhoneNumberFromString(input, 'US')
+  const parsed = parsePhoneNumberFromString(input, isPhoneCountry(country) ? country : DEFAULT_PHONE_COUNTRY)
   if (!parsed || !parsed.isPossible()) return undefined
   return parsed.number
 }

@@ -1,10 +1,12 @@
-import { EntitySchema } from '@mikro-orm/core'
+import { EntitySchema, type OptionalProps } from '@mikro-orm/core'
 
 import { Customer } from '../customers/customer.entity.js'
 import { Session } from './session.entity.js'
 
 /** A guest as registered for one session: the contact the gallery link goes to. */
 export class SessionGuest {
+  /** Defaulted by the database: guests registered without a choice keep the defaults. */
+  declare [OptionalProps]?: 'marketingOptIn' | 'listed'
   id!: string
   session!: Session
   position!: number
@@ -13,6 +15,13 @@ export class SessionGuest {
   email?: string
   phone?: string
   customer!: Customer
+  /** Consent, as given at the kiosk: marketing beyond the gallery link (never assumed). */
+  marketingOptIn = false
+  /** Whether this guest agreed to their session being listed on the event page. */
+  listed = true
+  /** The event's privacy-notice version at registration, and when (absent for guests registered before). */
+  privacyNoticeVersion?: string | null
+  registeredAt?: Date | null
 }
 
 export const SessionGuestSchema = new EntitySchema<SessionGuest>({
@@ -38,6 +47,10 @@ export const SessionGuestSchema = new EntitySchema<SessionGuest>({
     lastName: { type: 'text' },
     email: { type: 'text', nullable: true },
     phone: { type: 'text', nullable: true },
+    marketingOptIn: { type: 'boolean', default: false },
+    listed: { type: 'boolean', default: true },
+    privacyNoticeVersion: { type: 'text', nullable: true },
+    registeredAt: { type: 'Date', nullable: true },
     // No cascade: a customer with sessions cannot be deleted.
     customer: {
       kind: 'm:1',

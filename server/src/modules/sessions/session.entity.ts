@@ -7,12 +7,14 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number]
 
 export class Session {
   /** Counted by the copies worker from the database default: registration does not name it. */
-  declare [OptionalProps]?: 'imagesSettled'
+  declare [OptionalProps]?: 'imagesSettled' | 'listed'
   /** Also the public gallery id, so it carries 128 random bits. */
   id!: string
   set!: EventSet
   label!: string
   status: SessionStatus = 'active'
+  /** On the event page only when every guest of it agreed to be listed. */
+  listed = true
   /** Kept with the session so "live" (completed with photos) is a plain indexed filter. */
   photoCount = 0
   createdAt = new Date()
@@ -50,6 +52,7 @@ export const SessionSchema = new EntitySchema<Session>({
     label: { type: 'text' },
     // An enum property: MikroORM checks it against SESSION_STATUSES as session_status_check.
     status: { enum: true, items: () => SESSION_STATUSES, default: 'active' },
+    listed: { type: 'boolean', default: true },
     photoCount: { type: 'integer', default: 0 },
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     completedAt: { type: 'Date', nullable: true },
