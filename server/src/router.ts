@@ -6,6 +6,7 @@ import { staffEventsRouter, staffSetsRouter } from './modules/events/events.rout
 import { galleryRouter } from './modules/gallery/gallery.router.js'
 import { kioskRouter } from './modules/kiosk/kiosk.router.js'
 import { staffMembersRouter } from './modules/members/members.router.js'
+import { staffPeopleRouter } from './modules/people/people.router.js'
 import { staffSessionsRouter } from './modules/sessions/sessions.router.js'
 import { trackingRouter } from './modules/tracking/tracking.router.js'
 import { api } from './orpc.js'
@@ -24,5 +25,6 @@ export const router = api.router({
     sessions: staffSessionsRouter,
     messages: staffMessagesRouter,
     members: staffMembersRouter,
+    people: staffPeopleRouter,
   },
 })

@@ -405,6 +405,17 @@ describe('every answer, against the document', () => {
     await documented('retrySessionMessages', await send('retrySessionMessages', { sessionId: gallery.sessionId }))
     await documented('retryEventMessages', await send('retryEventMessages', { eventId }))
 
+    // One person's rights: a guest registered for it, found, exported and erased.
+    const erasable = `erin.${randomBytes(4).toString('hex')}@example.org`
+    await documented(
+      'registerGuests',
+      await send('registerGuests', { setId: set.id }, { guests: [{ name: 'Erin Erase', email: erasable }] }),
+    )
+    const { people } = await get('findPeople', { path: `/staff/people?email=${encodeURIComponent(erasable)}`, headers })
+    await get('exportPerson', { path: pathOf('exportPerson', { customerId: people[0].id }), headers })
+    await documented('erasePerson', await send('erasePerson', { customerId: people[0].id }))
+    await documented('erasePerson', await send('erasePerson', { customerId: people[0].id }))
+
     const active = await seedSession(app.orm, set.id, { status: 'active' })
     await documented('resendGalleryLinks', await send('resendGalleryLinks', { sessionId: active.id }))
     await documented('deleteSet', await send('deleteSet', { setId: set.id }))

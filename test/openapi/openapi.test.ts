@@ -93,6 +93,10 @@ describe('the OpenAPI document', () => {
         // Bulk retry after a provider's outage (issue 25).
         'POST /staff/sessions/{sessionId}/messages/retry',
         'POST /staff/events/{eventId}/messages/retry',
+        // One guest's rights (issue 21).
+        'GET /staff/people',
+        'GET /staff/people/{customerId}/export',
+        'POST /staff/people/{customerId}/erase',
         // The health probes (issue 14).
         'GET /healthz',
         'GET /readyz',

@@ -67,6 +67,9 @@ const OWN_ANSWER: Record<string, { status: number; error?: string }> = {
   'members.list': { status: 200 },
   'members.invite': { status: 400 },
   'members.remove': { status: 404, error: 'no such staff member' },
+  'people.find': { status: 400 },
+  'people.export': { status: 404, error: 'no such person' },
+  'people.erase': { status: 404, error: 'no such person' },
 }
 
 function call(route: Route, headers: Record<string, string>) {

@@ -9,6 +9,7 @@ import { staffEvents, staffSets } from './staff-events.js'
 import { staffExports } from './staff-exports.js'
 import { staffAuth, staffMembers } from './staff-members.js'
 import { staffMessages } from './staff-messages.js'
+import { staffPeople } from './staff-people.js'
 import { staffSessions } from './staff-sessions.js'
 import { tracking } from './tracking.js'
 
@@ -19,6 +20,7 @@ const staff = {
   sessions: staffSessions,
   messages: staffMessages,
   members: staffMembers,
+  people: staffPeople,
 }
 
 /** What oRPC's handler serves, every JSON route: the server implements exactly this. */

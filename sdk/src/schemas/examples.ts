@@ -147,3 +147,33 @@ export const EXAMPLE_EVENT_STATS = {
 
 export const EXAMPLE_MEMBER = { id: member, email: 'grace@example.org', name: 'Grace Hopper', createdAt: 1781947800000 }
 export const EXAMPLE_AUTH_USER = { id: member, email: 'grace@example.org', name: 'Grace Hopper' }
+
+export const EXAMPLE_PERSON = {
+  id: 'cU5cNq1RZTaO2rUq9bS8fA',
+  email: 'ada@example.org',
+  phone: null,
+  name: 'Ada Lovelace',
+  registrations: 2,
+  events: [{ id: event, slug: 'summer-gala', name: 'Summer Gala' }],
+}
+
+export const EXAMPLE_PERSON_EXPORT = {
+  person: { id: EXAMPLE_PERSON.id, email: 'ada@example.org', phone: null, name: 'Ada Lovelace', createdAt: 1782925800000 },
+  registrations: [
+    {
+      guestId: 'gV2m8QkB4YxH1sNp7TzR3w',
+      name: 'Ada Lovelace',
+      email: 'ada@example.org',
+      phone: null,
+      marketingOptIn: false,
+      agreedToListing: true,
+      privacyNoticeVersion: '2026-06',
+      registeredAt: 1782925800000,
+      event: { id: event, slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000 },
+      set: { id: set, slug: 'photo-wall', name: 'Photo Wall' },
+      session: { id: session, status: 'completed', galleryUrl: EXAMPLE_GALLERY_URL, photos: 4 },
+      messages: [EXAMPLE_MESSAGE],
+    },
+  ],
+  exportedAt: 1790000000000,
+}

@@ -11,6 +11,7 @@ import {
   EXAMPLE_EVENT_STATS,
   EXAMPLE_MEMBER,
   EXAMPLE_MESSAGE,
+  EXAMPLE_PERSON,
   EXAMPLE_SESSION_STATS,
   EXAMPLE_STAFF_EVENT,
   EXAMPLE_STAFF_SESSION,
@@ -333,3 +334,65 @@ export const CurrentSession = z
       null,
     ],
   })
+
+// People: one guest across events (a customer: linked by email, then by phone)
+
+export const PersonQuery = z
+  .strictObject({
+    email: PlainText.trim().min(3).max(254).optional().describe('An address, whatever its case'),
+    phone: PlainText.trim()
+      .min(3)
+      .max(40)
+      .optional()
+      .describe('A phone number as typed; read as E.164, or as a US number without a country code'),
+  })
+  .refine((query) => (query.email === undefined) !== (query.phone === undefined), 'Give an email or a phone, one of them')
+
+export const Person = z
+  .object({
+    id: Id.describe('The customer: what export and erase take'),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    name: z.string(),
+    registrations: z.int().describe('Guest rows of theirs, over every event'),
+    events: z.array(z.object({ id: Id, slug: Slug, name: z.string() })).describe('The events they registered at, newest start first'),
+  })
+  .meta({ examples: [EXAMPLE_PERSON] })
+
+export const PersonRegistration = z.object({
+  guestId: Id,
+  name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  marketingOptIn: z.boolean(),
+  agreedToListing: z.boolean(),
+  privacyNoticeVersion: z.string().nullable(),
+  registeredAt: EpochMillis,
+  event: z.object({ id: Id, slug: Slug, name: z.string(), startAt: EpochMillis }),
+  set: z.object({ id: Id, slug: Slug, name: z.string() }),
+  session: z.object({
+    id: Id,
+    status: z.enum(SESSION_STATES),
+    galleryUrl: z.url(),
+    photos: z.int(),
+  }),
+  messages: z.array(StaffMessage).describe('The gallery links sent to them, oldest first, with their states'),
+})
+
+export const PersonExport = z.object({
+  person: z.object({ id: Id, email: z.string().nullable(), phone: z.string().nullable(), name: z.string(), createdAt: EpochMillis }),
+  registrations: z
+    .array(PersonRegistration)
+    .describe("Oldest first; nothing of the other guests of their sessions (not even the session's label, made of their names)"),
+  exportedAt: EpochMillis,
+})
+
+export const Erased = z
+  .object({
+    erased: z.object({
+      sessions: z.int().describe('Sessions deleted, photos included: those where they were the only guest'),
+      guests: z.int().describe('Guest rows removed: theirs'),
+      photos: z.int().describe('Photos deleted with those sessions'),
+    }),
+  })
+  .meta({ examples: [{ erased: { sessions: 1, guests: 2, photos: 4 } }] })

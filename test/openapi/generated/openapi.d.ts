@@ -626,6 +626,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/staff/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a guest across every event by email or by phone
+         * @description Exactly one of `email` and `phone`. Answers the people found (none: an empty list), each with the events they registered at.
+         */
+        get: operations["findPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/people/{customerId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person's data, machine-readable: their guest rows with consent, events, sessions, gallery links and messages
+         * @description Nothing of any other guest but their sessions' labels. Answers 404 `{ "error": "no such person" }` for an unknown id.
+         */
+        get: operations["exportPerson"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/people/{customerId}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase one person: their contact details, guest rows, messages and customer record; their sessions where they were the only guest
+         * @description A session they shared keeps its photos for the other guests, without this person (their name leaves the label). Their sessions' photos are deleted from storage, and any stored answer naming those sessions is forgotten. Answers 404 `{ "error": "no such person" }` for an unknown id, or one already erased.
+         */
+        post: operations["erasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/sign-in/email": {
         parameters: {
             query?: never;
@@ -4917,6 +4977,319 @@ export interface operations {
                 content: {
                     "application/json": {
                         removed: string;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoKeysError"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findPeople: {
+        parameters: {
+            query?: {
+                email?: string;
+                phone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        people: {
+                            /** @description The customer: what export and erase take */
+                            id: string;
+                            email: string | null;
+                            phone: string | null;
+                            name: string;
+                            /** @description Guest rows of theirs, over every event */
+                            registrations: number;
+                            /** @description The events they registered at, newest start first */
+                            events: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        person: {
+                            id: string;
+                            email: string | null;
+                            phone: string | null;
+                            name: string;
+                            createdAt: number;
+                        };
+                        /** @description Oldest first; nothing of the other guests of their sessions (not even the session's label, made of their names) */
+                        registrations: {
+                            guestId: string;
+                            name: string;
+                            email: string | null;
+                            phone: string | null;
+                            marketingOptIn: boolean;
+                            agreedToListing: boolean;
+                            privacyNoticeVersion: string | null;
+                            registeredAt: number;
+                            event: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                                startAt: number;
+                            };
+                            set: {
+                                id: string;
+                                slug: string;
+                                name: string;
+                            };
+                            session: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "cancelled";
+                                /** Format: uri */
+                                galleryUrl: string;
+                                photos: number;
+                            };
+                            /** @description The gallery links sent to them, oldest first, with their states */
+                            messages: {
+                                id: string;
+                                /** @enum {string} */
+                                channel: "email" | "sms";
+                                /** @description The email address or E.164 phone number */
+                                recipient: string;
+                                /** @enum {string} */
+                                status: "pending" | "sent" | "failed";
+                                attempts: number;
+                                lastError: string | null;
+                                providerMessageId: string | null;
+                                createdAt: number;
+                                sentAt: number | null;
+                            }[];
+                        }[];
+                        exportedAt: number;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    erasePerson: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                customerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        erased: {
+                            /** @description Sessions deleted, photos included: those where they were the only guest */
+                            sessions: number;
+                            /** @description Guest rows removed: theirs */
+                            guests: number;
+                            /** @description Photos deleted with those sessions */
+                            photos: number;
+                        };
                     };
                 };
             };
