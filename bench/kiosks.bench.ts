@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-kiosks-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
   const databaseUrl = await obtainDatabase(dataDir)
-  const base = loadSettings({ MODE: 'development', DATA_DIR: dataDir })
+  const base = loadSettings({ MODE: 'development', DATA_DIR: dataDir, PURGE: 'off' })
   const settings: Settings = {
     ...base,
     databaseUrl,

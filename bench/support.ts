@@ -58,7 +58,14 @@ export async function obtainDatabase(dataDir: string): Promise<string> {
 
 /** The service as a benchmark runs it: development settings, its data under `dataDir`, on a free port of 127.0.0.1. */
 export function benchSettings(dataDir: string, databaseUrl: string): Settings {
-  return { ...loadSettings({ MODE: 'development', DATA_DIR: dataDir }), databaseUrl, host: '127.0.0.1', port: 0, seedDemo: false }
+  // No purge: the benchmarks' events may have started long ago.
+  return {
+    ...loadSettings({ MODE: 'development', DATA_DIR: dataDir, PURGE: 'off' }),
+    databaseUrl,
+    host: '127.0.0.1',
+    port: 0,
+    seedDemo: false,
+  }
 }
 
 /** Runs `work` in one transaction on one connection of `pool`: the seed lands whole or not at all. */

@@ -108,6 +108,9 @@ const Environment = z
     COPIES: z.enum(['on', 'off']).default('on'),
     COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
     COPIES_LINK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+    RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    PURGE: z.enum(['on', 'off']).default('on'),
+    PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).optional(),
@@ -192,6 +195,7 @@ export type Config = {
   storage: StorageSettings
   delivery: DeliverySettings
   copies: CopiesSettings
+  retention: RetentionSettings
   rateLimits: RateLimitSettings
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
@@ -238,6 +242,15 @@ export type DeliverySettings = {
 }
 
 /** The photos' copies (modules/photos): made off the request path by a worker on any number of instances. */
+export type RetentionSettings = {
+  /** Days after an event's start its guests' data is kept, unless the event sets its own. */
+  defaultDays: number
+  /** Whether this instance runs the purge (several may: each session is purged once). */
+  work: boolean
+  /** How often the purge looks for what has expired. */
+  intervalMs: number
+}
+
 export type CopiesSettings = {
   /** Whether this instance runs the copies worker. */
   work: boolean
@@ -340,6 +353,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       worker: { ...DEFAULT_COPIES_SETTINGS, concurrency: e.COPIES_CONCURRENCY },
       linkWaitMs: e.COPIES_LINK_WAIT_MS,
     },
+    retention: { defaultDays: e.RETENTION_DAYS, work: e.PURGE === 'on', intervalMs: e.PURGE_INTERVAL_MS },
     rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, clientIpHeader: e.CLIENT_IP_HEADER },
     contact: {
       form: e.CONTACT_FORM_URL

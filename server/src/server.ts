@@ -21,6 +21,8 @@ import { createConsoleTransport } from './modules/delivery/console-transport.js'
 import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
 import { OUTBOX_CHANNEL } from './modules/delivery/outbox.service.js'
 import { startCopiesWorker, type CopiesWorker } from './modules/photos/copies-worker.js'
+import type { PhotoStorage } from './modules/storage/storage.js'
+import { startPurgeWorker, type PurgeWorker } from './modules/retention/retention.service.js'
 import { COPIES_CHANNEL } from './modules/photos/photo-copies.service.js'
 import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
 import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
@@ -70,6 +72,8 @@ export type RunningServer = {
   server: Server
   /** Better Auth, for tests and tools that create staff members. */
   auth: StaffAuth
+  /** The photo storage the settings name (none: not configured), for tests and tools. */
+  storage: PhotoStorage | undefined
   /**
    * Stops taking connections, answers the requests in flight (with `Connection: close`) within the
    * shutdown grace, then closes the database, the embedded cluster last.
@@ -193,6 +197,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     // The background work that reads the schema: started now, or once the release step has migrated.
     let dispatcher: Dispatcher | undefined
     let copies: CopiesWorker | undefined
+    let purge: PurgeWorker | undefined
     let listener: NotificationListener | undefined
     const startSchemaWork = () => {
       // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
@@ -220,6 +225,15 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         })
         wake[COPIES_CHANNEL] = copies.wake
       }
+      if (settings.retention.work)
+        purge = startPurgeWorker({
+          orm,
+          storage,
+          logger,
+          now: clock,
+          defaultDays: settings.retention.defaultDays,
+          intervalMs: settings.retention.intervalMs,
+        })
       if (Object.keys(wake).length > 0)
         listener = listenForNotifications({ url: databaseUrl, timeouts: settings.databaseTimeouts }, wake, logger)
     }
@@ -253,7 +267,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         let graceTimer: NodeJS.Timeout | undefined
         const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), graceMs)))
         // Nothing new is taken; requests in flight finish, and so do the message and the photos in hand.
-        const delivery = Promise.all([dispatcher?.stop(), copies?.stop(), listener?.close()])
+        const delivery = Promise.all([dispatcher?.stop(), copies?.stop(), purge?.stop(), listener?.close()])
         const { forced } = await connections.drain(graceMs)
         if (forced > 0) logger.info('shutdown grace ran out: connections closed', { connections: forced, graceMs })
         if ((await Promise.race([delivery, graceOver])) === 'grace over')
@@ -268,7 +282,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
         logger.info('stopped', { durationMs: Math.round(performance.now() - startedAt) })
       })())
     logger.info('photo booth service listening', { url: config.publicUrl, host, port, mode: config.mode })
-    return { url: `http://localhost:${port}`, config, orm, server, auth: auth.auth, stop }
+    return { url: `http://localhost:${port}`, config, orm, server, auth: auth.auth, storage, stop }
   } catch (error) {
     server?.close()
     await redis?.close()

@@ -34,7 +34,15 @@ async function eventRows(slug: string): Promise<number> {
 
 const NO_COUNTS = { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 }
 /** What an event created without them answers for its phones' country, privacy notice and listing. */
-const EVENT_DEFAULTS = { phoneCountry: null, privacyNotice: null, listGuestsByDefault: true }
+const EVENT_DEFAULTS = {
+  phoneCountry: null,
+  privacyNotice: null,
+  listGuestsByDefault: true,
+  retentionDays: null,
+  purged: { sessions: 0, guests: 0, photos: 0 },
+}
+/** When an event that started at `startAt` is purged with the default retention (RETENTION_DAYS, 90). */
+const expiresAt = (startAt: number) => startAt + 90 * 86_400_000
 
 describe('GET /staff/events', () => {
   it('when events have sets and sessions, then each answers with its sets oldest first, kiosk URLs and counts, newest start first', async () => {
@@ -64,6 +72,7 @@ describe('GET /staff/events', () => {
         startAt: Date.parse('2026-07-01T18:00:00Z'),
         isPrivate: true,
         ...EVENT_DEFAULTS,
+        expiresAt: expiresAt(Date.parse('2026-07-01T18:00:00Z')),
         createdAt: await createdAt('event', newer.event.id),
         sets: [],
         counts: NO_COUNTS,
@@ -75,6 +84,7 @@ describe('GET /staff/events', () => {
         startAt: Date.parse('2026-06-01T18:00:00Z'),
         isPrivate: false,
         ...EVENT_DEFAULTS,
+        expiresAt: expiresAt(Date.parse('2026-06-01T18:00:00Z')),
         createdAt: await createdAt('event', older.event.id),
         sets: [
           {
@@ -146,6 +156,7 @@ describe('POST /staff/events', () => {
       // A public event page is a choice: an event is private unless staff say otherwise.
       isPrivate: true,
       ...EVENT_DEFAULTS,
+      expiresAt: expiresAt(Date.parse('2026-08-01T17:00:00Z')),
       createdAt: await createdAt('event', created.id),
       sets: [],
       counts: NO_COUNTS,
@@ -205,13 +216,21 @@ describe('PATCH /staff/events/:eventId', () => {
     const slug = uniqueSlug()
     const moved = await update(created.id, { slug, startAt: 2_000, isPrivate: false })
     expect(moved.status).toBe(200)
-    expect(await moved.json()).toEqual({ ...created, name: 'Winter Gala', slug, startAt: 2_000, isPrivate: false })
+    expect(await moved.json()).toEqual({
+      ...created,
+      name: 'Winter Gala',
+      slug,
+      startAt: 2_000,
+      isPrivate: false,
+      expiresAt: expiresAt(2_000),
+    })
     expect(await (await api(`/staff/events/${created.id}`)).json()).toEqual({
       ...created,
       name: 'Winter Gala',
       slug,
       startAt: 2_000,
       isPrivate: false,
+      expiresAt: expiresAt(2_000),
     })
   })
 

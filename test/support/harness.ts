@@ -58,6 +58,8 @@ export async function startTestServer(
     ...defaults,
     // Tests that are about delivery turn the dispatcher on; elsewhere outbox rows stay as written.
     delivery: { ...defaults.delivery, dispatch: false },
+    // The tests' events started months ago: the purge, on by default, would take their sessions.
+    retention: { ...defaults.retention, work: false },
     databaseUrl: testDatabaseUrl(),
     host: '127.0.0.1',
     port: 0,

@@ -15,10 +15,11 @@ export async function freePort(): Promise<number> {
 
 /**
  * The environment of the service in a child process of its own: this one's, in development, on an
- * ephemeral port of 127.0.0.1, without the demo, then `env` (an undefined value unsets a variable).
+ * ephemeral port of 127.0.0.1, without the demo and without the purge (the tests' events started
+ * months ago: their sessions would be purged under them), then `env` (an undefined value unsets a variable).
  */
 export function serviceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...process.env, MODE: 'development', HOST: '127.0.0.1', PORT: '0', SEED_DEMO: 'false', ...env }
+  return { ...process.env, MODE: 'development', HOST: '127.0.0.1', PORT: '0', SEED_DEMO: 'false', PURGE: 'off', ...env }
 }
 
 /**
@@ -32,6 +33,7 @@ export function productionEnv(port: number, databaseUrl: string, env: NodeJS.Pro
     MODE: 'production',
     HOST: '127.0.0.1',
     PORT: String(port),
+    PURGE: 'off',
     DATABASE_URL: databaseUrl,
     PUBLIC_URL: publicUrl,
     CDN_URL: 'https://cdn.example.com/photos',

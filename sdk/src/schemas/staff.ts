@@ -29,6 +29,9 @@ const Name = PlainText.trim().min(1, 'Name is required').max(200)
 /** An event's start: no later than the last millisecond of the year 9999, as far as PostgreSQL's timestamps (and ISO 8601) go. */
 const StartAt = EpochMillis.max(253_402_300_799_999, 'A start time before the year 10000')
 
+/** How long an event keeps its guests' data, in days after its start. */
+const RetentionDays = z.int().min(1).max(3650)
+
 /** Optional moments answer `null` when they have not happened. */
 const When = EpochMillis.nullable()
 
@@ -56,6 +59,11 @@ export const StaffEvent = z
     phoneCountry: CountryCode.nullable().describe('Phones typed without a country code are read as from here; null: US'),
     privacyNotice: PrivacyNotice.nullable().describe('The notice guests register under; null: none'),
     listGuestsByDefault: z.boolean().describe('Whether guests are listed on the event page unless they ask not to be'),
+    retentionDays: RetentionDays.nullable().describe("Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS"),
+    expiresAt: EpochMillis.describe("When its guests' data is purged: photos, contacts, sessions (anonymous counts stay)"),
+    purged: z
+      .object({ sessions: z.int(), guests: z.int(), photos: z.int() })
+      .describe('What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts`'),
     createdAt: EpochMillis,
     sets: z.array(StaffSet).describe('Oldest first'),
     counts: z.object({
@@ -75,6 +83,7 @@ export const NewEvent = z
     phoneCountry: CountryCode.optional().describe('Phones typed without a country code are read as from here (default US)'),
     privacyNotice: PrivacyNotice.optional(),
     listGuestsByDefault: z.boolean().default(true),
+    retentionDays: RetentionDays.optional().describe("Default: the instance's RETENTION_DAYS"),
   })
   .meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: true, phoneCountry: 'US' }] })
 
@@ -87,6 +96,7 @@ export const EventChanges = z
     phoneCountry: CountryCode.nullable(),
     privacyNotice: PrivacyNotice.nullable(),
     listGuestsByDefault: z.boolean(),
+    retentionDays: RetentionDays.nullable().describe("Longer or shorter before the purge runs; null: the instance's default"),
   })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')

@@ -26,6 +26,7 @@ import { OutboxChannelDueSchema } from './migrations/20261125-outbox-channel-due
 import { OutboxRetrySinceSchema } from './migrations/20261126-outbox-retry-since.js'
 import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
 import { GuestConsentSchema } from './migrations/20261127-guest-consent.js'
+import { RetentionSchema } from './migrations/20261127-retention.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -89,6 +90,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261126-photo-copies', class: PhotoCopiesSchema },
         { name: '20261126-outbox-retry-since', class: OutboxRetrySinceSchema },
         { name: '20261127-guest-consent', class: GuestConsentSchema },
+        { name: '20261127-retention', class: RetentionSchema },
       ],
       silent: true,
       transactional: true,

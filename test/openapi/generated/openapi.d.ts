@@ -2225,6 +2225,16 @@ export interface operations {
                             } | null;
                             /** @description Whether guests are listed on the event page unless they ask not to be */
                             listGuestsByDefault: boolean;
+                            /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
+                            retentionDays: number | null;
+                            /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                            expiresAt: number;
+                            /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
+                            purged: {
+                                sessions: number;
+                                guests: number;
+                                photos: number;
+                            };
                             createdAt: number;
                             /** @description Oldest first */
                             sets: {
@@ -2338,6 +2348,8 @@ export interface operations {
                     };
                     /** @default true */
                     listGuestsByDefault?: boolean;
+                    /** @description Default: the instance's RETENTION_DAYS */
+                    retentionDays?: number;
                 };
             };
         };
@@ -2372,6 +2384,16 @@ export interface operations {
                         } | null;
                         /** @description Whether guests are listed on the event page unless they ask not to be */
                         listGuestsByDefault: boolean;
+                        /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
+                        retentionDays: number | null;
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        expiresAt: number;
+                        /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
+                        purged: {
+                            sessions: number;
+                            guests: number;
+                            photos: number;
+                        };
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {
@@ -2508,6 +2530,16 @@ export interface operations {
                         } | null;
                         /** @description Whether guests are listed on the event page unless they ask not to be */
                         listGuestsByDefault: boolean;
+                        /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
+                        retentionDays: number | null;
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        expiresAt: number;
+                        /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
+                        purged: {
+                            sessions: number;
+                            guests: number;
+                            photos: number;
+                        };
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {
@@ -2733,6 +2765,8 @@ export interface operations {
                         text?: string;
                     } | null;
                     listGuestsByDefault?: boolean;
+                    /** @description Longer or shorter before the purge runs; null: the instance's default */
+                    retentionDays?: number | null;
                 };
             };
         };
@@ -2767,6 +2801,16 @@ export interface operations {
                         } | null;
                         /** @description Whether guests are listed on the event page unless they ask not to be */
                         listGuestsByDefault: boolean;
+                        /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
+                        retentionDays: number | null;
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        expiresAt: number;
+                        /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
+                        purged: {
+                            sessions: number;
+                            guests: number;
+                            photos: number;
+                        };
                         createdAt: number;
                         /** @description Oldest first */
                         sets: {

@@ -5,7 +5,7 @@ export const SLUG_CHECK = "slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'"
 
 export class Event {
   /** Defaulted by the database: creating an event need not name them. */
-  declare [OptionalProps]?: 'listGuestsByDefault'
+  declare [OptionalProps]?: 'listGuestsByDefault' | 'purgedSessions' | 'purgedGuests' | 'purgedPhotos'
   id!: string
   slug!: string
   name!: string
@@ -20,6 +20,12 @@ export class Event {
   privacyNoticeText?: string | null
   /** Whether a guest is listed on the event page unless they ask not to be. */
   listGuestsByDefault = true
+  /** Days after its start its guests' data is kept; none: the instance's RETENTION_DAYS. */
+  retentionDays?: number | null
+  /** What the purge removed, counted: the event's figures outlive its guests' data. */
+  purgedSessions = 0
+  purgedGuests = 0
+  purgedPhotos = 0
   createdAt = new Date()
   /** When staff last changed it or one of its sets (`touchEvent`): part of the galleries' ETags. */
   updatedAt = new Date()
@@ -44,6 +50,10 @@ export const EventSchema = new EntitySchema<Event>({
     privacyNoticeUrl: { type: 'text', nullable: true },
     privacyNoticeText: { type: 'text', nullable: true },
     listGuestsByDefault: { type: 'boolean', default: true },
+    retentionDays: { type: 'integer', nullable: true },
+    purgedSessions: { type: 'integer', default: 0 },
+    purgedGuests: { type: 'integer', default: 0 },
+    purgedPhotos: { type: 'integer', default: 0 },
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     updatedAt: { type: 'Date', defaultRaw: 'now()', onUpdate: () => new Date() },
   },

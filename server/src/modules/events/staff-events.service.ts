@@ -14,6 +14,8 @@ import { isPhoneCountry } from '../kiosk/phone.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from './events.service.js'
 
 type Deps = Pick<AppContext, 'em' | 'config'>
+
+const DAY_MS = 86_400_000
 /** Creating reads the clock: a new row's createdAt. */
 type CreateDeps = Deps & Pick<AppContext, 'now'>
 /** Deleting removes photos from storage once the rows are gone. */
@@ -28,6 +30,7 @@ export type EventInput = {
   phoneCountry?: string | null
   privacyNotice?: PrivacyNoticeInput | null
   listGuestsByDefault?: boolean
+  retentionDays?: number | null
 }
 
 /** An event's columns from the staff's input: the notice spread over its three columns; a country checked. */
@@ -102,6 +105,9 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
       phoneCountry: event.phoneCountry ?? null,
       privacyNotice: privacyNoticeOf(event) ?? null,
       listGuestsByDefault: event.listGuestsByDefault,
+      retentionDays: event.retentionDays ?? null,
+      expiresAt: event.startAt.getTime() + (event.retentionDays ?? deps.config.retention.defaultDays) * DAY_MS,
+      purged: { sessions: event.purgedSessions, guests: event.purgedGuests, photos: event.purgedPhotos },
       createdAt: event.createdAt.getTime(),
       sets: (sets.get(event.id) ?? []).map((set) => toStaffSet(deps, event, set)),
       counts: {

@@ -134,7 +134,8 @@ const NOT_FOUND = {
   gallery: {
     title: 'Gallery not found',
     heading: 'We can’t find these photos',
-    text: 'This link does not lead to any photos. Check that it is the whole link from your message, or ask the photo booth team at the event.',
+    // An expired gallery leaves nothing behind to tell it from a wrong link: the page says both.
+    text: 'This link does not lead to any photos. Galleries are kept for a limited time after the event, so these may have expired; otherwise, check that it is the whole link from your message, or ask the photo booth team at the event.',
   },
   // The link was right: the session was cancelled, or ended without photos.
   ended: {

@@ -1,0 +1,26 @@
+/**
+ * The purge's statements. `?` placeholders, run through `em.execute`.
+ */
+export const RETENTION_QUERIES = {
+  /**
+   * Sessions whose time is up, locked, skipping those another instance holds: every session of an
+   * event past its retention (its own days, or the instance's), and cancelled sessions a day after
+   * their cancellation. Params: now, the default days, now, how many.
+   */
+  due: `select s.id, st.event_id
+      from session s
+      join event_set st on st.id = s.set_id
+      join event e on e.id = st.event_id
+     where (s.status = 'cancelled' and s.cancelled_at < ?::timestamptz - interval '1 day')
+        or e.start_at + make_interval(days => coalesce(e.retention_days, ?)) < ?::timestamptz
+     order by s.id
+     limit ?
+       for update of s skip locked`,
+  /** Views and shares stay counted for their event, no longer tied to a session that is gone. */
+  detachTracking: `update tracking_event set session_id = null where session_id in (?)`,
+  /** The event's anonymous counts of what was purged. Params: sessions, guests, photos, event id. */
+  countPurged: `update event set purged_sessions = purged_sessions + ?, purged_guests = purged_guests + ?, purged_photos = purged_photos + ?
+     where id = ?`,
+} as const
+
+export type DueRow = { id: string; event_id: string }

@@ -1,0 +1,65 @@
+import type { Services } from '../../context.js'
+import { groupBy } from '../../db/group.js'
+import { deleteSessions, removeDeletedPhotos } from '../sessions/delete-sessions.service.js'
+import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
+
+/** Sessions purged per transaction: a short lock, and progress kept if the instance stops. */
+const BATCH = 100
+
+type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now'> & { defaultDays: number }
+
+/**
+ * Purges what has expired (RetentionSettings): each batch of due sessions in a transaction of its
+ * own, locked with SKIP LOCKED so that instances purging at once never take the same session; each
+ * session is deleted whole (guests, messages, photos, customers no other session needs, stored
+ * answers naming it), its views and shares left counted for the event, and the event's anonymous
+ * counts raised. Storage is cleaned after each commit, through the deletion queue: a stop or a
+ * storage outage between the two leaves the prefixes queued for the next pass. Answers how many
+ * sessions this call purged.
+ */
+export async function purgeExpired(deps: PurgeDeps): Promise<number> {
+  let purged = 0
+  for (;;) {
+    const batch = await deps.orm.em.fork().transactional(async (tx) => {
+      const now = deps.now()
+      const due = await tx.execute<DueRow[]>(RETENTION_QUERIES.due, [now, deps.defaultDays, now, BATCH])
+      if (due.length === 0) return 0
+      await tx.execute(RETENTION_QUERIES.detachTracking, [due.map((row) => row.id)])
+      for (const [eventId, rows] of groupBy(due, (row) => row.event_id)) {
+        const counts = await deleteSessions(
+          tx,
+          rows.map((row) => row.id),
+        )
+        await tx.execute(RETENTION_QUERIES.countPurged, [counts.sessions, counts.guests, counts.photos, eventId])
+      }
+      return due.length
+    })
+    if (batch > 0) await removeDeletedPhotos(deps)
+    purged += batch
+    if (batch < BATCH) return purged
+  }
+}
+
+export type PurgeWorker = { stop(): Promise<void> }
+
+/** Runs the purge now and every `intervalMs`, one pass at a time; a failed pass is logged and tried at the next. */
+export function startPurgeWorker(deps: PurgeDeps & { intervalMs: number }): PurgeWorker {
+  let running: Promise<void> | undefined
+  const pass = () => {
+    running ??= purgeExpired(deps)
+      .then((purged) => {
+        if (purged > 0) deps.logger.info('expired guest data purged', { sessions: purged })
+      })
+      .catch((error: unknown) => deps.logger.error('the purge of expired guest data failed; tried again at the next pass', error))
+      .finally(() => (running = undefined))
+  }
+  pass()
+  const timer = setInterval(pass, deps.intervalMs)
+  timer.unref()
+  return {
+    async stop() {
+      clearInterval(timer)
+      await running
+    },
+  }
+}
