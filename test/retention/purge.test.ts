@@ -52,6 +52,10 @@ async function event(daysAgo: number, settings: Record<string, unknown> = {}) {
   return { id: created.id as string, slug, setId: set.id as string }
 }
 
+/** Registered when the event started: the sessions a real event's guests made on the day. */
+const onTheDay = (setId: string, daysAgo: number) =>
+  rows('update session set created_at = ? where set_id = ?', [new Date(now - daysAgo * DAY), setId])
+
 const staffEvent = async (id: string) => (await staffFetch(app, staff, `/staff/events/${id}`)).json()
 const rows = async (sql: string, params: unknown[]) => app.orm.em.fork().execute<Record<string, unknown>[]>(sql, params)
 
@@ -62,6 +66,7 @@ describe('the purge', () => {
     const gallery = await makeLiveGallery(app, { setId: old.setId, guests: [{ name: 'Old Olga', email: `olga.${now}@example.org` }] })
     const kept = await makeLiveGallery(app, { setId: young.setId, guests: [{ name: 'Young Yara', email: `yara.${now}@example.org` }] })
     await Promise.all([copiesSettled(app, gallery.sessionId), copiesSettled(app, kept.sessionId)])
+    await Promise.all([onTheDay(old.setId, 91), onTheDay(young.setId, 89)])
     expect(
       (await postJson(`${app.url}/track`, { kind: 'view', sessionId: gallery.sessionId }, { headers: { 'content-type': 'text/plain' } }))
         .status,
@@ -93,12 +98,20 @@ describe('the purge', () => {
     const shorter = await event(10)
     const kept = await registerGuests(app, longer.setId, [{ name: 'Lena', email: `lena.${now}@example.org` }])
     const gone = await registerGuests(app, shorter.setId, [{ name: 'Sami', email: `sami.${now}@example.org` }])
+    await Promise.all([onTheDay(longer.setId, 120), onTheDay(shorter.setId, 10)])
     expect((await staffFetch(app, staff, `/staff/events/${longer.id}`, { method: 'PATCH', body: { retentionDays: 365 } })).status).toBe(200)
     const changed = await staffFetch(app, staff, `/staff/events/${shorter.id}`, { method: 'PATCH', body: { retentionDays: 7 } })
     expect(await changed.json()).toMatchObject({ retentionDays: 7, expiresAt: now - 3 * DAY })
 
     expect(await purge()).toBe(1)
     expect(await rows('select id from session where id in (?)', [[kept, gone]])).toEqual([{ id: kept }])
+  })
+
+  it('when guests register today at an event that started long ago (entered after the fact), then their session is kept for the retention after its registration', async () => {
+    const late = await event(400)
+    const today = await registerGuests(app, late.setId, [{ name: 'Tess', email: `tess.${now}@example.org` }])
+    expect(await purge()).toBe(0)
+    expect(await rows('select id from session where id = ?', [today])).toEqual([{ id: today }])
   })
 
   it('when a session was cancelled more than a day ago, then it goes; cancelled an hour ago, it stays', async () => {
@@ -117,7 +130,8 @@ describe('the purge', () => {
   it('when two instances purge at once, then each expired session is purged once and counted once', async () => {
     const old = await event(200)
     // Sessions without guests: 230 registrations would meet the kiosk route's rate limit.
-    for (let i = 0; i < 230; i++) await seedSession(app.orm, old.setId, { status: 'active', photos: 0 })
+    for (let i = 0; i < 230; i++)
+      await seedSession(app.orm, old.setId, { status: 'active', photos: 0, createdAt: new Date(now - 200 * DAY) })
     const other = await startTestServer({ databaseUrl: app.config.databaseUrl }, { now: clock })
     try {
       const [first, second] = await Promise.all([
@@ -150,6 +164,7 @@ describe('the purge worker', () => {
         .fork()
         .execute(`insert into event_set (id, event_id, slug, name) values ('purgeworkerset00000001', ?, 'booth', 'Booth')`, [setId])
       session = await registerGuests(own, 'purgeworkerset00000001', [{ name: 'Wanda', email: `wanda.${now}@example.org` }])
+      await own.orm.em.fork().execute('update session set created_at = ? where id = ?', [new Date(now - 400 * DAY), session])
     } finally {
       await own.stop()
     }

@@ -60,7 +60,9 @@ export const StaffEvent = z
     privacyNotice: PrivacyNotice.nullable().describe('The notice guests register under; null: none'),
     listGuestsByDefault: z.boolean().describe('Whether guests are listed on the event page unless they ask not to be'),
     retentionDays: RetentionDays.nullable().describe("Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS"),
-    expiresAt: EpochMillis.describe("When its guests' data is purged: photos, contacts, sessions (anonymous counts stay)"),
+    expiresAt: EpochMillis.describe(
+      "When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration",
+    ),
     purged: z
       .object({ sessions: z.int(), guests: z.int(), photos: z.int() })
       .describe('What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts`'),

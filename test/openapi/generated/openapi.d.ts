@@ -2227,7 +2227,7 @@ export interface operations {
                             listGuestsByDefault: boolean;
                             /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                             retentionDays: number | null;
-                            /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                            /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                             expiresAt: number;
                             /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
                             purged: {
@@ -2386,7 +2386,7 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
-                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
                         purged: {
@@ -2532,7 +2532,7 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
-                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
                         purged: {
@@ -2803,7 +2803,7 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
-                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay) */
+                        /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
                         purged: {

@@ -3,16 +3,17 @@
  */
 export const RETENTION_QUERIES = {
   /**
-   * Sessions whose time is up, locked, skipping those another instance holds: every session of an
-   * event past its retention (its own days, or the instance's), and cancelled sessions a day after
-   * their cancellation. Params: now, the default days, now, how many.
+   * Sessions whose time is up, locked, skipping those another instance holds: the sessions of an
+   * event past its retention (its own days, or the instance's) after its start, or after their own
+   * registration when that came later (an event entered after the fact keeps its guests as long), and
+   * cancelled sessions a day after their cancellation. Params: now, the default days, now, how many.
    */
   due: `select s.id, st.event_id
       from session s
       join event_set st on st.id = s.set_id
       join event e on e.id = st.event_id
      where (s.status = 'cancelled' and s.cancelled_at < ?::timestamptz - interval '1 day')
-        or e.start_at + make_interval(days => coalesce(e.retention_days, ?)) < ?::timestamptz
+        or greatest(e.start_at, s.created_at) + make_interval(days => coalesce(e.retention_days, ?)) < ?::timestamptz
      order by s.id
      limit ?
        for update of s skip locked`,
