@@ -205,9 +205,9 @@ describe('a guest’s gallery page, in Chromium', () => {
     await viewer.waitFor({ state: 'hidden' })
     // Back where the guest was: on the photo they last looked at (the dialog's close event, a task
     // after it is hidden, moves the focus there from where Chromium restored it).
-    await page
-      .waitForFunction(`document.activeElement?.getAttribute('aria-label') === 'Photo 2 of 3, full size'`, undefined, { timeout: 5_000 })
-      .catch(() => undefined)
+    // (Polled with evaluate: waitForFunction's string form is an eval, which the page's CSP refuses.)
+    const focused = () => page.evaluate<string | null>(`document.activeElement?.getAttribute('aria-label') ?? null`)
+    await until(focused, (label) => label === 'Photo 2 of 3, full size', 5_000).catch(() => undefined)
     expect(await page.evaluate(`document.activeElement.getAttribute('aria-label')`)).toBe('Photo 2 of 3, full size')
   })
 
