@@ -146,6 +146,17 @@ describe('the purge', () => {
   })
 })
 
+describe('the purge when the instance stops', () => {
+  it('when its stop signal is given, then it starts no further batch: what is due waits for the next pass', async () => {
+    const old = await event(300)
+    const due = await seedSession(app.orm, old.setId, { status: 'active', photos: 0, createdAt: new Date(now - 300 * DAY) })
+    const stopped = AbortSignal.abort()
+    expect(await purgeExpired({ orm: app.orm, storage: app.storage, logger, now: clock, defaultDays: 90, signal: stopped })).toBe(0)
+    expect(await rows('select id from session where id = ?', [due.id])).toEqual([{ id: due.id }])
+    expect(await purge()).toBe(1)
+  })
+})
+
 describe('the purge worker', () => {
   it('when the service runs with its defaults, then it purges on its own, without being asked', async () => {
     const databaseUrl = await databases.create()

@@ -6,7 +6,11 @@ import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
 /** Sessions purged per transaction: a short lock, and progress kept if the instance stops. */
 const BATCH = 100
 
-type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now'> & { defaultDays: number }
+type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now'> & {
+  defaultDays: number
+  /** Aborted when the instance stops: no further batch is started (the one in hand commits or rolls back). */
+  signal?: AbortSignal
+}
 
 /**
  * Purges what has expired (RetentionSettings): each batch of due sessions in a transaction of its
@@ -19,7 +23,7 @@ type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now'> & { defaul
  */
 export async function purgeExpired(deps: PurgeDeps): Promise<number> {
   let purged = 0
-  for (;;) {
+  while (!deps.signal?.aborted) {
     const batch = await deps.orm.em.fork().transactional(async (tx) => {
       const now = deps.now()
       const due = await tx.execute<DueRow[]>(RETENTION_QUERIES.due, [now, deps.defaultDays, now, BATCH])
@@ -36,17 +40,19 @@ export async function purgeExpired(deps: PurgeDeps): Promise<number> {
     })
     if (batch > 0) await removeDeletedPhotos(deps)
     purged += batch
-    if (batch < BATCH) return purged
+    if (batch < BATCH) break
   }
+  return purged
 }
 
 export type PurgeWorker = { stop(): Promise<void> }
 
 /** Runs the purge now and every `intervalMs`, one pass at a time; a failed pass is logged and tried at the next. */
-export function startPurgeWorker(deps: PurgeDeps & { intervalMs: number }): PurgeWorker {
+export function startPurgeWorker(deps: Omit<PurgeDeps, 'signal'> & { intervalMs: number }): PurgeWorker {
+  const stopping = new AbortController()
   let running: Promise<void> | undefined
   const pass = () => {
-    running ??= purgeExpired(deps)
+    running ??= purgeExpired({ ...deps, signal: stopping.signal })
       .then((purged) => {
         if (purged > 0) deps.logger.info('expired guest data purged', { sessions: purged })
       })
@@ -59,6 +65,7 @@ export function startPurgeWorker(deps: PurgeDeps & { intervalMs: number }): Purg
   return {
     async stop() {
       clearInterval(timer)
+      stopping.abort()
       await running
     },
   }
