@@ -73,6 +73,7 @@ const Environment = z
     EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
     PUBLIC_URL: optionalUrl,
     CDN_URL: optionalUrl,
+    CDN_PURGE_URL: optionalUrl,
     GALLERY_URL: optionalUrl,
     KIOSK_URL: z
       .string()
@@ -182,6 +183,8 @@ export type Config = {
   publicUrl: string
   /** Base of photo URLs in responses; in development this server's own /photos. */
   cdnUrl: string
+  /** Told of every photo prefix deleted from storage (erasure, purge, deletion), for a CDN that caches photos. */
+  cdnPurgeUrl?: string
   /** Base of the gallery links sent to guests. */
   galleryUrl: string
   /** Where a set's kiosk opens: a URL with `{event}` and `{set}` (the slugs) in it. */
@@ -241,7 +244,7 @@ export type DeliverySettings = {
   dispatcher: DispatcherSettings
 }
 
-/** The photos' copies (modules/photos): made off the request path by a worker on any number of instances. */
+/** Retention (modules/retention): how long guests' data is kept, and the purge that removes it. */
 export type RetentionSettings = {
   /** Days after an event's start its guests' data is kept, unless the event sets its own. */
   defaultDays: number
@@ -251,6 +254,7 @@ export type RetentionSettings = {
   intervalMs: number
 }
 
+/** The photos' copies (modules/photos): made off the request path by a worker on any number of instances. */
 export type CopiesSettings = {
   /** Whether this instance runs the copies worker. */
   work: boolean
@@ -327,6 +331,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     embeddedPostgresPort: e.EMBEDDED_POSTGRES_PORT,
     publicUrl: e.PUBLIC_URL,
     cdnUrl: e.CDN_URL,
+    cdnPurgeUrl: e.CDN_PURGE_URL,
     galleryUrl: e.GALLERY_URL,
     kioskUrl: e.KIOSK_URL,
     staffAuth: { secret: e.AUTH_SECRET, trustedOrigins: e.TRUSTED_ORIGINS ?? [] },

@@ -201,7 +201,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     let listener: NotificationListener | undefined
     const startSchemaWork = () => {
       // Photos of sessions deleted while storage was failing (or by an instance that stopped mid-way).
-      void removeDeletedPhotos({ orm, storage, logger })
+      void removeDeletedPhotos({ orm, storage, logger, config })
       const wake: Record<string, () => void> = {}
       if (settings.delivery.dispatch) {
         dispatcher = startDispatcher({
@@ -230,6 +230,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
           orm,
           storage,
           logger,
+          config,
           now: clock,
           defaultDays: settings.retention.defaultDays,
           intervalMs: settings.retention.intervalMs,

@@ -35,7 +35,15 @@ afterAll(async () => {
 })
 
 const logger = createLogger({ silent: true })
-const purge = () => purgeExpired({ orm: app.orm, storage: app.storage, logger, now: clock, defaultDays: app.config.retention.defaultDays })
+const purge = () =>
+  purgeExpired({
+    orm: app.orm,
+    storage: app.storage,
+    config: app.config,
+    logger,
+    now: clock,
+    defaultDays: app.config.retention.defaultDays,
+  })
 
 /** A public event started `daysAgo` before the clock, with one set, made by staff. */
 async function event(daysAgo: number, settings: Record<string, unknown> = {}) {
@@ -136,7 +144,7 @@ describe('the purge', () => {
     try {
       const [first, second] = await Promise.all([
         purge(),
-        purgeExpired({ orm: other.orm, storage: other.storage, logger, now: clock, defaultDays: 90 }),
+        purgeExpired({ orm: other.orm, storage: other.storage, config: other.config, logger, now: clock, defaultDays: 90 }),
       ])
       expect(first + second).toBe(230)
       expect((await staffEvent(old.id)).purged).toEqual({ sessions: 230, guests: 0, photos: 0 })
@@ -151,7 +159,9 @@ describe('the purge when the instance stops', () => {
     const old = await event(300)
     const due = await seedSession(app.orm, old.setId, { status: 'active', photos: 0, createdAt: new Date(now - 300 * DAY) })
     const stopped = AbortSignal.abort()
-    expect(await purgeExpired({ orm: app.orm, storage: app.storage, logger, now: clock, defaultDays: 90, signal: stopped })).toBe(0)
+    expect(
+      await purgeExpired({ orm: app.orm, storage: app.storage, config: app.config, logger, now: clock, defaultDays: 90, signal: stopped }),
+    ).toBe(0)
     expect(await rows('select id from session where id = ?', [due.id])).toEqual([{ id: due.id }])
     expect(await purge()).toBe(1)
   })

@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000
 /** Creating reads the clock: a new row's createdAt. */
 type CreateDeps = Deps & Pick<AppContext, 'now'>
 /** Deleting removes photos from storage once the rows are gone. */
-type DeleteDeps = Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>
+type DeleteDeps = Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger' | 'config'>
 
 type PrivacyNoticeInput = { version: string; url?: string; text?: string }
 export type EventInput = {

@@ -89,7 +89,10 @@ export async function exportPerson({ em, config, now }: Pick<AppContext, 'em' | 
  * goes last. Stored idempotent answers naming any of those sessions are forgotten (a registration's
  * answer holds the label), and the events' pages and galleries change their ETags.
  */
-export async function erasePerson(deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>, { customerId }: { customerId: string }) {
+export async function erasePerson(
+  deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger' | 'config'>,
+  { customerId }: { customerId: string },
+) {
   const counts = await deps.em.transactional(async (tx): Promise<DeletedCounts> => {
     const customer = await tx.findOne(Customer, customerId, { lockMode: LockMode.PESSIMISTIC_WRITE })
     if (!customer) throw new AppError('NOT_FOUND', NO_SUCH_PERSON)

@@ -6,7 +6,7 @@ import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
 /** Sessions purged per transaction: a short lock, and progress kept if the instance stops. */
 const BATCH = 100
 
-type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now'> & {
+type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now' | 'config'> & {
   defaultDays: number
   /** Aborted when the instance stops: no further batch is started (the one in hand commits or rolls back). */
   signal?: AbortSignal

@@ -5,6 +5,7 @@ import { Customer } from '../customers/customer.entity.js'
 import { FORGET_SESSIONS } from '../idempotency/idempotency.queries.js'
 import { Photo } from '../photos/photo.entity.js'
 import { StorageDeletion } from '../storage/storage-deletion.entity.js'
+import { purgeCdn } from '../storage/cdn-purge.js'
 import { sessionPrefix } from '../storage/storage.js'
 import { SessionGuest } from './session-guest.entity.js'
 import { Session } from './session.entity.js'
@@ -55,11 +56,17 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
 const PASS = 500
 
 /**
- * Removes the queued prefixes from storage, each row once storage has confirmed. A failure is
+ * Removes the queued prefixes from storage (and from the CDN's cache, through CDN_PURGE_URL when it
+ * is set), each row once both have confirmed. A failure is
  * recorded on its row and left for the next pass (the next deletion, or the next start), so a
  * storage outage leaves work to do, never an orphan. Without storage configured the queue waits.
  */
-export async function removeDeletedPhotos({ orm, storage, logger }: Pick<Services, 'orm' | 'storage' | 'logger'>): Promise<void> {
+export async function removeDeletedPhotos({
+  orm,
+  storage,
+  logger,
+  config,
+}: Pick<Services, 'orm' | 'storage' | 'logger' | 'config'>): Promise<void> {
   if (!storage) return
   const em = orm.em.fork()
   // Never thrown to the caller: the deletion it follows has committed, and what is left stays queued.
@@ -68,9 +75,11 @@ export async function removeDeletedPhotos({ orm, storage, logger }: Pick<Service
     for (const { prefix } of queued) {
       try {
         await storage.deletePrefix(prefix)
+        // Gone from storage, then from the CDN's cache (if it is told): only then is the row done.
+        if (config.cdnPurgeUrl) await purgeCdn(config.cdnPurgeUrl, `${config.cdnUrl}/${prefix}`)
         await em.nativeDelete(StorageDeletion, { prefix })
       } catch (error) {
-        logger.error('photos of a deleted session could not be removed from storage; retried later', error)
+        logger.error('photos of a deleted session could not be removed from storage or the CDN; retried later', error)
         const lastError = error instanceof Error ? error.message : String(error)
         await em.nativeUpdate(StorageDeletion, { prefix }, { attempts: raw('attempts + 1') as number, lastError })
       }

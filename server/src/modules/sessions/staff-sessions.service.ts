@@ -116,7 +116,7 @@ export async function cancelStaffSession(deps: Pick<AppContext, 'em' | 'config' 
 
 /** Deletes a session with its guests' data, then removes its photos from storage. */
 export async function deleteStaffSession(
-  deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger'>,
+  deps: Pick<AppContext, 'em' | 'orm' | 'storage' | 'logger' | 'config'>,
   { sessionId }: { sessionId: string },
 ) {
   const deleted = await deps.em.transactional(async (tx) => {
