@@ -36,16 +36,11 @@ export type KioskContextRow = {
   event_name: string
 } & RegistrationRulesRow
 
-/**
- * What registering guests at a set needs of its event (its phones' country, its listing default, its
- * notice), the set share-locked: a staff member deleting the set meanwhile either waits for the new
- * session (and counts it as active) or has deleted the set first, and this finds nothing.
- */
+/** What registering guests at a set needs of its event: its phones' country, its listing default, its notice. */
 export const REGISTRATION_RULES = `select e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
     from event_set s
     join event e on e.id = s.event_id
-   where s.id = ?
-     for share of s`
+   where s.id = ?`
 
 export type RegistrationRulesRow = {
   phone_country: string | null

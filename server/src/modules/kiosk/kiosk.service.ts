@@ -1,3 +1,5 @@
+import { LockMode } from '@mikro-orm/core'
+
 import type { AppContext } from '../../context.js'
 import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
@@ -56,15 +58,18 @@ export async function registerGuests(
   { em, now }: Pick<AppContext, 'em' | 'now'>,
   { setId, guests }: { setId: string; guests: readonly GuestInput[] },
 ) {
-  const at = now()
+  // The event's rules (an unknown set: the defaults, and the 404 below once the guests are checked).
+  const [rules] = await em.execute<RegistrationRulesRow[]>(REGISTRATION_RULES, [setId])
+  const details = normaliseGuests(guests, rules?.phone_country ?? DEFAULT_PHONE_COUNTRY)
+  const listedByDefault = rules?.list_guests_by_default ?? true
+  const listed = guests.map((guest) => !(guest.hideFromEventPage ?? !listedByDefault))
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
+  const at = now()
   return transactionalWithRetry(em, async (tx) => {
-    // One statement: the set, share-locked, with its event's rules for the guests.
-    const [rules] = await tx.execute<RegistrationRulesRow[]>(REGISTRATION_RULES, [setId])
-    if (!rules) throw new AppError('NOT_FOUND', NO_SUCH_SET)
-    const details = normaliseGuests(guests, rules.phone_country ?? DEFAULT_PHONE_COUNTRY)
-    const listed = guests.map((guest) => !(guest.hideFromEventPage ?? !rules.list_guests_by_default))
-    const set = tx.getReference(EventSet, setId)
+    // Shared-locked: a staff member deleting the set meanwhile either waits for this session (and
+    // counts it as active) or has deleted the set first, and this finds nothing.
+    const set = await tx.findOne(EventSet, { id: setId }, { lockMode: LockMode.PESSIMISTIC_READ })
+    if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
     const customerIds = await linkCustomers(tx, details, at)
     const session = tx.create(Session, {
       id: newId(),
@@ -88,7 +93,7 @@ export async function registerGuests(
         customer: tx.getReference(Customer, customerIds[index]!),
         marketingOptIn: guests[index]!.marketingOptIn ?? false,
         listed: listed[index]!,
-        privacyNoticeVersion: rules.privacy_notice_version,
+        privacyNoticeVersion: rules?.privacy_notice_version ?? null,
         registeredAt: at,
       }),
     )
