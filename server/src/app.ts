@@ -28,6 +28,7 @@ import { VersionCache } from './modules/gallery/gallery-versions.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
+import { receiptRoutes } from './modules/receipts/receipts.routes.js'
 import { authRoutes } from './modules/staff/auth.routes.js'
 import { checkOrigin, staffAuthentication, staffOf } from './modules/staff/staff-auth.middleware.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
@@ -62,6 +63,7 @@ export function createApp(services: Services): Express {
   app.use(edgePolicies(limit))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(under('/api/auth', authRoutes(services)))
+  app.use(under('/webhooks', receiptRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))
   app.use(under('/gallery', galleryReads(services, versions)))
   app.use('/photos', photoBytesRoutes(services))

@@ -140,6 +140,13 @@ const Environment = z
     POSTMARK_FROM: z.string().min(3).optional(),
     POSTMARK_MESSAGE_STREAM: z.string().min(1).default('outbound'),
     POSTMARK_API_URL: z.url().optional(),
+    POSTMARK_WEBHOOK_USER: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[^:]+$/, 'no colon')
+      .optional(),
+    POSTMARK_WEBHOOK_PASSWORD: z.string().min(16, 'at least 16 characters').max(200).optional(),
     TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
     TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
     TWILIO_FROM: z.string().min(1).optional(),
@@ -154,6 +161,10 @@ const Environment = z
     }
     if (env.POSTMARK_SERVER_TOKEN && !env.POSTMARK_FROM) {
       ctx.addIssue({ code: 'custom', path: ['POSTMARK_FROM'], message: 'required with POSTMARK_SERVER_TOKEN' })
+    }
+    if (Boolean(env.POSTMARK_WEBHOOK_USER) !== Boolean(env.POSTMARK_WEBHOOK_PASSWORD)) {
+      const missing = env.POSTMARK_WEBHOOK_USER ? 'POSTMARK_WEBHOOK_PASSWORD' : 'POSTMARK_WEBHOOK_USER'
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'POSTMARK_WEBHOOK_USER and POSTMARK_WEBHOOK_PASSWORD go together' })
     }
     if (env.TWILIO_ACCOUNT_SID) {
       if (!env.TWILIO_AUTH_TOKEN) ctx.addIssue({ code: 'custom', path: ['TWILIO_AUTH_TOKEN'], message: 'required with TWILIO_ACCOUNT_SID' })
@@ -242,6 +253,8 @@ export type DeliverySettings = {
   email?: ({ kind: 'postmark' } & PostmarkSettings) | { kind: 'console' }
   sms?: ({ kind: 'twilio' } & TwilioSettings) | { kind: 'console' }
   dispatcher: DispatcherSettings
+  /** The basic credentials Postmark's webhooks must carry (modules/receipts); unset: they are refused. */
+  postmarkWebhook?: { user: string; password: string }
 }
 
 /** Retention (modules/retention): how long guests' data is kept, and the purge that removes it. */
@@ -404,6 +417,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
         retryForMs: e.DELIVERY_RETRY_HOURS * 3_600_000,
         senderName: e.SMS_SENDER_NAME ?? null,
       },
+      postmarkWebhook:
+        e.POSTMARK_WEBHOOK_USER && e.POSTMARK_WEBHOOK_PASSWORD
+          ? { user: e.POSTMARK_WEBHOOK_USER, password: e.POSTMARK_WEBHOOK_PASSWORD }
+          : undefined,
     },
   }
 }

@@ -1,9 +1,10 @@
+import { MESSAGE_STATES } from '@photobooth/sdk/schemas'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { BACKLOG_QUERY, type BacklogCount } from './metrics.queries.js'
 
 import type { Orm } from './db/orm.js'
 import { withTimeout } from './timeouts.js'
-import { CHANNELS, MESSAGE_STATUSES } from './modules/delivery/outbox-message.entity.js'
+import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
 
 /**
  * Prometheus metrics of one instance (prom-client), on a registry of its own: served on
@@ -142,7 +143,7 @@ export function createMetrics({ orm }: { orm: Orm }) {
     }
     for (const channel of CHANNELS) {
       oldestPending.set({ channel }, 0)
-      for (const status of MESSAGE_STATUSES) outboxMessages.set({ channel, status }, 0)
+      for (const status of MESSAGE_STATES) outboxMessages.set({ channel, status }, 0)
     }
     for (const row of rows) {
       if (row.channel === null) photos.set({ copies: row.status }, row.count)

@@ -10,6 +10,9 @@ import {
   Photo,
   SetSummary,
   TrackBeacon,
+  TwilioInboundMessage,
+  TwilioStatusCallback,
+  PostmarkWebhook,
 } from '@photobooth/sdk/schemas'
 import { z } from 'zod'
 
@@ -194,6 +197,11 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         description:
           "The operator's API: events, sets, booth keys, sessions and delivery, statistics, exports and staff members. A staff session cookie; changes need a trusted `Origin`.",
       },
+      {
+        name: 'Webhooks',
+        description:
+          "The providers' delivery receipts and opt-outs, called by Postmark and Twilio: basic credentials (Postmark) or Twilio's request signature.",
+      },
     ],
     components: {
       schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
@@ -211,6 +219,17 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
           name: STAFF_COOKIE,
           description: `The session cookie set by \`POST /api/auth/sign-in/email\` (\`__Secure-${STAFF_COOKIE}\` in production). State-changing staff requests must also send a trusted \`Origin\`.`,
         },
+        postmarkWebhook: {
+          type: 'http',
+          scheme: 'basic',
+          description: '`POSTMARK_WEBHOOK_USER` and `POSTMARK_WEBHOOK_PASSWORD`, given to Postmark in the webhook URL.',
+        },
+        twilioSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Twilio-Signature',
+          description: "Twilio's HMAC-SHA1 of the URL and form fields, keyed with `TWILIO_AUTH_TOKEN`.",
+        },
       },
     },
     commonSchemas: {
@@ -222,6 +241,9 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       Guest: { schema: Guest },
       TrackBeacon: { schema: TrackBeacon },
       ContactSubmission: { schema: ContactSubmission },
+      PostmarkWebhook: { schema: PostmarkWebhook },
+      TwilioStatusCallback: { schema: TwilioStatusCallback },
+      TwilioInboundMessage: { schema: TwilioInboundMessage },
     },
     customErrorResponseBodySchema: (_definedErrors, status) => {
       if (status === 400) return BAD_REQUEST_SCHEMA
@@ -234,8 +256,9 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue
       const isBooth = path.startsWith('/booth/')
       const isStaff = path.startsWith('/staff/') || path === '/api/auth/sign-out' || path === '/api/auth/change-password'
-      // The public routes need no credential: say so explicitly rather than leave it undefined.
-      operation.security = isBooth ? [{ boothKey: [] }] : isStaff ? [{ staffSession: [] }] : []
+      // The public routes need no credential: say so explicitly rather than leave it undefined. The
+      // webhooks declare their providers' own.
+      if (!path.startsWith('/webhooks/')) operation.security = isBooth ? [{ boothKey: [] }] : isStaff ? [{ staffSession: [] }] : []
       // Better Auth answers its own refusals, shaped `{ error }` by its adapter: never the validator's shape.
       if (path.startsWith('/api/auth/') && operation.responses?.['400']) {
         operation.responses['400'] = {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as delay } from 'node:timers/promises'
 
+import { contract } from '@photobooth/sdk/contract'
 import pLimit from 'p-limit'
 
 import { createApp } from './app.js'
@@ -11,6 +12,7 @@ import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } fro
 import { listenForNotifications, type NotificationListener } from './db/notifications.js'
 import { seedDemo } from './modules/events/demo-event.js'
 import { trackConnections } from './http/connection-drain.js'
+import { expressPath } from './http/edge.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
 import { requestLines } from './http/request-log.js'
 import type { Logger } from './logger.js'
@@ -44,11 +46,13 @@ function createContactMailer(settings: ContactSettings, logger: Logger): Contact
   return settings.mail.kind === 'postmark' ? createPostmarkContactMailer(settings.mail) : createConsoleContactMailer(logger)
 }
 
-function createTransports(settings: DeliverySettings, logger: Logger): Transports {
+/** `publicUrl`: where Twilio reports each SMS's fate (modules/receipts). */
+function createTransports(settings: DeliverySettings, logger: Logger, publicUrl: string): Transports {
   const toLog = createConsoleTransport(logger)
+  const statusCallbackUrl = `${publicUrl.replace(/\/$/, '')}${expressPath(contract.webhooks.twilioStatus)}`
   return {
     email: settings.email && (settings.email.kind === 'postmark' ? createPostmarkTransport(settings.email) : toLog),
-    sms: settings.sms && (settings.sms.kind === 'twilio' ? createTwilioTransport(settings.sms) : toLog),
+    sms: settings.sms && (settings.sms.kind === 'twilio' ? createTwilioTransport({ statusCallbackUrl, ...settings.sms }) : toLog),
   }
 }
 
@@ -206,7 +210,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
       if (settings.delivery.dispatch) {
         dispatcher = startDispatcher({
           orm,
-          transports: createTransports(settings.delivery, logger),
+          transports: createTransports(settings.delivery, logger, config.publicUrl),
           logger,
           settings: settings.delivery.dispatcher,
           metrics,

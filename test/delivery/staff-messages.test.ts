@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { DispatcherSettings } from '@photobooth/server/modules/delivery/dispatcher'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
+import { POSTMARK_INVALID_REQUEST, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { signedInStaff, startStaffTestServer, staffFetch, type StaffSession } from '../support/staff.js'
@@ -73,10 +73,10 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
     const { sessionId, ada, grace } = await sentGallery()
     const first = await resend(sessionId)
     expect(first.status).toBe(200)
-    expect(await first.json()).toEqual({ queued: 3 })
+    expect(await first.json()).toEqual({ queued: 3, suppressed: 0 })
     const second = await resend(sessionId)
     expect(second.status).toBe(200)
-    expect(await second.json()).toEqual({ queued: 0 })
+    expect(await second.json()).toEqual({ queued: 0, suppressed: 0 })
 
     const rows = await messagesOf(sessionId)
     expect(
@@ -102,14 +102,14 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
     const { sessionId } = await sentGallery()
     // Created long ago, but sent (after retries) 30 seconds ago.
     await settle(sessionId, 'sent', { createdAgo: 600, sentAgo: 30 })
-    expect(await (await resend(sessionId)).json()).toEqual({ queued: 0 })
+    expect(await (await resend(sessionId)).json()).toEqual({ queued: 0, suppressed: 0 })
     // Created 30 seconds ago, and already refused: still the same click.
     await settle(sessionId, 'failed', { createdAgo: 30 })
-    expect(await (await resend(sessionId)).json()).toEqual({ queued: 0 })
+    expect(await (await resend(sessionId)).json()).toEqual({ queued: 0, suppressed: 0 })
     expect(await messagesOf(sessionId)).toHaveLength(3)
 
     await settle(sessionId, 'sent', { createdAgo: 120, sentAgo: 61 })
-    expect(await (await resend(sessionId)).json()).toEqual({ queued: 3 })
+    expect(await (await resend(sessionId)).json()).toEqual({ queued: 3, suppressed: 0 })
     expect((await messagesOf(sessionId)).map((row) => row.status)).toEqual(['sent', 'sent', 'sent', 'pending', 'pending', 'pending'])
   })
 
@@ -147,7 +147,7 @@ describe('POST /staff/messages/:messageId/retry', () => {
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: email('ada') }] })
     await settle(gallery.sessionId, 'failed', { createdAgo: 120 })
     const [failed] = await messagesOf(gallery.sessionId)
-    expect(await (await resend(gallery.sessionId)).json()).toEqual({ queued: 1 })
+    expect(await (await resend(gallery.sessionId)).json()).toEqual({ queued: 1, suppressed: 0 })
 
     const response = await retry(failed!.id)
     expect(response.status).toBe(409)
@@ -205,7 +205,7 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
     await settle(elsewhere.sessionId, 'failed', { createdAgo: 300 })
     // Grace's first link failed, and a resend since then went out: her newest message is sent.
     await settle(mixed.sessionId, 'failed', { createdAgo: 300 })
-    expect(await (await resend(mixed.sessionId)).json()).toEqual({ queued: 1 })
+    expect(await (await resend(mixed.sessionId)).json()).toEqual({ queued: 1, suppressed: 0 })
     await app.orm.em
       .fork()
       .execute(`update outbox_message set status = 'sent', sent_at = now() where session_id = ? and status = 'pending'`, [mixed.sessionId])
@@ -269,14 +269,15 @@ describe('with the dispatcher running', () => {
   })
 
   it('when a message Postmark refused is retried, then it is pending with a fresh count, and the dispatcher sends it at once', async () => {
-    postmark.queue(POSTMARK_INACTIVE)
+    // Refused for good, without deactivating the address (an inactive one is suppressed: test/receipts).
+    postmark.queue(POSTMARK_INVALID_REQUEST)
     const ada = email('ada')
     const gallery = await makeLiveGallery(sending, { guests: [{ name: 'Ada', email: ada }] })
     const [failed] = await until(
       () => messagesOf(gallery.sessionId, sending),
       (rows) => rows[0]?.status === 'failed',
     )
-    expect(failed).toMatchObject({ attempts: 1, provider_message_id: null, last_error: expect.stringMatching(/inactive/) })
+    expect(failed).toMatchObject({ attempts: 1, provider_message_id: null, last_error: expect.stringMatching(/Illegal email address/) })
 
     const response = await retry(failed!.id, sending, sendingStaff)
     expect(response.status).toBe(200)
@@ -290,6 +291,7 @@ describe('with the dispatcher running', () => {
       providerMessageId: null,
       createdAt: expect.any(Number),
       sentAt: null,
+      deliveredAt: null,
     })
     const [sent] = await until(
       () => messagesOf(gallery.sessionId, sending),
@@ -309,7 +311,7 @@ describe('with the dispatcher running', () => {
     await settle(gallery.sessionId, 'sent', { createdAgo: 120, sentAgo: 110 })
 
     const response = await resend(gallery.sessionId, sending, sendingStaff)
-    expect(await response.json()).toEqual({ queued: 1 })
+    expect(await response.json()).toEqual({ queued: 1, suppressed: 0 })
     const rows = await until(
       () => messagesOf(gallery.sessionId, sending),
       (list) => list.length === 2 && list.every((row) => row.status === 'sent'),

@@ -14,6 +14,7 @@ import type { RefName } from './protocol.js'
 import { CLIENT_IP_HEADER } from './service.js'
 import { bytes, percentEncode, ref, repeat } from './text.js'
 import { FRAMINGS, type Framing } from './wire.js'
+import { POSTMARK_WEBHOOK } from '../support/webhooks.js'
 
 /** A body: JSON (strings may hold placeholders; `cut` characters dropped from the end: broken JSON), or text. */
 export type Body = { json: unknown; cut: number } | { text: string }
@@ -878,7 +879,12 @@ const origins: fc.Arbitrary<[string, string][]> = fc.oneof(
   { weight: 1, arbitrary: oddString.map((value): [string, string][] => [['Origin', value]]) },
 )
 
-type Credentials = { authorization?: string; cookie?: string }
+type Credentials = { authorization?: string; cookie?: string; twilioSignature?: string }
+
+/** `X-Twilio-Signature`'s value that runner.ts replaces with the signature of the request as sent. */
+export const TWILIO_SIGNED = '(signed by the fuzzer)'
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
 /** Mostly absent; present one time in 13 (`weight` in 12 + `weight`). */
 const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) =>
@@ -892,6 +898,38 @@ const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) =>
  * succeed (a member only cannot remove themselves).
  */
 function credentialsFor(operation: Operation | undefined): fc.Arbitrary<Credentials> {
+  if (operation?.id === 'POST /webhooks/postmark') {
+    return fc.record({
+      authorization: fc.oneof(
+        SHRINK_ACROSS,
+        { weight: 10, arbitrary: fc.constant(basic(POSTMARK_WEBHOOK.user, POSTMARK_WEBHOOK.password)) },
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom(
+            undefined,
+            basic(POSTMARK_WEBHOOK.user, 'wrong'),
+            basic(POSTMARK_WEBHOOK.user, POSTMARK_WEBHOOK.password.toUpperCase()),
+            `basic ${Buffer.from(`${POSTMARK_WEBHOOK.user}:${POSTMARK_WEBHOOK.password}`).toString('base64')}`,
+            'Basic',
+            'Basic !!!!',
+            `Basic ${'A'.repeat(10_000)}`,
+          ),
+        },
+        { weight: 1, arbitrary: authorization },
+      ),
+    })
+  }
+  if (operation?.template.startsWith('/webhooks/twilio/')) {
+    // Signed over the request as sent (runner.ts), mostly; otherwise missing, garbage, or another's.
+    return fc.record({
+      twilioSignature: fc.oneof(
+        SHRINK_ACROSS,
+        { weight: 10, arbitrary: fc.constant(TWILIO_SIGNED) },
+        { weight: 3, arbitrary: fc.constantFrom(undefined, '', 'bm90IGEgc2lnbmF0dXJl', '0'.repeat(28), `${'a'.repeat(27)}=`) },
+        { weight: 1, arbitrary: oddString },
+      ),
+    })
+  }
   if (operation?.security === 'boothKey') {
     return fc.record({
       authorization: fc.oneof(SHRINK_ACROSS, { weight: 10, arbitrary: authorization }, { weight: 1, arbitrary: fc.constant(undefined) }),
@@ -947,6 +985,7 @@ function headersFor(operation: Operation | undefined): fc.Arbitrary<[string, str
       if (type !== undefined) headers.push(['Content-Type', type])
       if (credentials.authorization !== undefined) headers.push(['Authorization', credentials.authorization])
       if (credentials.cookie !== undefined) headers.push(['Cookie', credentials.cookie])
+      if (credentials.twilioSignature !== undefined) headers.push(['X-Twilio-Signature', credentials.twilioSignature])
       headers.push(...(origin ?? []))
       if (ip !== undefined) headers.push([CLIENT_IP_HEADER, ip])
       if (duplicateClientIp !== undefined) headers.push([CLIENT_IP_HEADER, duplicateClientIp])
@@ -1292,6 +1331,20 @@ const otherBody: fc.Arbitrary<Body> = fc.oneof(
 function bodyFor(operation: Operation): fc.Arbitrary<Body | null> {
   if (!operation.bodySchema) {
     return fc.oneof(SHRINK_ACROSS, { weight: 8, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: otherBody })
+  }
+  if (operation.bodyTypes[0] === 'application/x-www-form-urlencoded') {
+    // A form of the schema's fields (a Twilio callback), each value as text; sometimes not a form at all.
+    const form = fromSchema(operation.bodySchema).map((value): Body => {
+      const fields = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.entries(value) : [['value', value]]
+      const text = (field: unknown) => (typeof field === 'string' ? field : (JSON.stringify(field) ?? ''))
+      return { text: new URLSearchParams(fields.map(([name, field]): [string, string] => [String(name), text(field)])).toString() }
+    })
+    return fc.oneof(
+      SHRINK_ACROSS,
+      { weight: 12, arbitrary: form },
+      { weight: 3, arbitrary: otherBody },
+      { weight: 1, arbitrary: fc.constant(null) },
+    )
   }
   const json = fc
     .tuple(

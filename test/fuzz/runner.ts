@@ -4,10 +4,14 @@
  * failure, shrink it) and `surveyFuzz` (every failure class among the run's cases, each shrunk).
  */
 import fc from 'fast-check'
+import { formFields } from '@photobooth/server/modules/receipts/receipts.routes'
+import twilio from 'twilio'
+
+import { TWILIO_TOKEN } from '../support/webhooks.js'
 
 import { checkExchange, type Problem } from './checks.js'
 import { routeOf } from './openapi.js'
-import { fuzzCase, type FuzzCase } from './requests.js'
+import { fuzzCase, TWILIO_SIGNED, type FuzzCase } from './requests.js'
 import type { FuzzService } from './service.js'
 import { resolveBytes, resolveJson, resolveText, type Context } from './text.js'
 import { encodeRaw, send, type Exchange, type WireRequest } from './wire.js'
@@ -25,11 +29,18 @@ export function toWire(fuzz: FuzzCase, context: Context): WireRequest {
       body = resolveBytes(fuzz.body.text, context)
     }
   }
+  const target = resolveText(fuzz.target, context)
+  // Signed as Twilio signs: the service's own URL of the target, and the body's form fields.
+  const sign = () =>
+    twilio.getExpectedTwilioSignature(TWILIO_TOKEN, `${context.refs.origin}${target}`, formFields(body?.toString('utf8') ?? ''))
   return {
     method: resolveText(fuzz.method, context),
-    target: resolveText(fuzz.target, context),
+    target,
     version: fuzz.version,
-    headers: fuzz.headers.map(([name, value]) => [resolveText(name, context), resolveText(value, context)]),
+    headers: fuzz.headers.map(([name, value]) => [
+      resolveText(name, context),
+      value === TWILIO_SIGNED ? sign() : resolveText(value, context),
+    ]),
     body,
     framing: fuzz.framing,
     headEncoding: fuzz.headEncoding,

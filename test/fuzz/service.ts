@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 
 import { serviceEnv } from '../support/processes.js'
 import type { FromService, Refs, ToService } from './protocol.js'
+import { POSTMARK_WEBHOOK, TWILIO_SID, TWILIO_TOKEN } from '../support/webhooks.js'
 
 /** The client-IP header the service trusts; the fuzzer sends odd and invalid values in it. */
 export const CLIENT_IP_HEADER = 'cf-connecting-ip'
@@ -63,6 +64,15 @@ export async function startFuzzService(databaseUrl: string): Promise<FuzzService
   ]) {
     delete env[name]
   }
+  // The providers' webhooks on, so that the fuzzer reaches past their credentials; nothing is sent (DELIVERY off).
+  Object.assign(env, {
+    POSTMARK_WEBHOOK_USER: POSTMARK_WEBHOOK.user,
+    POSTMARK_WEBHOOK_PASSWORD: POSTMARK_WEBHOOK.password,
+    TWILIO_ACCOUNT_SID: TWILIO_SID,
+    TWILIO_AUTH_TOKEN: TWILIO_TOKEN,
+    TWILIO_FROM: '+15005550006',
+    TWILIO_API_URL: 'http://127.0.0.1:9',
+  })
 
   async function spawn(): Promise<{ child: ChildProcess; url: string; refs: Refs }> {
     const child = fork(script, [], {

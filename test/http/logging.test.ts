@@ -14,7 +14,7 @@ import { createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
-import { POSTMARK_INACTIVE, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
+import { POSTMARK_INACTIVE, startFakePostmark, type FakePostmark } from '../support/fake-providers.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { until } from '../support/until.js'
@@ -31,7 +31,7 @@ function capturingLogger() {
 }
 
 let app: TestServer
-let postmark: FakeProvider
+let postmark: FakePostmark
 const databases = scratchDatabases('logging')
 beforeAll(async () => {
   postmark = await startFakePostmark()
@@ -69,7 +69,7 @@ describe('what the logs hold', () => {
       .fork()
       .execute(`update outbox_message set status = 'failed', last_error = 'left by another test' where status = 'pending'`)
     const gallery = await makeLiveGallery(app, { guests: [{ name: 'Ada', email: 'ada.private@example.org' }] })
-    postmark.queue(POSTMARK_INACTIVE)
+    postmark.refuse('ada.private@example.org', POSTMARK_INACTIVE.body as { ErrorCode: number; Message: string })
     const { lines, logger } = capturingLogger()
     const dispatcher = startDispatcher({
       orm: app.orm,

@@ -9,11 +9,21 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import { loadSettings } from '@photobooth/server/config'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, seedSession, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import {
+  postmarkBounce,
+  postmarkDelivery,
+  postmarkWebhook,
+  twilioCallback,
+  twilioInbound,
+  twilioStatus,
+  webhookSettings,
+} from '../support/webhooks.js'
 import { signedInStaff, type StaffSession } from '../support/staff.js'
 
 type Schema = Record<string, unknown>
@@ -112,7 +122,9 @@ const ip = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[
 const RATE_LIMITS = { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' }
 
 beforeAll(async () => {
-  app = await startTestServer({ rateLimits: RATE_LIMITS })
+  const defaults = loadSettings({ MODE: 'development' })
+  // The providers' webhooks on (their credentials and Twilio's token), nothing sent.
+  app = await startTestServer({ rateLimits: RATE_LIMITS, delivery: { ...defaults.delivery, ...webhookSettings(), dispatch: false } })
   // No storage and no mail: the 503s.
   bare = await startTestServer({
     rateLimits: RATE_LIMITS,
@@ -438,6 +450,46 @@ describe('every answer, against the document', () => {
       cancelStaffSession: ['200', '409'],
       deleteSet: ['200', '409'],
       deleteEvent: ['200', '409'],
+    })) {
+      expect([...seen.get(operationId)!], operationId).toEqual(expect.arrayContaining(statuses))
+    }
+  })
+
+  it("webhooks and the suppression list: the providers' callbacks (200, 400, 401, 403), staff's lookup and lift (200, 400, 404)", async () => {
+    const email = `webhook.${randomBytes(4).toString('hex')}@example.org`
+    const sent = { outboxMessageId: 'no-such-message', providerMessageId: 'no-such-id', email }
+    await documented('postmarkWebhook', await postmarkWebhook(app, postmarkDelivery(sent)))
+    await documented('postmarkWebhook', await postmarkWebhook(app, postmarkBounce(sent)))
+    await documented('postmarkWebhook', await postmarkWebhook(app, postmarkBounce(sent), null))
+    await documented('postmarkWebhook', await postmarkWebhook(app, { RecordType: ['Bounce'] }))
+    await documented(
+      'twilioStatusCallback',
+      await twilioCallback(app, '/webhooks/twilio/status?message=x', twilioStatus('SMx', '+12025550123', 'delivered')),
+    )
+    await documented(
+      'twilioStatusCallback',
+      await twilioCallback(app, '/webhooks/twilio/status', twilioStatus('SMx', '+12025550123', 'sent'), { signature: null }),
+    )
+    await documented('twilioStatusCallback', await twilioCallback(app, '/webhooks/twilio/status', { MessageStatus: 'sent' }))
+    await documented('twilioInboundMessage', await twilioCallback(app, '/webhooks/twilio/inbound', twilioInbound('+12025550123', 'STOP')))
+    await documented(
+      'twilioInboundMessage',
+      await twilioCallback(app, '/webhooks/twilio/inbound', twilioInbound('+12025550123', 'STOP'), { token: 'forged' }),
+    )
+
+    const headers = asStaff()
+    await get('findSuppressions', { path: `/staff/suppressions?email=${encodeURIComponent(email)}`, headers })
+    await get('findSuppressions', { path: '/staff/suppressions?phone=%2B12025550123', headers })
+    await get('findSuppressions', { path: '/staff/suppressions?phone=nope', headers })
+    const lift = () => call({ method: 'POST', path: '/staff/suppressions/lift', body: { email }, headers })
+    await documented('liftSuppression', await lift())
+    await documented('liftSuppression', await lift())
+    for (const [operationId, statuses] of Object.entries({
+      postmarkWebhook: ['200', '400', '401'],
+      twilioStatusCallback: ['200', '400', '403'],
+      twilioInboundMessage: ['200', '403'],
+      findSuppressions: ['200', '400'],
+      liftSuppression: ['200', '404'],
     })) {
       expect([...seen.get(operationId)!], operationId).toEqual(expect.arrayContaining(statuses))
     }

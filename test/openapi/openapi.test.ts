@@ -97,6 +97,12 @@ describe('the OpenAPI document', () => {
         'GET /staff/people',
         'GET /staff/people/{customerId}/export',
         'POST /staff/people/{customerId}/erase',
+        // Delivery receipts and the suppression list (issue 21).
+        'GET /staff/suppressions',
+        'POST /staff/suppressions/lift',
+        'POST /webhooks/postmark',
+        'POST /webhooks/twilio/status',
+        'POST /webhooks/twilio/inbound',
         // The health probes (issue 14).
         'GET /healthz',
         'GET /readyz',
@@ -112,12 +118,21 @@ describe('the OpenAPI document', () => {
       in: 'cookie',
       name: 'photobooth.session_token',
     })
+    expect(document.components.securitySchemes.postmarkWebhook).toMatchObject({ type: 'http', scheme: 'basic' })
+    expect(document.components.securitySchemes.twilioSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Twilio-Signature' })
     for (const { path, method, operation } of operations(document)) {
       const booth = path.startsWith('/booth/')
       const staff = path.startsWith('/staff/') || ['/api/auth/sign-out', '/api/auth/change-password'].includes(path)
+      const webhook =
+        path === '/webhooks/postmark' ? [{ postmarkWebhook: [] }] : path.startsWith('/webhooks/') ? [{ twilioSignature: [] }] : undefined
       expect((operation as unknown as { security: unknown }).security, path).toEqual(
-        booth ? [{ boothKey: [] }] : staff ? [{ staffSession: [] }] : [],
+        booth ? [{ boothKey: [] }] : staff ? [{ staffSession: [] }] : (webhook ?? []),
       )
+      // A provider's callback without its credential or signature is refused, in JSON.
+      if (webhook)
+        expect(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content, path).toEqual({
+          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        })
       if (booth)
         expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
       if (staff && path !== '/api/auth/sign-out')
@@ -154,8 +169,9 @@ describe('the OpenAPI document', () => {
       expect(schemaOf('400'), operation.operationId).toEqual({
         anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
       })
-      // A staff route without a path parameter names nothing that could be missing.
-      if (!path.startsWith('/staff/') || path.includes('{'))
+      // A staff route without a path parameter names nothing that could be missing; a provider's
+      // report on a message that is gone (erased, purged) is acknowledged, never a 404.
+      if ((!path.startsWith('/staff/') || path.includes('{')) && !path.startsWith('/webhooks/'))
         expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
       expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
     }

@@ -178,6 +178,7 @@ describe('GET /staff/sessions/:sessionId', () => {
       providerMessageId: null,
       createdAt: expect.any(Number),
       sentAt: null,
+      deliveredAt: null,
     })
     expect(await response.json()).toEqual({
       id: sessionId,

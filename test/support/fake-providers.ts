@@ -142,6 +142,12 @@ export async function startFakePostmark(): Promise<FakePostmark> {
   }
   const fake = await startFake(
     (request) => {
+      // Reactivating addresses on a message stream (the SDK's deleteSuppressions): each one deleted.
+      if (/^\/message-streams\/[^/]+\/suppressions\/delete$/.test(request.path)) {
+        const { Suppressions } = JSON.parse(request.body) as { Suppressions: { EmailAddress: string }[] }
+        const answers = Suppressions.map(({ EmailAddress }) => ({ EmailAddress, Status: 'Deleted', Message: null }))
+        return { reply: { status: 200, body: { Suppressions: answers } }, delivered: [] }
+      }
       if (request.path === '/email/batch') {
         // HTTP 200 whatever each message's fate: one result per message, in order.
         const results = (JSON.parse(request.body) as PostmarkEmail[]).map(result)
@@ -188,6 +194,12 @@ export const POSTMARK_INACTIVE: Reply = {
   },
 }
 
+/** Postmark's refusal of a message it cannot send as it is (error 300): refused for good, the address not deactivated. */
+export const POSTMARK_INVALID_REQUEST: Reply = {
+  status: 422,
+  body: { ErrorCode: 300, Message: "Error parsing 'To': Illegal email address 'ada'. It must contain the '@' symbol." },
+}
+
 /** Postmark over its rate limit (it documents no Retry-After). */
 export const POSTMARK_RATE_LIMITED: Reply = { status: 429, body: { ErrorCode: 429, Message: 'Rate limit exceeded.' } }
 
@@ -198,6 +210,17 @@ export const TWILIO_INVALID_NUMBER: Reply = {
     code: 21211,
     message: "The 'To' number is not a valid phone number.",
     more_info: 'https://www.twilio.com/docs/errors/21211',
+    status: 400,
+  },
+}
+
+/** Twilio's refusal of a number that replied STOP: error 21610. */
+export const TWILIO_UNSUBSCRIBED: Reply = {
+  status: 400,
+  body: {
+    code: 21610,
+    message: 'Attempt to send to unsubscribed recipient',
+    more_info: 'https://www.twilio.com/docs/errors/21610',
     status: 400,
   },
 }

@@ -12,6 +12,7 @@ import { staffMessages } from './staff-messages.js'
 import { staffPeople } from './staff-people.js'
 import { staffSessions } from './staff-sessions.js'
 import { tracking } from './tracking.js'
+import { webhooks } from './webhooks.js'
 
 const staff = {
   events: staffEvents,
@@ -35,6 +36,7 @@ export const contract = {
   gallery: { ...gallery, ...galleryFiles },
   staff: { ...staff, events: { ...staffEvents, ...staffExports }, auth: staffAuth },
   operations,
+  webhooks,
 }
 
 export type { EdgePolicy } from './base.js'

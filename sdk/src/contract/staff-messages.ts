@@ -1,8 +1,9 @@
 import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
-import { Retried, StaffMessage } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffConflict } from './base.js'
+import { PersonQuery, Retried, StaffMessage } from '../schemas/staff.js'
+import { Suppression } from '../schemas/webhooks.js'
+import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
 
 const tags = ['Staff']
 const sessionParams = z.object({ sessionId: pathKey(EXAMPLE_IDS.session) })
@@ -50,4 +51,45 @@ export const staffMessages = {
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: z.object({ eventId: pathKey(EXAMPLE_IDS.event) }) }))
     .output(Retried),
+
+  findSuppressions: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/suppressions',
+      operationId: 'findSuppressions',
+      summary: 'Whether an email or a phone is on the suppression list, and why',
+      description:
+        "Exactly one of `email` and `phone`. A suppressed address gets no gallery link: its messages are recorded `suppressed`. The list holds no address, only a one-way hash of each, so it outlives a guest's erasure (an opt-out stays honoured).",
+      tags,
+    })
+    .input(PersonQuery)
+    .output(
+      z
+        .object({ suppressions: z.array(Suppression) })
+        .meta({ examples: [{ suppressions: [{ channel: 'email', reason: 'hard-bounce', since: 1_764_173_634_907 }] }] }),
+    ),
+
+  liftSuppression: staffChange
+    .route({
+      method: 'POST',
+      path: '/staff/suppressions/lift',
+      operationId: 'liftSuppression',
+      summary: 'Take an email off the suppression list (the guest fixed their mailbox, or asked again)',
+      description:
+        'With Postmark configured, the address is also reactivated on its message stream (`liftedAtPostmark`), which refuses it otherwise. An SMS opt-out is lifted only by the guest, texting START. 404 `{ "error": "the address is not suppressed" }` when it is not on the list.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors(notFound)
+    .input(
+      z.object({ body: z.strictObject({ email: PersonQuery.shape.email.unwrap() }).meta({ examples: [{ email: 'ada@example.org' }] }) }),
+    )
+    .output(
+      z
+        .object({
+          lifted: z.literal(true),
+          liftedAtPostmark: z.boolean().describe('False when Postmark is not configured, or did not answer: reactivate the address there'),
+        })
+        .meta({ examples: [{ lifted: true, liftedAtPostmark: true }] }),
+    ),
 }

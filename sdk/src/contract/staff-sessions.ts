@@ -52,7 +52,7 @@ export const staffSessions = {
       operationId: 'resendGalleryLinks',
       summary: 'Send the gallery link to every guest again, by email and SMS',
       description:
-        'Queues new messages. A guest and channel with a message still waiting, or sent within the last minute, is skipped, so a second click queues nothing. 409 unless the session is a live gallery (completed, with photos).',
+        'Queues new messages. A guest and channel with a message still waiting, or sent within the last minute, is skipped, so a second click queues nothing. An address on the suppression list is not sent to: its message is recorded `suppressed` and counted in `suppressed`. 409 unless the session is a live gallery (completed, with photos).',
       tags,
       inputStructure: 'detailed',
     })

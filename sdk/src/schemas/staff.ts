@@ -20,7 +20,13 @@ import {
 
 export const SESSION_STATES = ['active', 'completed', 'cancelled'] as const
 export const MESSAGE_CHANNELS = ['email', 'sms'] as const
-export const MESSAGE_STATES = ['pending', 'sent', 'failed'] as const
+/**
+ * A gallery-link message's state: `pending` (waiting, or between tries), `sent` (the provider took
+ * it), then as the provider reports (`delivered`, `bounced` for an email bounce or spam complaint,
+ * `undelivered` for an SMS the carrier did not deliver); `suppressed` (not sent: the address is on
+ * the suppression list); `failed` (refused, or still failing when its retry time ran out).
+ */
+export const MESSAGE_STATES = ['pending', 'sent', 'delivered', 'bounced', 'undelivered', 'suppressed', 'failed'] as const
 
 /** Staff passwords (Better Auth hashes them with scrypt). */
 export const PASSWORD_LENGTH = { min: 12, max: 128 } as const
@@ -161,10 +167,16 @@ export const StaffMessage = z
     recipient: z.string().describe('The email address or E.164 phone number'),
     status: z.enum(MESSAGE_STATES),
     attempts: z.int(),
-    lastError: z.string().nullable(),
+    lastError: z
+      .string()
+      .nullable()
+      .describe(
+        "Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's",
+      ),
     providerMessageId: z.string().nullable(),
     createdAt: EpochMillis,
     sentAt: When,
+    deliveredAt: When.optional().describe('When the provider reported it delivered (its own time)'),
   })
   .meta({ examples: [EXAMPLE_MESSAGE] })
 
@@ -225,8 +237,13 @@ export const SessionPage = z
 export const Resent = z
   .object({
     queued: z.int().describe('Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped'),
+    suppressed: z
+      .int()
+      .describe(
+        'Messages not sent because their address is on the suppression list (a hard bounce, a spam complaint, an SMS STOP): recorded as `suppressed` on the guest',
+      ),
   })
-  .meta({ examples: [{ queued: 2 }] })
+  .meta({ examples: [{ queued: 1, suppressed: 1 }] })
 
 export const Retried = z
   .object({

@@ -9,6 +9,7 @@ import { EventSetSchema } from '../modules/events/event-set.entity.js'
 import { EventSchema } from '../modules/events/event.entity.js'
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency-key.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
+import { SuppressionSchema } from '../modules/receipts/suppression.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
 import { AUTH_TABLES } from '../modules/staff/auth-schema.js'
@@ -27,6 +28,7 @@ import { OutboxRetrySinceSchema } from './migrations/20261126-outbox-retry-since
 import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
 import { GuestConsentSchema } from './migrations/20261127-guest-consent.js'
 import { RetentionSchema } from './migrations/20261127-retention.js'
+import { DeliveryReceiptsSchema } from './migrations/20261128-delivery-receipts.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -74,6 +76,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       TrackingEventSchema,
       StorageDeletionSchema,
       IdempotencyKeySchema,
+      SuppressionSchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -91,6 +94,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261126-outbox-retry-since', class: OutboxRetrySinceSchema },
         { name: '20261127-guest-consent', class: GuestConsentSchema },
         { name: '20261127-retention', class: RetentionSchema },
+        { name: '20261128-delivery-receipts', class: DeliveryReceiptsSchema },
       ],
       silent: true,
       transactional: true,

@@ -1,4 +1,8 @@
+import { ORPCError, ValidationError } from '@orpc/server'
 import type { Response } from 'express'
+import type { z } from 'zod'
+
+import { encodeErrorBody } from '../errors.js'
 
 /** The `{ error }` body: every error answer's shape but the validator's. */
 export const errorBody = (message: string) => ({ error: message })
@@ -11,6 +15,12 @@ export const errorBody = (message: string) => ({ error: message })
  */
 export function sendError(res: Response, status: number, body: unknown): void {
   res.status(status).json(body)
+}
+
+/** A 400 in the validator's shape, as oRPC answers its routes' schema failures: for the routes Express answers itself. */
+export function sendInvalid(res: Response, issues: z.core.$ZodIssue[]): void {
+  const invalid = new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues }) })
+  sendError(res, 400, encodeErrorBody(invalid))
 }
 
 export function sendPlain(res: Response, status: 401 | 404): void {

@@ -482,7 +482,7 @@ export type paths = {
         put?: never;
         /**
          * Send the gallery link to every guest again, by email and SMS
-         * @description Queues new messages. A guest and channel with a message still waiting, or sent within the last minute, is skipped, so a second click queues nothing. 409 unless the session is a live gallery (completed, with photos).
+         * @description Queues new messages. A guest and channel with a message still waiting, or sent within the last minute, is skipped, so a second click queues nothing. An address on the suppression list is not sent to: its message is recorded `suppressed` and counted in `suppressed`. 409 unless the session is a live gallery (completed, with photos).
          */
         post: operations["resendGalleryLinks"];
         delete?: never;
@@ -562,6 +562,46 @@ export type paths = {
          * @description As `retrySessionMessages`, for every session of the event.
          */
         post: operations["retryEventMessages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether an email or a phone is on the suppression list, and why
+         * @description Exactly one of `email` and `phone`. A suppressed address gets no gallery link: its messages are recorded `suppressed`. The list holds no address, only a one-way hash of each, so it outlives a guest's erasure (an opt-out stays honoured).
+         */
+        get: operations["findSuppressions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff/suppressions/lift": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take an email off the suppression list (the guest fixed their mailbox, or asked again)
+         * @description With Postmark configured, the address is also reactivated on its message stream (`liftedAtPostmark`), which refuses it otherwise. An SMS opt-out is lifted only by the guest, texting START. 404 `{ "error": "the address is not suppressed" }` when it is not on the list.
+         */
+        post: operations["liftSuppression"];
         delete?: never;
         options?: never;
         head?: never;
@@ -800,6 +840,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/postmark": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Postmark's webhooks: Delivery, Bounce, SpamComplaint, SubscriptionChange
+         * @description Set in Postmark (the message stream's webhooks) with the URL `https://<user>:<password>@<your host>/webhooks/postmark`, the credentials of `POSTMARK_WEBHOOK_USER` and `POSTMARK_WEBHOOK_PASSWORD`. A Delivery marks the message `delivered`; a Bounce or a SpamComplaint `bounced`, with Postmark's reason; a hard bounce, a spam complaint, an address Postmark deactivated, or a SubscriptionChange that suppresses sending puts the address on the suppression list (a SubscriptionChange that reactivates it lifts it). The same webhook twice changes nothing; a delivery reported after a bounce does not undo it. Other record types are acknowledged and ignored.
+         */
+        post: operations["postmarkWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/twilio/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio's status callbacks for the gallery links sent by SMS
+         * @description The service asks for them itself: each SMS is sent with `StatusCallback` set to `PUBLIC_URL/webhooks/twilio/status?message=<message id>`. `delivered` (or `read`) marks the message `delivered`; `undelivered` or `failed` marks it `undelivered`, with Twilio's error code; error 21610 (the guest unsubscribed) puts the number on the suppression list. Repeated or late callbacks change nothing: a state is never taken back.
+         */
+        post: operations["twilioStatusCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/twilio/inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SMS replies to the service’s number: STOP and START
+         * @description Set as the number's (or messaging service's) incoming-message webhook. `STOP`, `STOPALL`, `UNSUBSCRIBE`, `CANCEL`, `END`, `QUIT`, `REVOKE` or `OPTOUT` (or Twilio's `OptOutType: STOP`) puts the sender on the suppression list; `START`, `UNSTOP` or `YES` lifts it. Twilio answers the guest itself; the service answers an empty TwiML `<Response/>`.
+         */
+        post: operations["twilioInboundMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -1030,6 +1130,96 @@ export type components = {
             fields: {
                 [key: string]: string;
             };
+        };
+        /**
+         * @example {
+         *       "RecordType": "Bounce",
+         *       "MessageStream": "outbound",
+         *       "ID": 4323372036,
+         *       "Type": "HardBounce",
+         *       "TypeCode": 1,
+         *       "Name": "Hard bounce",
+         *       "Tag": "gallery-link",
+         *       "MessageID": "883953f4-6105-42a2-a16a-77a8eac79483",
+         *       "Metadata": {
+         *         "outboxMessageId": "P9sD1fG4hJ7kL0zX3cV6bN-1-email"
+         *       },
+         *       "ServerID": 23,
+         *       "Description": "The server was unable to deliver your message (ex: unknown user, mailbox not found).",
+         *       "Details": "Test bounce details",
+         *       "Email": "ada@example.org",
+         *       "From": "photos@example.com",
+         *       "BouncedAt": "2026-11-26T16:33:54.9070259Z",
+         *       "DumpAvailable": true,
+         *       "Inactive": true,
+         *       "CanActivate": true,
+         *       "Subject": "Your photos from Smith wedding"
+         *     }
+         */
+        PostmarkWebhook: {
+            /** @description `Delivery`, `Bounce`, `SpamComplaint` and `SubscriptionChange` are read; any other (`Open`, `Click`) is acknowledged and ignored */
+            RecordType: string;
+            /** @description Postmark's id of the message, as it answered the send */
+            MessageID?: string;
+            /** @description The metadata the service sent with the message: `outboxMessageId` names the guest's message */
+            Metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description Delivery and SubscriptionChange: the address */
+            Recipient?: string;
+            /** @description Bounce and SpamComplaint: the address */
+            Email?: string;
+            /** @description Bounce: `HardBounce`, `SoftBounce`, `Transient`, … */
+            Type?: string;
+            Name?: string;
+            Description?: string;
+            /** @description Bounce: Postmark deactivated the address (it will not send to it again) */
+            Inactive?: boolean;
+            DeliveredAt?: string;
+            /** @description SubscriptionChange: true when the address is now suppressed, false when reactivated */
+            SuppressSending?: boolean;
+            SuppressionReason?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "MessageSid": "SM1f0e8ae6ade43cb3c0ce4525424e404f",
+         *       "MessageStatus": "undelivered",
+         *       "ErrorCode": "30003",
+         *       "To": "+393471234567",
+         *       "From": "+15005550006",
+         *       "AccountSid": "AC0123456789abcdef0123456789abcdef",
+         *       "ApiVersion": "2010-04-01"
+         *     }
+         */
+        TwilioStatusCallback: {
+            MessageSid: string;
+            /** @description `delivered` and `read` mark the message delivered; `undelivered` and `failed` undelivered; the others change nothing */
+            MessageStatus: string;
+            /** @description The carrier's or Twilio's error code, with `undelivered` and `failed` */
+            ErrorCode?: string;
+            To?: string;
+            AccountSid?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "MessageSid": "SM2f0e8ae6ade43cb3c0ce4525424e404f",
+         *       "From": "+393471234567",
+         *       "To": "+15005550006",
+         *       "Body": "STOP"
+         *     }
+         */
+        TwilioInboundMessage: {
+            From: string;
+            /** @description `STOP` (and Twilio's other opt-out words) suppresses the sender; `START` lifts it */
+            Body?: string;
+            /** @description Twilio's Advanced Opt-Out: `STOP`, `START` or `HELP` */
+            OptOutType?: string;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: never;
@@ -3765,12 +3955,15 @@ export interface operations {
                                     /** @description The email address or E.164 phone number */
                                     recipient: string;
                                     /** @enum {string} */
-                                    status: "pending" | "sent" | "failed";
+                                    status: "pending" | "sent" | "delivered" | "bounced" | "undelivered" | "suppressed" | "failed";
                                     attempts: number;
+                                    /** @description Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's */
                                     lastError: string | null;
                                     providerMessageId: string | null;
                                     createdAt: number;
                                     sentAt: number | null;
+                                    /** @description When the provider reported it delivered (its own time) */
+                                    deliveredAt?: number | null;
                                 }[];
                             }[];
                             /** @description For a session with photos */
@@ -3887,12 +4080,15 @@ export interface operations {
                                 /** @description The email address or E.164 phone number */
                                 recipient: string;
                                 /** @enum {string} */
-                                status: "pending" | "sent" | "failed";
+                                status: "pending" | "sent" | "delivered" | "bounced" | "undelivered" | "suppressed" | "failed";
                                 attempts: number;
+                                /** @description Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's */
                                 lastError: string | null;
                                 providerMessageId: string | null;
                                 createdAt: number;
                                 sentAt: number | null;
+                                /** @description When the provider reported it delivered (its own time) */
+                                deliveredAt?: number | null;
                             }[];
                         }[];
                         /** @description For a session with photos */
@@ -4188,6 +4384,8 @@ export interface operations {
                     "application/json": {
                         /** @description Messages queued now; a guest and channel already waiting, or sent within the last minute, is skipped */
                         queued: number;
+                        /** @description Messages not sent because their address is on the suppression list (a hard bounce, a spam complaint, an SMS STOP): recorded as `suppressed` on the guest */
+                        suppressed: number;
                     };
                 };
             };
@@ -4321,12 +4519,15 @@ export interface operations {
                                 /** @description The email address or E.164 phone number */
                                 recipient: string;
                                 /** @enum {string} */
-                                status: "pending" | "sent" | "failed";
+                                status: "pending" | "sent" | "delivered" | "bounced" | "undelivered" | "suppressed" | "failed";
                                 attempts: number;
+                                /** @description Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's */
                                 lastError: string | null;
                                 providerMessageId: string | null;
                                 createdAt: number;
                                 sentAt: number | null;
+                                /** @description When the provider reported it delivered (its own time) */
+                                deliveredAt?: number | null;
                             }[];
                         }[];
                         /** @description For a session with photos */
@@ -4458,12 +4659,15 @@ export interface operations {
                         /** @description The email address or E.164 phone number */
                         recipient: string;
                         /** @enum {string} */
-                        status: "pending" | "sent" | "failed";
+                        status: "pending" | "sent" | "delivered" | "bounced" | "undelivered" | "suppressed" | "failed";
                         attempts: number;
+                        /** @description Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's */
                         lastError: string | null;
                         providerMessageId: string | null;
                         createdAt: number;
                         sentAt: number | null;
+                        /** @description When the provider reported it delivered (its own time) */
+                        deliveredAt?: number | null;
                     };
                 };
             };
@@ -4682,6 +4886,193 @@ export interface operations {
                     "application/json": {
                         /** @description Failed messages made pending and due now: the newest failed one per guest and channel, unless that guest and channel already has one waiting */
                         retried: number;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoKeysError"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    findSuppressions: {
+        parameters: {
+            query?: {
+                email?: string;
+                phone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        suppressions: {
+                            /** @enum {string} */
+                            channel: "email" | "sms";
+                            /**
+                             * @description `hard-bounce` and `spam-complaint` (Postmark), `unsubscribed` (an SMS STOP, Twilio 21610, or Postmark’s subscription change), `inactive-recipient` (Postmark refused the send: 406)
+                             * @enum {string}
+                             */
+                            reason: "hard-bounce" | "spam-complaint" | "unsubscribed" | "inactive-recipient";
+                            /** @description When it was suppressed */
+                            since: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    liftSuppression: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        lifted: true;
+                        /** @description False when Postmark is not configured, or did not answer: reactivate the address there */
+                        liftedAtPostmark: boolean;
                     };
                 };
             };
@@ -5241,12 +5632,15 @@ export interface operations {
                                 /** @description The email address or E.164 phone number */
                                 recipient: string;
                                 /** @enum {string} */
-                                status: "pending" | "sent" | "failed";
+                                status: "pending" | "sent" | "delivered" | "bounced" | "undelivered" | "suppressed" | "failed";
                                 attempts: number;
+                                /** @description Why it is not delivered: the last send's error, the provider's reason for a bounce or an undelivery, or the suppression's */
                                 lastError: string | null;
                                 providerMessageId: string | null;
                                 createdAt: number;
                                 sentAt: number | null;
+                                /** @description When the provider reported it delivered (its own time) */
+                                deliveredAt?: number | null;
                             }[];
                         }[];
                         exportedAt: number;
@@ -5774,6 +6168,197 @@ export interface operations {
                 headers: {
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postmarkWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostmarkWebhook"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No basic credentials, wrong ones, or none configured: `{ "error": "Webhook credentials required" }` with `WWW-Authenticate: Basic`. Nothing changes. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    twilioStatusCallback: {
+        parameters: {
+            query?: {
+                message?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TwilioStatusCallback"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    twilioInboundMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TwilioInboundMessage"];
+            };
+        };
+        responses: {
+            /** @description Empty TwiML: no reply */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };

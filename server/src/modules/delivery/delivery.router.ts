@@ -1,3 +1,4 @@
+import { findSuppressions, liftSuppression } from '../receipts/receipts.service.js'
 import { staffApi } from '../staff/staff-api.js'
 import { retryFailedMessages, retryMessage } from './staff-messages.service.js'
 
@@ -7,4 +8,6 @@ export const staffMessagesRouter = {
   retry: messages.retry.handler(({ input, context }) => retryMessage(context, input.params)),
   retrySession: messages.retrySession.handler(({ input, context }) => retryFailedMessages(context, input.params)),
   retryEvent: messages.retryEvent.handler(({ input, context }) => retryFailedMessages(context, input.params)),
+  findSuppressions: messages.findSuppressions.handler(({ input, context }) => findSuppressions(context, input)),
+  liftSuppression: messages.liftSuppression.handler(({ input, context }) => liftSuppression(context, input.body)),
 }

@@ -175,7 +175,7 @@ export function startDispatcher(
       !(error instanceof Throttled) && (error instanceof PermanentFailure || Date.now() - message.retrySince >= settings.retryForMs)
 
     function settlement(message: Claimed, outcome: Outcome): Settlement {
-      const base = { id: message.id, refund: 0 as const, provider_message_id: null, keep_error: false, delay_ms: null }
+      const base = { id: message.id, refund: 0 as const, provider_message_id: null, keep_error: false, delay_ms: null, suppress: null }
       if ('sent' in outcome) {
         throttleLevel = 0
         metrics?.deliveryLatency.observe({ channel }, Math.max(0, Date.now() - message.queuedAt) / 1000)
@@ -194,7 +194,7 @@ export function startDispatcher(
       if (failed) {
         // The recipient is a guest's address: the log names the message, the outbox row holds the rest.
         logger.error(`${message.channel} message ${message.id} failed for good`, { name: (error as Error)?.name, permanent })
-        return { ...base, status: 'failed', last_error: reason }
+        return { ...base, status: 'failed', last_error: reason, suppress: permanent ? (error.suppress ?? null) : null }
       }
       return { ...base, status: 'pending', last_error: reason, delay_ms: retryDelayMs(message.attempts) }
     }
@@ -252,6 +252,7 @@ export function startDispatcher(
         last_error: null,
         keep_error: true,
         delay_ms: delayMs,
+        suppress: null,
       }))
       await em()
         .execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])

@@ -1,12 +1,12 @@
 import { EntitySchema } from '@mikro-orm/core'
+import { MESSAGE_STATES } from '@photobooth/sdk/schemas'
 
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 import { Session } from '../sessions/session.entity.js'
 
 export const CHANNELS = ['email', 'sms'] as const
 export type Channel = (typeof CHANNELS)[number]
-export const MESSAGE_STATUSES = ['pending', 'sent', 'failed'] as const
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+export type MessageStatus = (typeof MESSAGE_STATES)[number]
 
 /** A gallery link to send, written with the completion that causes it; the dispatcher sends it. */
 export class OutboxMessage {
@@ -25,6 +25,8 @@ export class OutboxMessage {
   /** Since when it has been tried: its queueing, or staff's last retry (the retry time counts from here). */
   retrySince = new Date()
   sentAt?: Date
+  /** When the provider reported it delivered (a webhook: its own time). */
+  deliveredAt?: Date
 }
 
 export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
@@ -42,6 +44,8 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
       expression: `create unique index outbox_message_guest_channel_pending_unique on outbox_message (session_guest_id, channel) where status = 'pending'`,
     },
     { name: 'outbox_message_session_id_index', properties: ['session'] },
+    // The webhooks find a message by the id its provider gave it.
+    { name: 'outbox_message_provider_message_id_index', properties: ['providerMessageId'] },
   ],
   checks: [{ name: 'outbox_message_attempts_check', expression: 'attempts >= 0' }],
   properties: {
@@ -61,11 +65,11 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
       deleteRule: 'cascade',
       updateRule: 'no action',
     },
-    // Enum properties: MikroORM checks them against CHANNELS and MESSAGE_STATUSES (outbox_message_channel_check, _status_check).
+    // Enum properties: MikroORM checks them against CHANNELS and MESSAGE_STATES (outbox_message_channel_check, _status_check).
     channel: { enum: true, items: () => CHANNELS },
     recipient: { type: 'text' },
     link: { type: 'text' },
-    status: { enum: true, items: () => MESSAGE_STATUSES, default: 'pending' },
+    status: { enum: true, items: () => MESSAGE_STATES, default: 'pending' },
     attempts: { type: 'integer', default: 0 },
     nextAttemptAt: { type: 'Date', defaultRaw: 'now()' },
     providerMessageId: { type: 'text', nullable: true },
@@ -73,5 +77,6 @@ export const OutboxMessageSchema = new EntitySchema<OutboxMessage>({
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     retrySince: { type: 'Date', defaultRaw: 'now()' },
     sentAt: { type: 'Date', nullable: true },
+    deliveredAt: { type: 'Date', nullable: true },
   },
 })

@@ -1,13 +1,23 @@
+import { addressHash } from '../receipts/receipts.queries.js'
+import type { SuppressionReason } from '../receipts/suppression.entity.js'
+
+/** A suppressed message's `last_error`, from the suppression's reason (SQL; null for none). */
+const SUPPRESSED_BECAUSE = (reason: string) => `'The address is on the suppression list: ' || ${reason}`
+
 /**
  * The gallery link for every guest of a session, by email when the guest gave one and by SMS when
- * the guest gave a phone, due after a hold (completion waits for the photos' copies). Params: id
- * prefix, link, hold in milliseconds, session id.
+ * the guest gave a phone, due after a hold (completion waits for the photos' copies). An address on
+ * the suppression list gets its message recorded `suppressed`, never sent. Params: id prefix, link,
+ * hold in milliseconds, session id.
  */
-const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_id, channel, recipient, link, next_attempt_at)
+const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_id, channel, recipient, link, next_attempt_at, status, last_error)
      select (select ?::text) || '-' || g.position || '-' || c.channel, g.session_id, g.id, c.channel,
-            case c.channel when 'email' then g.email else g.phone end, ?, now() + ? * interval '1 millisecond'
+            case c.channel when 'email' then g.email else g.phone end, ?, now() + ? * interval '1 millisecond',
+            case when x.reason is null then 'pending' else 'suppressed' end, ${SUPPRESSED_BECAUSE('x.reason')}
        from session_guest g
        cross join (values ('email'), ('sms')) as c (channel)
+       left join suppression x
+         on x.channel = c.channel and x.address_hash = ${addressHash("case c.channel when 'email' then g.email else g.phone end")}
       where g.session_id = ?
         and case c.channel when 'email' then g.email else g.phone end is not null`
 
@@ -19,22 +29,23 @@ const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_i
 export const OUTBOX_QUERIES = {
   /** At completion. Params: id prefix, link, hold in milliseconds, session id. */
   enqueue: `${GUEST_LINKS}
-     returning id`,
+     returning id, status`,
   /**
    * Staff's resend: the links again, but not to a guest and channel with a message waiting, or one
    * created or sent within the last minute (a second click). On the database's clock, like every
    * time of the outbox (`created_at`'s default, what is due, `sent_at`): the rows of a completion
    * carry no other. Two resends racing past the check meet the partial unique index on waiting
-   * messages, and the second inserts nothing. Params: id prefix, link, hold (0), session id.
+   * messages, and the second inserts nothing. A suppressed message does not count as sent: each
+   * resend records (and answers) the suppression again. Params: id prefix, link, hold (0), session id.
    */
   resend: `${GUEST_LINKS}
         and not exists (
           select 1 from outbox_message m
            where m.session_guest_id = g.id and m.channel = c.channel
-             and (m.status = 'pending' or greatest(m.created_at, m.sent_at) > now() - interval '1 minute')
+             and (m.status = 'pending' or (m.status <> 'suppressed' and greatest(m.created_at, m.sent_at) > now() - interval '1 minute'))
         )
      on conflict do nothing
-     returning id`,
+     returning id, status`,
   /**
    * Claims due messages of one channel, skipping rows another instance holds, and leases them: each
    * counts an attempt and is due again when the lease runs out. Read through the partial index on
@@ -43,16 +54,23 @@ export const OUTBOX_QUERIES = {
    * sender's name (null: the event's).
    */
   claim: `with due as (
-         select id from outbox_message
-          where status = 'pending' and channel = ? and next_attempt_at <= now()
-          order by next_attempt_at
+         select m.id, x.reason from outbox_message m
+           left join suppression x on x.channel = m.channel and x.address_hash = ${addressHash('m.recipient')}
+          where m.status = 'pending' and m.channel = ? and m.next_attempt_at <= now()
+          order by m.next_attempt_at
           limit ?
-          for update skip locked
+          for update of m skip locked
+       ),
+       -- Suppressed since it was queued (a bounce, a STOP): recorded so, never sent.
+       suppressed as (
+         update outbox_message m set status = 'suppressed', last_error = ${SUPPRESSED_BECAUSE('due.reason')}
+           from due where m.id = due.id and due.reason is not null
        )
        update outbox_message m
           set attempts = m.attempts + 1, next_attempt_at = now() + ? * interval '1 millisecond'
          from due, session_guest g, session s, event_set st, event e
-        where m.id = due.id and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
+        where m.id = due.id and due.reason is null
+          and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
        returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName",
                  coalesce(?::text, e.name) as "senderName", e.privacy_notice_url as "privacyNoticeUrl",
                  (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt",
@@ -63,15 +81,26 @@ export const OUTBOX_QUERIES = {
    * provider), provider id, last error, and when it is due again (`delay_ms` from now; null: unchanged).
    * Param: a JSON array of `Settlement`.
    */
-  settle: `update outbox_message m
-          set status = v.status,
-              attempts = m.attempts - v.refund,
-              provider_message_id = coalesce(v.provider_message_id, m.provider_message_id),
-              sent_at = case when v.status = 'sent' then now() else m.sent_at end,
-              last_error = case when v.keep_error then m.last_error else v.last_error end,
-              next_attempt_at = case when v.delay_ms is null then m.next_attempt_at else now() + v.delay_ms * interval '1 millisecond' end
-         from json_to_recordset(?::json) as v (id text, status text, refund integer, provider_message_id text, last_error text, keep_error boolean, delay_ms double precision)
-        where m.id = v.id`,
+  settle: `with v as (
+         select * from json_to_recordset(?::json)
+           as v (id text, status text, refund integer, provider_message_id text, last_error text, keep_error boolean, delay_ms double precision, suppress text)
+       ),
+       settled as (
+         update outbox_message m
+            -- A provider's report may come before the send's own result is written: it is not taken back.
+            set status = case when m.status in ('delivered', 'bounced', 'undelivered') then m.status else v.status end,
+                attempts = m.attempts - v.refund,
+                provider_message_id = coalesce(v.provider_message_id, m.provider_message_id),
+                sent_at = case when v.status = 'sent' then now() else m.sent_at end,
+                last_error = case when v.keep_error then m.last_error else v.last_error end,
+                next_attempt_at = case when v.delay_ms is null then m.next_attempt_at else now() + v.delay_ms * interval '1 millisecond' end
+           from v
+          where m.id = v.id
+         returning m.channel, m.recipient, v.suppress
+       )
+       insert into suppression (channel, address_hash, reason)
+       select channel, ${addressHash('recipient')}, suppress from settled where suppress is not null
+       on conflict do nothing`,
 }
 
 /**
@@ -109,4 +138,6 @@ export type Settlement = {
   last_error: string | null
   keep_error: boolean
   delay_ms: number | null
+  /** The provider refused the address for good (Twilio 21610, Postmark's inactive recipient): put it on the suppression list. */
+  suppress: SuppressionReason | null
 }

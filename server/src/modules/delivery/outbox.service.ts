@@ -18,11 +18,21 @@ export async function notifyDispatchers(tx: EntityManager): Promise<void> {
   await notify(tx, OUTBOX_CHANNEL)
 }
 
-/** Runs one of the outbox's inserts for a session's guests and announces what it queued. */
-async function queueLinks(tx: EntityManager, sql: string, sessionId: string, link: string, holdMs = 0): Promise<number> {
-  const rows = await tx.execute<{ id: string }[]>(sql, [newId(), link, holdMs, sessionId])
-  if (rows.length > 0) await notifyDispatchers(tx)
-  return rows.length
+/**
+ * Runs one of the outbox's inserts for a session's guests and announces what it queued: the messages
+ * to send, and those recorded `suppressed` (their address is on the suppression list).
+ */
+async function queueLinks(
+  tx: EntityManager,
+  sql: string,
+  sessionId: string,
+  link: string,
+  holdMs = 0,
+): Promise<{ queued: number; suppressed: number }> {
+  const rows = await tx.execute<{ id: string; status: 'pending' | 'suppressed' }[]>(sql, [newId(), link, holdMs, sessionId])
+  const queued = rows.filter((row) => row.status === 'pending').length
+  if (queued > 0) await notifyDispatchers(tx)
+  return { queued, suppressed: rows.length - queued }
 }
 
 /**
@@ -39,18 +49,19 @@ export async function enqueueGalleryLinks(tx: EntityManager, sessionId: string, 
 /**
  * Staff send a live gallery's link to every guest again. A guest and channel with a message still
  * waiting, or created or sent within the last minute, is skipped (OUTBOX_QUERIES.resend): a double
- * click, or two staff members at once, queue one set of messages.
+ * click, or two staff members at once, queue one set of messages. A suppressed address is recorded
+ * and counted, not sent to.
  */
 export async function resendGalleryLinks(
   { em, config, wakeDelivery }: Pick<AppContext, 'em' | 'config' | 'wakeDelivery'>,
   { sessionId }: { sessionId: string },
-): Promise<{ queued: number }> {
+): Promise<{ queued: number; suppressed: number }> {
   if ((await em.count(Session, { id: sessionId, ...LIVE })) === 0) {
     if ((await em.count(Session, { id: sessionId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
     throw new AppError('CONFLICT', 'The session is not a live gallery')
   }
   const link = galleryLink(config.galleryUrl, sessionId)
-  const queued = await em.transactional((tx) => queueLinks(tx, OUTBOX_QUERIES.resend, sessionId, link))
-  if (queued > 0) wakeDelivery()
-  return { queued }
+  const counts = await em.transactional((tx) => queueLinks(tx, OUTBOX_QUERIES.resend, sessionId, link))
+  if (counts.queued > 0) wakeDelivery()
+  return counts
 }

@@ -23,8 +23,10 @@ export type PostmarkSettings = {
 /** The most messages Postmark takes in one `POST /email/batch`. */
 export const POSTMARK_MAX_BATCH = 500
 
+/** Postmark's API error code for a recipient it deactivated (a hard bounce, a complaint): it will not send to it. */
+const INACTIVE_RECIPIENT = Errors.ApiInputError.ERROR_CODES.inactiveRecipient
 /** Postmark's API error codes for a refusal of the recipient or the message that no retry changes. */
-const PERMANENT_CODES = new Set([Errors.ApiInputError.ERROR_CODES.inactiveRecipient, Errors.ApiInputError.ERROR_CODES.invalidEmailRequest])
+const PERMANENT_CODES = new Set([INACTIVE_RECIPIENT, Errors.ApiInputError.ERROR_CODES.invalidEmailRequest])
 /** Postmark's API error code for "rate limit exceeded", in a batch's per-message results too. */
 const RATE_LIMITED = 429
 
@@ -46,9 +48,11 @@ export function createPostmarkClient(settings: PostmarkSettings): ServerClient {
 
 /** A single send's error as the dispatcher classes it: a permanent refusal, throttling, or transient. */
 function classify(error: unknown): unknown {
-  if (error instanceof Errors.InactiveRecipientsError || error instanceof Errors.InvalidEmailRequestError) {
-    return new PermanentFailure(`Postmark refused the recipient: ${error.message}`, { cause: error })
+  if (error instanceof Errors.InactiveRecipientsError) {
+    return new PermanentFailure(`Postmark refused the recipient: ${error.message}`, { cause: error, suppress: 'inactive-recipient' })
   }
+  if (error instanceof Errors.InvalidEmailRequestError)
+    return new PermanentFailure(`Postmark refused the recipient: ${error.message}`, { cause: error })
   if (error instanceof Errors.RateLimitExceededError || (error instanceof Errors.PostmarkError && error.statusCode === 429)) {
     return new Throttled(`Postmark rate limit: ${error.message}`, responseHints.getStore()?.retryAfterMs, { cause: error })
   }
@@ -60,7 +64,10 @@ function outcomeOf(result: Models.MessageSendingResponse | undefined): Outcome {
   if (!result) return { error: new Error('Postmark answered the batch without a result for this message') }
   if (result.ErrorCode === 0 && result.MessageID) return { sent: { providerMessageId: result.MessageID } }
   const reason = `${result.Message} (Postmark error ${result.ErrorCode})`
-  if (PERMANENT_CODES.has(result.ErrorCode)) return { error: new PermanentFailure(`Postmark refused the recipient: ${reason}`) }
+  if (PERMANENT_CODES.has(result.ErrorCode)) {
+    const suppress = result.ErrorCode === INACTIVE_RECIPIENT ? 'inactive-recipient' : undefined
+    return { error: new PermanentFailure(`Postmark refused the recipient: ${reason}`, { suppress }) }
+  }
   if (result.ErrorCode === RATE_LIMITED) return { error: new Throttled(`Postmark rate limit: ${reason}`) }
   return { error: new Error(`Postmark did not send: ${reason}`) }
 }

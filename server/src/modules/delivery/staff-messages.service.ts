@@ -26,6 +26,7 @@ const toStaffMessage = (message: OutboxMessage): StaffMessageBody => ({
   providerMessageId: message.providerMessageId ?? null,
   createdAt: message.createdAt.getTime(),
   sentAt: message.sentAt?.getTime() ?? null,
+  deliveredAt: message.deliveredAt?.getTime() ?? null,
 })
 
 /** The gallery-link messages of these sessions by guest id, each guest's oldest first: one query. */

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 import { escapeHtml } from '../../html.js'
+import type { SuppressionReason } from '../receipts/suppression.entity.js'
 
 /** A gallery link as the providers need it. */
 export type OutgoingMessage = {
@@ -36,11 +37,17 @@ export type Transport = {
 /** A channel without a transport is "not configured": its messages wait, nothing crashes. */
 export type Transports = Partial<Record<OutgoingMessage['channel'], Transport>>
 
-/** A refusal that retrying cannot change (an inactive or invalid recipient): the message fails at once. */
+/**
+ * A refusal that retrying cannot change (an inactive or invalid recipient): the message fails at once.
+ * `suppress`: the provider refuses the address itself for good (it unsubscribed, it is inactive), which
+ * puts it on the suppression list.
+ */
 export class PermanentFailure extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly suppress: SuppressionReason | undefined
+  constructor(message: string, options?: { cause?: unknown; suppress?: SuppressionReason }) {
     super(message, options)
     this.name = 'PermanentFailure'
+    this.suppress = options?.suppress
   }
 }
 

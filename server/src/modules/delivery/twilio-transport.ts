@@ -11,10 +11,18 @@ export type TwilioSettings = {
   /** Another API origin (a proxy, or a local fake in tests); Twilio's own by default. */
   apiUrl?: string
   timeoutMs: number
+  /**
+   * Where Twilio reports each message's fate (`PUBLIC_URL/webhooks/twilio/status`): sent with every
+   * message, with the message's id in the query (modules/receipts).
+   */
+  statusCallbackUrl?: string
 }
 
 /** Twilio error codes that no retry can fix: invalid, unsubscribed or unreachable recipients. */
 const PERMANENT_CODES = new Set([21211, 21408, 21610, 21612, 21614, 30003, 30005, 30006])
+
+/** The recipient replied STOP: Twilio refuses every message to it until they reply START. */
+export const TWILIO_UNSUBSCRIBED = 21610
 
 /** Twilio's error code for "too many requests" (with HTTP 429). */
 const TOO_MANY_REQUESTS = 20429
@@ -33,6 +41,7 @@ export function createTwilioTransport(settings: TwilioSettings): Transport {
           const created = await client.messages.create({
             to: message.recipient,
             body: sms,
+            ...(settings.statusCallbackUrl ? { statusCallback: statusCallback(settings.statusCallbackUrl, message.id) } : {}),
             ...(settings.messagingServiceSid ? { messagingServiceSid: settings.messagingServiceSid } : { from: settings.from! }),
           })
           return { providerMessageId: created.sid }
@@ -42,12 +51,22 @@ export function createTwilioTransport(settings: TwilioSettings): Transport {
             throw new Throttled(`Twilio rate limit: ${(error as Error).message}`, responseHints.getStore()?.retryAfterMs, { cause: error })
           }
           if ((code !== undefined && PERMANENT_CODES.has(code)) || status === 400) {
-            throw new PermanentFailure(`Twilio refused the message: ${(error as Error).message}`, { cause: error })
+            throw new PermanentFailure(`Twilio refused the message: ${(error as Error).message}`, {
+              cause: error,
+              suppress: code === TWILIO_UNSUBSCRIBED ? 'unsubscribed' : undefined,
+            })
           }
           throw error
         }
       }),
   }
+}
+
+/** The status callback URL of one message: it names the message, so a report finds it before its send is recorded. */
+export function statusCallback(url: string, messageId: string): string {
+  const callback = new URL(url)
+  callback.searchParams.set('message', messageId)
+  return callback.href
 }
 
 /**

@@ -1,12 +1,11 @@
 import { contract } from '@photobooth/sdk/contract'
 import { PathKey } from '@photobooth/sdk/schemas'
-import { ORPCError, ValidationError } from '@orpc/server'
 import { Router } from 'express'
 import { z } from 'zod'
 
 import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
-import { sendError } from '../../http/answers.js'
+import { sendError, sendInvalid } from '../../http/answers.js'
 import { expressPath } from '../../http/edge.js'
 import { sendChunks } from '../gallery/bytes-routes.js'
 import { exportGuestsCsv } from './guests-csv.service.js'
@@ -25,12 +24,7 @@ export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'log
     res.once('close', () => abort.abort())
     // The path parameter as oRPC's routes check theirs: a control character or 201 characters is bad input.
     const input = INPUT.safeParse(req.params)
-    if (!input.success) {
-      const invalid = new ORPCError('BAD_REQUEST', {
-        cause: new ValidationError({ message: 'Input validation failed', issues: input.error.issues }),
-      })
-      return sendError(res, 400, encodeErrorBody(invalid))
-    }
+    if (!input.success) return sendInvalid(res, input.error.issues)
     const { eventId } = input.data
     let csv
     try {

@@ -19,15 +19,18 @@ export const NO_SUCH_PERSON = 'no such person'
 
 const nameOf = (row: { first_name: string; last_name: string }) => fullName({ firstName: row.first_name, lastName: row.last_name })
 
+/** A phone number staff typed to look someone up, in E.164 (read as US without a country code), or a 400. */
+export function queriedPhone(typed: string): string {
+  const phone = toE164(typed)
+  if (!phone) throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${typed}`)
+  return phone
+}
+
 /** Everyone registered with this email (whatever its case) or this phone (as typed: E.164, or US without a country code). */
 export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?: string; phone?: string }) {
   let rows: PersonRow[]
   if (query.email !== undefined) rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byEmail, [query.email])
-  else {
-    const phone = toE164(query.phone ?? '')
-    if (!phone) throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${query.phone ?? ''}`)
-    rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byPhone, [phone])
-  }
+  else rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byPhone, [queriedPhone(query.phone ?? '')])
   return {
     people: rows.map((row) => ({
       id: row.id,
