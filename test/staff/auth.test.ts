@@ -63,6 +63,8 @@ const OWN_ANSWER: Record<string, { status: number; error?: string }> = {
   'messages.retry': { status: 404, error: 'no such message' },
   'messages.retrySession': { status: 404, error: 'no such session' },
   'messages.retryEvent': { status: 404, error: 'no such event' },
+  'messages.findSuppressions': { status: 400 },
+  'messages.liftSuppression': { status: 400 },
   'members.me': { status: 200 },
   'members.list': { status: 200 },
   'members.invite': { status: 400 },
