@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 
 import { contract } from '@photobooth/sdk/contract'
 import { PostmarkWebhook, TwilioInboundMessage, TwilioStatusCallback } from '@photobooth/sdk/schemas'
-import { Router, type Request, type Response } from 'express'
+import { Router, type Request, type RequestHandler, type Response } from 'express'
 import twilio from 'twilio'
 import type { z } from 'zod'
 
@@ -32,56 +32,41 @@ export function receiptRoutes(services: Pick<Services, 'orm' | 'config' | 'logge
   const { config } = services
   const em = () => services.orm.em.fork()
 
-  router.post(expressPath(contract.webhooks.postmark), async (req, res, next) => {
+  router.post(
+    expressPath(contract.webhooks.postmark),
+    webhook(postmarkPayload, PostmarkWebhook, (event) => recordPostmarkEvent({ em: em() }, event)),
+  )
+  router.post(
+    expressPath(contract.webhooks.twilioStatus),
+    webhook(signedTwilioFields, TwilioStatusCallback, (callback, req) =>
+      recordTwilioStatus({ em: em() }, { messageId: typeof req.query['message'] === 'string' ? req.query['message'] : null, callback }),
+    ),
+  )
+  router.post(
+    expressPath(contract.webhooks.twilioInbound),
+    webhook(
+      signedTwilioFields,
+      TwilioInboundMessage,
+      (message) => recordTwilioInbound({ em: em() }, message),
+      (res) => void res.type('text/xml').send(NO_REPLY),
+    ),
+  )
+
+  /** Postmark's JSON, or undefined once refused: basic credentials first, then the body. */
+  async function postmarkPayload(req: Request, res: Response): Promise<unknown> {
     const credentials = config.delivery.postmarkWebhook
     if (!credentials || !basicCredentialsMatch(req.headers.authorization, credentials)) {
       res.setHeader('WWW-Authenticate', 'Basic realm="webhooks", charset="UTF-8"')
       return sendError(res, 401, POSTMARK_REFUSED)
     }
     const body = await readBody(req, res)
-    if (body === undefined) return
-    let json: unknown
+    if (body === undefined) return undefined
     try {
-      json = JSON.parse(body.toString('utf8'))
+      return JSON.parse(body.toString('utf8')) as unknown
     } catch {
       return sendError(res, 400, BAD_BODY)
     }
-    const event = parse(PostmarkWebhook, json, res)
-    if (!event) return
-    try {
-      await recordPostmarkEvent({ em: em() }, event)
-      res.json({ received: true })
-    } catch (error) {
-      next(error)
-    }
-  })
-
-  router.post(expressPath(contract.webhooks.twilioStatus), async (req, res, next) => {
-    const fields = await signedTwilioFields(req, res)
-    if (!fields) return
-    const callback = parse(TwilioStatusCallback, fields, res)
-    if (!callback) return
-    const message = typeof req.query['message'] === 'string' ? req.query['message'] : null
-    try {
-      await recordTwilioStatus({ em: em() }, { messageId: message, callback })
-      res.json({ received: true })
-    } catch (error) {
-      next(error)
-    }
-  })
-
-  router.post(expressPath(contract.webhooks.twilioInbound), async (req, res, next) => {
-    const fields = await signedTwilioFields(req, res)
-    if (!fields) return
-    const message = parse(TwilioInboundMessage, fields, res)
-    if (!message) return
-    try {
-      await recordTwilioInbound({ em: em() }, message)
-      res.type('text/xml').send(NO_REPLY)
-    } catch (error) {
-      next(error)
-    }
-  })
+  }
 
   /**
    * The form fields of a request Twilio signed, or undefined once refused: `X-Twilio-Signature` is
@@ -100,6 +85,31 @@ export function receiptRoutes(services: Pick<Services, 'orm' | 'config' | 'logge
   }
 
   return router
+}
+
+/**
+ * One webhook: its caller checked and its body read by `payloadOf` (undefined once it refused),
+ * parsed by its schema, recorded, answered. A fault (the database away) goes to the app's last
+ * resort: a 503 or 500, which the provider retries later.
+ */
+function webhook<T extends z.ZodType>(
+  payloadOf: (req: Request, res: Response) => Promise<unknown>,
+  schema: T,
+  record: (payload: z.output<T>, req: Request) => Promise<void>,
+  answer: (res: Response) => void = (res) => void res.json({ received: true }),
+): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const raw = await payloadOf(req, res)
+      if (raw === undefined) return
+      const payload = parse(schema, raw, res)
+      if (payload === undefined) return
+      await record(payload, req)
+      answer(res)
+    } catch (error) {
+      next(error)
+    }
+  }
 }
 
 /** The body's bytes, or undefined once refused (too large, cut short). */
