@@ -102,6 +102,32 @@ describe('configuration', () => {
     )
   })
 
+  it('when NODE_ENV=production is the only hint, then it runs production; when MODE contradicts NODE_ENV, start-up names both', () => {
+    const { MODE: _mode, ...productionWithoutMode } = PRODUCTION
+    expect(loadSettings({ ...productionWithoutMode, NODE_ENV: 'production' })).toMatchObject({ mode: 'production', seedDemo: false })
+    // Production's required settings are asked for, not development silently run.
+    expect(() => loadSettings({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL: required in production/)
+    expect(() => loadSettings({ MODE: 'development', NODE_ENV: 'production' })).toThrow(/MODE=development contradicts NODE_ENV=production/)
+    expect(() => loadSettings({ ...PRODUCTION, NODE_ENV: 'development' })).toThrow(/MODE=production contradicts NODE_ENV=development/)
+    // Other NODE_ENV values (a test runner's `test`) say nothing about the mode.
+    expect(loadSettings({ NODE_ENV: 'test' }).mode).toBe('development')
+    expect(loadSettings({ ...PRODUCTION, NODE_ENV: 'production' }).mode).toBe('production')
+  })
+
+  it('when production reads the client-IP header, then it must be told which proxies set it; a list it cannot read stops the start', () => {
+    expect(() => loadSettings({ ...PRODUCTION, CLIENT_IP_HEADER: 'cf-connecting-ip' })).toThrow(
+      /TRUSTED_PROXIES: required with CLIENT_IP_HEADER/,
+    )
+    const settings = loadSettings({
+      ...PRODUCTION,
+      CLIENT_IP_HEADER: 'cf-connecting-ip',
+      TRUSTED_PROXIES: '173.245.48.0/20, 2400:cb00::/32',
+    })
+    expect(settings.rateLimits.trustedProxies).toEqual(['173.245.48.0/20', '2400:cb00::/32'])
+    expect(loadSettings({}).rateLimits.trustedProxies).toEqual(['loopback'])
+    expect(() => loadSettings({ TRUSTED_PROXIES: '10.0.0.0/99' })).toThrow(/TRUSTED_PROXIES/)
+  })
+
   it('when values are malformed, then start-up refuses them', () => {
     expect(() => loadSettings({ PORT: 'eighty' })).toThrow(/PORT/)
     expect(() => loadSettings({ MODE: 'staging' })).toThrow(/MODE/)

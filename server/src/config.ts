@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 
+import proxyaddr from 'proxy-addr'
 import { z } from 'zod'
 
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.js'
@@ -60,9 +61,15 @@ const optionalUrl = z
   .transform((url) => url.replace(/\/+$/, ''))
   .optional()
 
+/** The mode: `MODE`, else production when `NODE_ENV=production` (what hosts and images set), else development. */
+const modeOf = (env: { MODE?: 'development' | 'production'; NODE_ENV?: string }) =>
+  env.MODE ?? (env.NODE_ENV === 'production' ? 'production' : 'development')
+
 const Environment = z
   .object({
-    MODE: z.enum(['development', 'production']).default('development'),
+    MODE: z.enum(['development', 'production']).optional(),
+    // Read only to agree with MODE: a host that sets NODE_ENV=production alone means production.
+    NODE_ENV: z.string().optional(),
     HOST: z.string().min(1).default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATABASE_URL: z.url().optional(),
@@ -118,6 +125,23 @@ const Environment = z
     CLIENT_IP_HEADER: z
       .string()
       .regex(/^[A-Za-z0-9-]+$/, 'a header name')
+      .optional(),
+    TRUSTED_PROXIES: z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      )
+      .superRefine((list, ctx) => {
+        try {
+          // As the rate limiter reads it (modules/rate-limits): a list it cannot read stops the start.
+          proxyaddr.compile(list)
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: `addresses, CIDR ranges or loopback/linklocal/uniquelocal: ${(error as Error).message}` })
+        }
+      })
       .optional(),
     REQUEST_ID_HEADER: z
       .string()
@@ -176,11 +200,28 @@ const Environment = z
         })
       }
     }
-    if (env.MODE !== 'production') return
+    if (env.MODE && (env.NODE_ENV === 'production' || env.NODE_ENV === 'development') && env.NODE_ENV !== env.MODE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MODE'],
+        message: `MODE=${env.MODE} contradicts NODE_ENV=${env.NODE_ENV}: set one of them, or both alike (development mode seeds a demo event, sends messages to the console and its cookies are not Secure)`,
+      })
+    }
+    if (modeOf(env) !== 'production') return
     for (const key of ['DATABASE_URL', 'PUBLIC_URL', 'CDN_URL', 'GALLERY_URL', 'AUTH_SECRET'] as const) {
       if (!env[key]) ctx.addIssue({ code: 'custom', path: [key], message: 'required in production' })
     }
+    // Believed from anyone, the header would let a client escape every limit; ignored, every client
+    // behind the edge would share its address (and its limit): neither silently.
+    if (env.CLIENT_IP_HEADER && !env.TRUSTED_PROXIES?.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['TRUSTED_PROXIES'],
+        message: 'required with CLIENT_IP_HEADER in production: the addresses (or CIDR ranges) of the edge that sets the header',
+      })
+    }
   })
+  .transform((env) => ({ ...env, MODE: modeOf(env) }))
 
 export type Config = {
   mode: 'development' | 'production'
@@ -372,7 +413,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       linkWaitMs: e.COPIES_LINK_WAIT_MS,
     },
     retention: { defaultDays: e.RETENTION_DAYS, work: e.PURGE === 'on', intervalMs: e.PURGE_INTERVAL_MS },
-    rateLimits: { windowMs: e.RATE_LIMIT_WINDOW_MS, clientIpHeader: e.CLIENT_IP_HEADER },
+    rateLimits: {
+      windowMs: e.RATE_LIMIT_WINDOW_MS,
+      clientIpHeader: e.CLIENT_IP_HEADER,
+      trustedProxies: e.TRUSTED_PROXIES ?? (development ? ['loopback'] : []),
+    },
     contact: {
       form: e.CONTACT_FORM_URL
         ? { kind: 'url', url: e.CONTACT_FORM_URL, labelsPath: e.CONTACT_FORM_LABELS_PATH, ttlMs: e.CONTACT_FORM_TTL_MS }

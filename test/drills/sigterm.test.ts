@@ -84,6 +84,8 @@ describe('SIGTERM on the built server', () => {
         SHUTDOWN_GRACE_MS: String(GRACE_MS),
         SHUTDOWN_DELAY_MS: '0',
         CLIENT_IP_HEADER: IP_HEADER,
+        // The drill's clients all connect from here: the edge, as far as the instance knows.
+        TRUSTED_PROXIES: 'loopback',
       }),
     })
     const service = child

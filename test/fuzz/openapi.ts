@@ -78,10 +78,24 @@ export const operations: Operation[] = Object.entries(document.paths).flatMap(([
   }),
 )
 
-const templates = [...new Set(operations.map((operation) => operation.template))].map((template) => ({
-  template,
-  pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
-}))
+/**
+ * Each template by its segments: a `{name}` fits any non-empty segment, any other must be equal.
+ * Matched segment by segment, never with a regular expression: a fuzzed path of megabytes would
+ * overflow the regular expression engine's backtracking stack.
+ */
+const templates = [...new Set(operations.map((operation) => operation.template))].map((template) => {
+  const segments = template.split('/')
+  return {
+    template,
+    fits: (path: string) => {
+      const parts = path.split('/')
+      return (
+        parts.length === segments.length &&
+        segments.every((segment, index) => (/^\{\w+\}$/.test(segment) ? parts[index] !== '' : parts[index] === segment))
+      )
+    },
+  }
+})
 
 /**
  * Paths outside the document by where they go first: the sign-in limit (every /api/auth/sign-in/*),
@@ -106,7 +120,7 @@ export function routeOf(method: string, target: string): { path: string | undefi
   const verb = /^[A-Z]+$/.test(method) ? method : 'OTHER'
   if (path === '/openapi.json') return { path, route: `${verb} /openapi.json` }
   if (path.startsWith('/photos/')) return { path, route: `${verb} /photos/*` }
-  const found = templates.find(({ pattern }) => pattern.test(path))
+  const found = templates.find(({ fits }) => fits(path))
   if (found) return { path, route: `${verb} ${found.template}` }
   // Express's mounts ignore case: `/STAFF/x` meets the staff session's check.
   const lower = path.toLowerCase()

@@ -87,6 +87,37 @@ describe('rate limits', () => {
     }
   })
 
+  it('when the connection does not come from a trusted proxy, then its client-IP header is ignored: a new value per request does not escape the sign-in limit', async () => {
+    // The edge is 10.0.0.0/8; this test's requests come from 127.0.0.1, as a client reaching the instance directly.
+    const own = await startTestServer({ rateLimits: { ...settings.rateLimits, trustedProxies: ['10.0.0.0/8'] } })
+    try {
+      const signIn = () =>
+        postJson(
+          `${own.url}/api/auth/sign-in/email`,
+          { email: 'nobody@example.org', password: 'not the password' },
+          { headers: { 'content-type': 'application/json', origin: own.url, 'cf-connecting-ip': someIp() } },
+        )
+      const statuses = []
+      for (let i = 0; i < 11; i++) statuses.push((await signIn()).status)
+      expect(statuses).toEqual([...Array<number>(10).fill(401), 429])
+    } finally {
+      await own.stop()
+    }
+  })
+
+  it('when the connection comes from a trusted proxy (loopback, the development default), then each client-IP value counts on its own', async () => {
+    const statuses = []
+    for (let i = 0; i < 12; i++) {
+      const response = await postJson(
+        `${app.url}/api/auth/sign-in/email`,
+        { email: 'nobody@example.org', password: 'not the password' },
+        { headers: { 'content-type': 'application/json', origin: app.url, 'cf-connecting-ip': someIp() } },
+      )
+      statuses.push(response.status)
+    }
+    expect(statuses).toEqual(Array<number>(12).fill(401))
+  })
+
   it('when the zip route is asked 61 times, then the 61st answers 429', async () => {
     const ip = someIp()
     for (let i = 0; i < 60; i++) expect((await fetch(`${app.url}/gallery/x/zip`, { headers: { 'cf-connecting-ip': ip } })).status).toBe(404)

@@ -117,7 +117,6 @@ export function idempotencyKeys(
   options: { maxBodyBytes: number },
 ): RequestHandler {
   const { orm, now, logger } = services
-  const clientIpHeader = services.config.rateLimits.clientIpHeader
   const waiters = new Map<string, Set<() => void>>()
   const wake = (id: string) => [...(waiters.get(id) ?? [])].forEach((wakeUp) => wakeUp())
   const waitFor = (id: string, ms: number) =>
@@ -247,7 +246,7 @@ export function idempotencyKeys(
     }
 
   const scopes = {
-    sets: (req: Request) => `ip:${clientKey(req, clientIpHeader)}`,
+    sets: (req: Request) => `ip:${clientKey(req, services.config.rateLimits)}`,
     booth: (req: Request) => {
       const caller = boothOf(req)
       return caller && `booth:${caller.keyId}`

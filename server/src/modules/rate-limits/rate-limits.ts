@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 
 import type { Request, RequestHandler } from 'express'
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit'
+import proxyaddr from 'proxy-addr'
 import type { RedisReply, SendCommandFn } from 'rate-limit-redis'
 
 import { sendError } from '../../http/answers.js'
@@ -17,16 +18,38 @@ export type RateLimitSettings = {
   windowMs: number
   /** The edge proxy's client-IP header (e.g. `cf-connecting-ip`); unset: the connecting address. */
   clientIpHeader?: string
+  /**
+   * The connecting addresses whose `clientIpHeader` is believed (`TRUSTED_PROXIES`: addresses, CIDR
+   * ranges, or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`); absent: loopback only.
+   */
+  trustedProxies?: readonly string[]
+}
+
+/** Each list's trust function, compiled once (proxy-addr: Express's own "trust proxy"). */
+const compiled = new WeakMap<readonly string[], (address: string) => boolean>()
+const LOOPBACK = ['loopback'] as const
+
+function trusts(list: readonly string[] = LOOPBACK): (address: string) => boolean {
+  let trust = compiled.get(list)
+  if (!trust) {
+    const check = proxyaddr.compile([...list])
+    trust = (address) => check(address, 0)
+    compiled.set(list, trust)
+  }
+  return trust
 }
 
 /**
- * The client a limit counts: the edge's client-IP header when it holds an IP (IPv6 masked to a
- * /56, as one subscriber gets), else the connecting address.
+ * The client a limit counts: the edge's client-IP header when it holds an IP and the connection
+ * comes from a trusted proxy (anyone else could write any value in it, and escape every limit),
+ * else the connecting address; IPv6 masked to a /56, as one subscriber gets (express-rate-limit's
+ * `ipKeyGenerator`).
  */
-export function clientKey(req: Request, clientIpHeader: string | undefined): string {
-  const forwarded = clientIpHeader ? req.headers[clientIpHeader.toLowerCase()] : undefined
+export function clientKey(req: Request, settings: Pick<RateLimitSettings, 'clientIpHeader' | 'trustedProxies'>): string {
+  const peer = req.socket.remoteAddress ?? 'unknown'
+  const forwarded = settings.clientIpHeader ? req.headers[settings.clientIpHeader.toLowerCase()] : undefined
   const candidate = typeof forwarded === 'string' ? forwarded.trim() : undefined
-  const ip = candidate && isIP(candidate) ? candidate : (req.socket.remoteAddress ?? 'unknown')
+  const ip = candidate && isIP(candidate) && isIP(peer) && trusts(settings.trustedProxies)(peer) ? candidate : peer
   return ipKeyGenerator(ip)
 }
 
@@ -50,7 +73,7 @@ export function createRateLimiter(
       limit,
       standardHeaders: false,
       legacyHeaders: false,
-      keyGenerator: (req) => clientKey(req, settings.clientIpHeader),
+      keyGenerator: (req) => clientKey(req, settings),
       handler: (_req, res) => {
         metrics.rateLimited.inc({ limit: name })
         sendError(res, 429, TOO_MANY_REQUESTS)
