@@ -59,8 +59,8 @@ export function createApp(services: Services): Express {
   app.get('/openapi.json', openApiDocument(services))
   app.use(under('/docs', docsRoutes(services)))
   app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
-  // Rate limits and text bodies, as each route's contract entry declares them; /booth is not limited.
-  app.use(edgePolicies(limit))
+  // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
+  app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(under('/api/auth', authRoutes(services)))
   app.use(under('/webhooks', receiptRoutes(services)))

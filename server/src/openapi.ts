@@ -252,7 +252,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     },
   })
   for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
-    for (const operation of Object.values(pathItem ?? {})) {
+    for (const [method, operation] of Object.entries(pathItem ?? {})) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue
       const isBooth = path.startsWith('/booth/')
       const isStaff = path.startsWith('/staff/') || path === '/api/auth/sign-out' || path === '/api/auth/change-password'
@@ -280,6 +280,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
           content: { 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } },
         }
       }
+      documentMediaTypes(operation, method)
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const description = ERROR_DESCRIPTIONS[status]
         // Only the generator's placeholder ("404") is replaced; a route's own spec keeps its words.
@@ -291,6 +292,21 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   documentGalleryValidators(document)
   documentRetryAfter(document)
   return document
+}
+
+/**
+ * The 415 of every change whose body is not text (http/edge.ts): a body of another media type, or a
+ * body without one, is refused before anything reads it.
+ */
+function documentMediaTypes(operation: OpenAPI.OperationObject, method: string): void {
+  if (method === 'get' || !operation.responses) return
+  const declared = Object.keys((operation.requestBody as OpenAPI.RequestBodyObject | undefined)?.content ?? {})
+  if (declared.includes('text/plain')) return
+  const types = declared.length > 0 ? declared : ['application/json']
+  operation.responses['415'] = {
+    description: `The body is not ${types.map((type) => `\`${type}\``).join(' or ')} (a form post from another site, say), or has no Content-Type: \`{ "error": "Unsupported Media Type: send ${types.join(' or ')}" }\`. Nothing changed.`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }
 }
 
 /** Every 503 may be an outage (outages.ts): it then carries `Retry-After`. */

@@ -241,9 +241,12 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     expect(issues[0]!.path).toEqual([])
   })
 
-  it('when the content type is not JSON, then the body is refused', async () => {
+  it('when the content type is not JSON, then 415 and nothing is written (test/http/media-types.test.ts has every route)', async () => {
+    const before = await countRows(app.orm)
     const body = JSON.stringify({ guests: [{ name: 'Ada', email: email() }] })
-    await expectSchemaFailure(body, { headers: { 'content-type': 'text/plain' } })
+    const response = await fetch(`${app.url}/sets/${setId}/sessions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body })
+    expect([response.status, await response.json()]).toEqual([415, { error: 'Unsupported Media Type: send application/json' }])
+    expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('when the set id is not one we hand out, then 404 "no such set"; with a control character, the path parameter is refused; nothing is written', async () => {

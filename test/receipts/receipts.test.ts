@@ -278,7 +278,7 @@ describe('Postmark webhooks', () => {
     const auth = `Basic ${Buffer.from(`${POSTMARK_WEBHOOK.user}:${POSTMARK_WEBHOOK.password}`).toString('base64')}`
     const notJson = await fetch(`${app.url}/webhooks/postmark`, {
       method: 'POST',
-      headers: { authorization: auth },
+      headers: { authorization: auth, 'content-type': 'application/json' },
       body: '{"RecordType":',
     })
     expect(notJson.status).toBe(400)

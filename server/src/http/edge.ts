@@ -3,9 +3,11 @@ import { ORPCError } from '@orpc/server'
 import { contract, type EdgePolicy } from '@photobooth/sdk/contract'
 import { Router, type RequestHandler } from 'express'
 
+import type { OpenApiDocument } from '../openapi.js'
+import { errorBody, sendError } from './answers.js'
 import { badRequest, textBody } from './body-limit.js'
 
-type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; policy: EdgePolicy }
+type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; template: string; policy: EdgePolicy }
 
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
 export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) =>
@@ -15,7 +17,12 @@ export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }
 export function* routesOf(router: AnyContractRouter): Generator<Route> {
   if (isContractProcedure(router)) {
     const { route, meta } = router['~orpc'] as { route: { method?: string }; meta: EdgePolicy }
-    yield { method: (route.method ?? 'POST').toLowerCase() as Route['method'], path: expressPath(router), policy: meta }
+    yield {
+      method: (route.method ?? 'POST').toLowerCase() as Route['method'],
+      path: expressPath(router),
+      template: (route as { path: string }).path,
+      policy: meta,
+    }
     return
   }
   for (const child of Object.values(router)) yield* routesOf(child as AnyContractRouter)
@@ -54,16 +61,49 @@ export function under(prefix: string, handler: RequestHandler): RequestHandler {
   return (req, res, next) => (pattern.test(req.path) ? handler(req, res, next) : next())
 }
 
+/** The media types a route's body may have, as the document declares them: JSON when it declares none. */
+function mediaTypesOf(document: OpenApiDocument, template: string, method: string): string[] {
+  const operation = (document.paths?.[template] as Record<string, { requestBody?: { content?: Record<string, unknown> } }> | undefined)?.[
+    method
+  ]
+  const declared = Object.keys(operation?.requestBody?.content ?? {})
+  return declared.length > 0 ? declared : ['application/json']
+}
+
+/**
+ * 415 `{ error }` for a request whose `Content-Type` is not one of `types`, or that has a body and no
+ * `Content-Type`. A request without a body and without a type (a bodiless POST) passes.
+ */
+function onlyMediaTypes(types: string[]): RequestHandler {
+  const refusal = errorBody(`Unsupported Media Type: send ${types.join(' or ')}`)
+  return (req, res, next) => {
+    const header = req.headers['content-type']
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
+    if (header === undefined && !hasBody) return next()
+    const [essence = '', ...parameters] = (header ?? '').split(';')
+    const type = essence.trim().toLowerCase()
+    if (!types.includes(type)) return sendError(res, 415, refusal)
+    // Media types are case-insensitive; the body parsers after this one compare them as written.
+    req.headers['content-type'] = [type, ...parameters].join(';')
+    next()
+  }
+}
+
 /**
  * Each contract route's edge policy (its `meta`: rate limit, body as text), mounted on its path
  * before any route answers: whoever answers it, oRPC or Express, a request passes these first.
  */
-export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler): Router {
+export function edgePolicies(limit: (bucket: string, perMinute: number) => RequestHandler, document: OpenApiDocument): Router {
   const router = Router()
   passEventPageNamedZip(router)
-  for (const { method, path, policy } of routesOf(contract)) {
+  for (const { method, path, template, policy } of routesOf(contract)) {
     const handlers: RequestHandler[] = []
     if (policy.rateLimit) handlers.push(limit(policy.rateLimit.bucket, policy.rateLimit.perMinute))
+    // A body in any other media type than the route's own is refused before anything reads it: a
+    // form post needs no preflight, so any website could otherwise make its visitors' browsers post
+    // to a JSON route. A route that takes text (`/track`: a page-close beacon's) takes any.
+    const types = mediaTypesOf(document, template, method)
+    if (method !== 'get' && !types.includes('text/plain')) handlers.push(onlyMediaTypes(types))
     if (policy.textBody) {
       const { maxBytes, tooLarge, notText } = policy.textBody
       handlers.push(

@@ -1378,6 +1378,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -1988,6 +1998,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -2102,6 +2122,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -2195,6 +2225,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -2330,6 +2370,15 @@ export interface operations {
             };
             /** @description Body over the contact form's 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2649,6 +2698,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -2889,6 +2948,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -3068,6 +3137,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3372,6 +3451,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -3479,6 +3568,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3602,6 +3701,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -3769,6 +3878,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
@@ -3865,6 +3983,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -4240,6 +4368,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -4437,6 +4575,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -4597,6 +4745,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -4719,6 +4877,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -4828,6 +4996,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -4929,6 +5107,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5116,6 +5304,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5365,6 +5563,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
@@ -5455,6 +5662,16 @@ export interface operations {
             };
             /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
@@ -5779,6 +5996,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
@@ -5876,6 +6103,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
@@ -5937,6 +6173,15 @@ export interface operations {
             };
             /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6022,6 +6267,15 @@ export interface operations {
             };
             /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6220,6 +6474,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
@@ -6286,6 +6549,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
@@ -6340,6 +6612,15 @@ export interface operations {
             };
             /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
