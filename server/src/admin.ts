@@ -2,6 +2,7 @@
  * Operator commands on the same database as the service:
  *   pnpm admin staff create --email <email> [--name "<name>"] [--password <password>]
  *   pnpm admin staff list
+ *   pnpm admin staff set-role --email <email> --role <owner|manager|staff>
  *   pnpm admin booth-key create --name "<booth>"
  *   pnpm admin booth-key list
  *   pnpm admin booth-key revoke <id>
@@ -12,7 +13,8 @@
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 
-import { NewStaffMember } from '@photobooth/sdk/schemas'
+import { NewStaffMember, StaffRole } from '@photobooth/sdk/schemas'
+import type { z } from 'zod'
 
 import { loadSettings, resolveConfig } from './config.js'
 import { startEmbeddedPostgres } from './db/embedded-postgres.js'
@@ -24,12 +26,14 @@ import { createStorage } from './modules/storage/create-storage.js'
 import { createBoothKey, listBoothKeys, revokeBoothKey } from './modules/booth-keys/booth-keys.service.js'
 import { createAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
-import { createStaffMember, listStaffMembers } from './modules/members/members.service.js'
+import { createStaffMember, listStaffMembers, setStaffRole } from './modules/members/members.service.js'
 
 const USAGE = `Usage:
   pnpm admin staff create --email <email> [--name "<name>"] [--password <password>]
-                                                  create a staff member (asks for the password when not given)
-  pnpm admin staff list                           list staff members
+                                                  create an owner (asks for the password when not given)
+  pnpm admin staff list                           list staff members and their roles
+  pnpm admin staff set-role --email <email> --role <owner|manager|staff>
+                                                  give a member a role (restores an owner to a team without one)
   pnpm admin booth-key create --name "<booth>"   create a key; it is shown once
   pnpm admin booth-key list                       list keys (never their secrets)
   pnpm admin booth-key revoke <id>                revoke a key at once
@@ -44,7 +48,7 @@ class UsageError extends Error {}
 type Command = { run: (orm: Orm, applied: string[]) => Promise<number> }
 
 /** What `positionals` and `values` ask for, checked before the database is opened. */
-function commandOf(positionals: string[], values: { name?: string; email?: string; password?: string }): Command {
+function commandOf(positionals: string[], values: { name?: string; email?: string; password?: string; role?: string }): Command {
   const [area, verb, argument] = positionals
   if (area === 'migrate' && verb === undefined) {
     return {
@@ -60,6 +64,11 @@ function commandOf(positionals: string[], values: { name?: string; email?: strin
       return { run: (orm) => createStaff(orm, values.email!, values) }
     case 'staff list':
       return { run: listStaff }
+    case 'staff set-role': {
+      const role = StaffRole.safeParse(values.role)
+      if (!values.email?.trim() || !role.success) throw new UsageError('staff set-role needs --email <email> --role <owner|manager|staff>')
+      return { run: (orm) => setRole(orm, values.email!, role.data) }
+    }
     case 'booth-key create':
       if (!values.name?.trim()) throw new UsageError('booth-key create needs --name "<booth>"')
       return {
@@ -129,14 +138,29 @@ async function createStaff(orm: Orm, email: string, values: { name?: string; pas
   const name = values.name?.trim() || email.split('@')[0]!
   const parsed = NewStaffMember.safeParse({ email: email.trim(), name, password })
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'))
-  const member = await createStaffMember(await authFor(orm), { email: parsed.data.email, name: parsed.data.name, password })
-  console.log(`Created staff member ${member.email} (${member.id}). Sign in at POST /api/auth/sign-in/email.`)
+  // The operator's command makes owners: the first member of a team must be able to manage it.
+  const member = await createStaffMember(await authFor(orm), { email: parsed.data.email, name: parsed.data.name, password, role: 'owner' })
+  console.log(`Created staff member ${member.email} (${member.id}), an owner. Sign in at POST /api/auth/sign-in/email.`)
+  return 0
+}
+
+/** The operator's way back in: any member made owner (or anything else), whatever the team's owners. */
+async function setRole(orm: Orm, email: string, role: z.output<typeof StaffRole>): Promise<number> {
+  const { auth } = await authFor(orm)
+  const member = (await listStaffMembers({ auth })).find((candidate) => candidate.email === email.trim().toLowerCase())
+  if (!member) {
+    console.error(`No staff member has the email ${email.trim().toLowerCase()}.`)
+    return 1
+  }
+  // As `pnpm admin`, no owner acts: the last-owner rule still holds for demotions.
+  const updated = await setStaffRole({ auth, staff: undefined, em: orm.em.fork() }, { memberId: member.id, role })
+  console.log(`${updated.email} (${updated.id}) is now ${updated.role}.`)
   return 0
 }
 
 async function listStaff(orm: Orm): Promise<number> {
   for (const member of await listStaffMembers(await authFor(orm))) {
-    console.log(`${member.id}  ${new Date(member.createdAt).toISOString()}  ${member.email}  ${member.name}`)
+    console.log(`${member.id}  ${new Date(member.createdAt).toISOString()}  ${member.role.padEnd(7)}  ${member.email}  ${member.name}`)
   }
   return 0
 }
@@ -196,7 +220,7 @@ function parse(argv: string[]) {
     return parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+      options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' } },
     })
   } catch (error) {
     // An unknown option, or one without its value.

@@ -19,6 +19,7 @@ import { crossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
+import { auditTrail } from './modules/audit/audit.middleware.js'
 import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
@@ -68,7 +69,8 @@ export function createApp(services: Services): Express {
   app.use(under('/gallery', galleryReads(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
-  app.use('/staff', staffAuthentication(services), checkOrigin(services.config.staffAuth.trustedOrigins))
+  // The audit trail records what a member asked, refusals of an untrusted origin included.
+  app.use('/staff', staffAuthentication(services), auditTrail(services), checkOrigin(services.config.staffAuth.trustedOrigins))
   // The booth's and staff's changes are what move a gallery's version (gallery-versions.ts); once
   // authenticated, so that no stranger's request empties the cache.
   app.use(['/booth', '/staff'], versions.dropOnChange)

@@ -117,6 +117,7 @@ const Environment = z
     COPIES_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_COPIES_SETTINGS.concurrency),
     COPIES_LINK_WAIT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
     RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
     PURGE: z.enum(['on', 'off']).default('on'),
     PURGE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(600_000),
     RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(100).default(60_000),
@@ -251,6 +252,8 @@ export type Config = {
   delivery: DeliverySettings
   copies: CopiesSettings
   retention: RetentionSettings
+  /** Days the staff audit trail is kept (pruned with the purge). */
+  auditRetentionDays: number
   rateLimits: RateLimitSettings
   /** One rate-limit count across instances; unset: each instance counts its own. */
   redisUrl?: string
@@ -413,6 +416,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       linkWaitMs: e.COPIES_LINK_WAIT_MS,
     },
     retention: { defaultDays: e.RETENTION_DAYS, work: e.PURGE === 'on', intervalMs: e.PURGE_INTERVAL_MS },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     rateLimits: {
       windowMs: e.RATE_LIMIT_WINDOW_MS,
       clientIpHeader: e.CLIENT_IP_HEADER,

@@ -1,12 +1,15 @@
 import { ORPCError, ValidationError } from '@orpc/server'
 import { z } from 'zod'
 
-export type AppErrorCode = 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT' | 'BAD_GATEWAY' | 'SERVICE_UNAVAILABLE'
+export type AppErrorCode =
+  'BAD_REQUEST' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'UNPROCESSABLE_CONTENT' | 'BAD_GATEWAY' | 'SERVICE_UNAVAILABLE'
 
 export function statusOf(code: AppErrorCode): number {
   switch (code) {
     case 'BAD_REQUEST':
       return 400
+    case 'FORBIDDEN':
+      return 403
     case 'NOT_FOUND':
       return 404
     case 'CONFLICT':

@@ -100,6 +100,12 @@ export function createMetrics({ orm }: { orm: Orm }) {
     registers: [registry],
   })
   for (const outcome of ['retried', 'abandoned']) deliveryRecordFailures.inc({ outcome }, 0)
+  const auditWriteFailures = new Counter({
+    name: 'photobooth_audit_write_failures_total',
+    help: 'Staff actions whose audit event could not be written (the database failed after the answer): missing from the trail',
+    registers: [registry],
+  })
+  auditWriteFailures.inc(0)
   const dependencyErrors = new Counter({
     name: 'photobooth_dependency_errors_total',
     help: 'Calls to a dependency that failed or timed out, by dependency (database: requests and readiness checks; storage: every S3 call; redis: every rate-limit count and connection error)',
@@ -183,6 +189,7 @@ export function createMetrics({ orm }: { orm: Orm }) {
     deliveryLatency,
     dispatchFailures,
     deliveryRecordFailures,
+    auditWriteFailures,
     copiesMade,
     dependencyErrors,
     dependencyUp,

@@ -7,6 +7,7 @@ import { galleryRouter } from './modules/gallery/gallery.router.js'
 import { kioskRouter } from './modules/kiosk/kiosk.router.js'
 import { staffMembersRouter } from './modules/members/members.router.js'
 import { staffPeopleRouter } from './modules/people/people.router.js'
+import { staffAuditRouter } from './modules/audit/audit.router.js'
 import { staffSessionsRouter } from './modules/sessions/sessions.router.js'
 import { trackingRouter } from './modules/tracking/tracking.router.js'
 import { api } from './orpc.js'
@@ -26,5 +27,6 @@ export const router = api.router({
     messages: staffMessagesRouter,
     members: staffMembersRouter,
     people: staffPeopleRouter,
+    audit: staffAuditRouter,
   },
 })

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 import { withTestServer } from '../support/harness.js'
-import { signIn } from '../support/staff.js'
+import { sessionCookie, signIn } from '../support/staff.js'
 import { serviceEnv } from '../support/processes.js'
 import { testDatabaseUrl } from '../support/database-url.js'
 
@@ -101,13 +101,32 @@ describe('pnpm admin staff', () => {
     )
     expect(created.code, created.stderr).toBe(0)
     expect(created.stdout).toMatch(
-      new RegExp(`^Created staff member ${email} \\([A-Za-z0-9]+\\)\\. Sign in at POST /api/auth/sign-in/email\\.\\n$`),
+      new RegExp(`^Created staff member ${email} \\([A-Za-z0-9]+\\), an owner\\. Sign in at POST /api/auth/sign-in/email\\.\\n$`),
     )
     expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
     const listed = await admin('staff', 'list')
     expect(listed.stdout.split('\n').find((line) => line.includes(email))).toMatch(
-      new RegExp(`^[A-Za-z0-9]+ +${ISO} +${email} +Olivia Owner$`),
+      new RegExp(`^[A-Za-z0-9]+ +${ISO} +owner +${email} +Olivia Owner$`),
     )
+  }, 60_000)
+
+  it('when an operator gives a member a role, then it is theirs at once (the way back for a team without an owner); a bad role or email is refused', async () => {
+    const email = `restored-${Date.now()}@example.org`
+    expect((await admin('staff', 'create', '--email', email, '--password', 'correct horse battery')).code).toBe(0)
+    const demoted = await admin('staff', 'set-role', '--email', email, '--role', 'staff')
+    expect(demoted.code, demoted.stderr).toBe(0)
+    expect(demoted.stdout).toMatch(new RegExp(`^${email} \\([A-Za-z0-9]+\\) is now staff\\.\\n$`))
+    const restored = await admin('staff', 'set-role', '--email', email.toUpperCase(), '--role', 'owner')
+    expect(restored.stdout).toMatch(/is now owner\.\n$/)
+    const cookie = sessionCookie(await signIn(app, email, 'correct horse battery'))
+    expect((await fetch(`${app.url}/staff/me`, { headers: { cookie } })).status).toBe(200)
+    expect((await (await fetch(`${app.url}/staff/me`, { headers: { cookie } })).json()).role).toBe('owner')
+    const [badRole, unknown] = await Promise.all([
+      admin('staff', 'set-role', '--email', email, '--role', 'admin'),
+      admin('staff', 'set-role', '--email', 'nobody@example.org', '--role', 'owner'),
+    ])
+    expect([badRole.code, unknown.code]).toEqual([2, 1])
+    expect(unknown.stderr).toContain('No staff member has the email nobody@example.org')
   }, 60_000)
 
   it('when no password is given and standard input is not a terminal, then its first line is the password', async () => {

@@ -61,7 +61,7 @@ describe('media types', () => {
       const accepted = types.length > 0 ? types : ['application/json']
       for (const [type, body] of Object.entries(bodies)) {
         if (accepted.includes(type.split(';')[0]!)) continue
-        for (const headers of [{}, { origin: FOREIGN }, staff.headers]) {
+        for (const headers of [{}, { origin: FOREIGN }, staff.headers] as Record<string, string>[]) {
           const response = await fetch(`${app.url}${path}`, { method, headers: { ...headers, 'content-type': type }, body })
           expect(response.status, `${type} ${JSON.stringify(headers)}`).toBe(415)
           expect(await response.json()).toEqual({ error: `Unsupported Media Type: send ${accepted.join(' or ')}` })

@@ -19,7 +19,13 @@ describe('GET /staff/me and /staff/members', () => {
   it('when a member asks who they are, then their id, email, name and creation time', async () => {
     const response = await staffFetch(app, staff, '/staff/me')
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ id: staff.memberId, email: staff.email, name: 'Ada Admin', createdAt: expect.any(Number) })
+    expect(await response.json()).toEqual({
+      id: staff.memberId,
+      email: staff.email,
+      name: 'Ada Admin',
+      role: 'owner',
+      createdAt: expect.any(Number),
+    })
   })
 
   it('when the members are listed, then every one, oldest first, with no password or hash', async () => {
@@ -30,7 +36,7 @@ describe('GET /staff/me and /staff/members', () => {
     const ids = members.map((member) => member.id)
     expect(ids.indexOf(staff.memberId)).toBeLessThan(ids.indexOf(later.memberId))
     expect(members.map((member) => member.createdAt)).toEqual([...members.map((member) => member.createdAt)].sort((a, b) => a - b))
-    expect(Object.keys(members[0]!).sort()).toEqual(['createdAt', 'email', 'id', 'name'])
+    expect(Object.keys(members[0]!).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'role'])
   })
 })
 
@@ -41,7 +47,7 @@ describe('POST /staff/members', () => {
     expect(response.status).toBe(201)
     const body = (await response.json()) as { member: { id: string; email: string }; password: string }
     expect(body).toEqual({
-      member: { id: expect.any(String), email, name: 'Grace', createdAt: expect.any(Number) },
+      member: { id: expect.any(String), email, name: 'Grace', role: 'staff', createdAt: expect.any(Number) },
       password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
     })
     const signedIn = await signIn(app, email, body.password)
@@ -67,7 +73,9 @@ describe('POST /staff/members', () => {
       body: { email: email.toUpperCase(), name: 'Alan', password: 'correct horse battery' },
     })
     expect(response.status).toBe(201)
-    expect(await response.json()).toEqual({ member: { id: expect.any(String), email, name: 'Alan', createdAt: expect.any(Number) } })
+    expect(await response.json()).toEqual({
+      member: { id: expect.any(String), email, name: 'Alan', role: 'staff', createdAt: expect.any(Number) },
+    })
     expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
   })
 
@@ -142,7 +150,7 @@ describe('DELETE /staff/members/:id', () => {
   it('when members try to remove themselves, then 409 and they stay', async () => {
     const response = await staffFetch(app, staff, `/staff/members/${staff.memberId}`, { method: 'DELETE' })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'You cannot remove yourself; ask another staff member' })
+    expect(await response.json()).toEqual({ error: 'You cannot remove yourself; ask another owner' })
     expect((await staffFetch(app, staff, '/staff/me')).status).toBe(200)
   })
 

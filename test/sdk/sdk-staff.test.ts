@@ -11,7 +11,7 @@ const app = withTestServer()
 describe('the SDK as an operator’s script', () => {
   it('when it signs in with staffCookies, then it runs staff routes with the session, and after signing out they answer 401', async () => {
     const email = `sdk-${randomBytes(4).toString('hex')}@example.org`
-    await createStaffMember({ auth: app.auth }, { email, name: 'Script', password: 'correct horse battery' })
+    await createStaffMember({ auth: app.auth }, { email, name: 'Script', password: 'correct horse battery', role: 'owner' })
     const client = createClient({ baseUrl: app.url, staffCookies: true })
 
     const signedIn = await client.staff.auth.signIn({ body: { email, password: 'correct horse battery' } })

@@ -16,7 +16,7 @@ const app = withTestServer()
 async function newMember(server: TestServer = app) {
   const email = `member-${randomBytes(5).toString('hex')}@example.org`
   const password = randomBytes(18).toString('base64url')
-  const member = await createStaffMember({ auth: server.auth }, { email, name: 'Member', password })
+  const member = await createStaffMember({ auth: server.auth }, { email, name: 'Member', password, role: 'owner' })
   return { ...member, password }
 }
 

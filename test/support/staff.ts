@@ -4,6 +4,7 @@ import { createStaffMember } from '@photobooth/server/modules/members/members.se
 import type { RunningServer } from '@photobooth/server/server'
 
 import { startTestServer, type TestServer } from './harness.js'
+import type { StaffRole } from '@photobooth/server/modules/staff/roles'
 
 export type StaffSession = {
   memberId: string
@@ -32,13 +33,13 @@ export async function signIn(app: RunningServer, email: string, password: string
 }
 
 /**
- * A new staff member of this server's database, signed in through Better Auth's own sign-in (the
+ * A new staff member of this server's database (an owner unless said), signed in through Better Auth's own sign-in (the
  * same endpoint, without HTTP: the 10-a-minute limit on sign-in is tested on its own, not here).
  */
-export async function signedInStaff(app: RunningServer, name = 'Test Staff'): Promise<StaffSession> {
+export async function signedInStaff(app: RunningServer, name = 'Test Staff', role: StaffRole = 'owner'): Promise<StaffSession> {
   const email = `staff-${randomBytes(5).toString('hex')}@example.org`
   const password = randomBytes(18).toString('base64url')
-  const member = await createStaffMember({ auth: app.auth }, { email, name, password })
+  const member = await createStaffMember({ auth: app.auth }, { email, name, password, role })
   const { headers } = await app.auth.api.signInEmail({ body: { email, password }, returnHeaders: true })
   const cookie = sessionCookie({ headers, status: 200 })
   return { memberId: member.id, email, password, cookie, headers: { cookie, origin: new URL(app.config.publicUrl).origin } }

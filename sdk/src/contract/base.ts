@@ -2,6 +2,7 @@ import { oc } from '@orpc/contract'
 import { z } from 'zod'
 
 import { PathKey } from '../schemas/common.js'
+import type { STAFF_ROLES } from '../schemas/staff.js'
 
 /** One field error of a schema validation failure, as the server reports it. */
 export const ValidationIssue = z.looseObject({
@@ -26,7 +27,14 @@ export type EdgePolicy = {
    */
   secretAnswer?: true
   textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string }; notText: string }
+  /**
+   * A staff route's least role (`STAFF_ROLES`: owner, then manager, then staff): a member below it
+   * is answered 403 and nothing changes. Every staff route declares one (test/staff/roles.test.ts).
+   */
+  role?: StaffRoleName
 }
+
+type StaffRoleName = (typeof STAFF_ROLES)[number]
 
 /**
  * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
@@ -58,7 +66,11 @@ export const AnyBody = z.object({ body: z.unknown() })
  * Every staff route needs a staff session (the cookie from `POST /api/auth/sign-in/email`); without
  * one it answers 401 `{ error }` (JSON: the plain `Unauthorized` is the booth's bearer failures).
  */
-export const staffRead = base.errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' } })
+export const staffRead = base.errors({
+  UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' },
+  // The member's role is below the route's (its `role`).
+  FORBIDDEN: { status: 403, message: 'Your role does not allow this' },
+})
 
 /** A staff change must come from a trusted origin (`Origin`, or `Referer`): otherwise 403, and nothing changes. */
 export const staffWrite = staffRead.errors({ FORBIDDEN: { status: 403, message: 'Origin not trusted' } })

@@ -1,4 +1,5 @@
 import { boothContract } from './booth.js'
+import { staffAudit } from './staff-audit.js'
 import { contact } from './contact.js'
 import { gallery } from './gallery.js'
 import { galleryFiles } from './gallery-files.js'
@@ -22,6 +23,7 @@ const staff = {
   messages: staffMessages,
   members: staffMembers,
   people: staffPeople,
+  audit: staffAudit,
 }
 
 /** What oRPC's handler serves, every JSON route: the server implements exactly this. */

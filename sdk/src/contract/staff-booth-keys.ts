@@ -15,6 +15,7 @@ export const staffBoothKeys = {
       summary: 'Every booth key, oldest first, with its last use; never a secret',
       tags,
     })
+    .meta({ role: 'manager' })
     .output(z.object({ keys: z.array(StaffBoothKey) }).meta({ examples: [{ keys: [EXAMPLE_BOOTH_KEY] }] })),
 
   create: staffWrite
@@ -27,6 +28,7 @@ export const staffBoothKeys = {
       successStatus: 201,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .meta({ secretAnswer: true })
     .input(z.object({ body: NewBoothKey }))
     .output(CreatedBoothKey),
@@ -40,6 +42,7 @@ export const staffBoothKeys = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors(notFound)
     .input(z.object({ params: z.object({ keyId: pathKey(EXAMPLE_IDS.boothKey) }) }))
     .output(StaffBoothKey),

@@ -17,6 +17,7 @@ export const staffEvents = {
       summary: 'Every event with its sets and counts, newest start first',
       tags,
     })
+    .meta({ role: 'staff' })
     .output(z.object({ events: z.array(StaffEvent) }).meta({ examples: [{ events: [EXAMPLE_STAFF_EVENT] }] })),
 
   get: staffRead
@@ -27,6 +28,7 @@ export const staffEvents = {
       summary: 'One event with its sets and counts',
       tags,
     })
+    .meta({ role: 'staff' })
     .errors(notFound)
     .input(eventParams)
     .output(StaffEvent),
@@ -42,6 +44,7 @@ export const staffEvents = {
       successStatus: 201,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors(staffConflict)
     .input(z.object({ body: NewEvent }))
     .output(StaffEvent),
@@ -56,6 +59,7 @@ export const staffEvents = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: eventParams, body: EventChanges }))
     .output(StaffEvent),
@@ -70,6 +74,7 @@ export const staffEvents = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: eventParams, query: ForceQuery }))
     .output(Deleted),
@@ -82,6 +87,7 @@ export const staffEvents = {
       summary: "An event's numbers: views, shares by channel, downloads, zips, sessions, guests and messages, with an hourly series",
       tags,
     })
+    .meta({ role: 'staff' })
     .errors(notFound)
     .input(eventParams)
     .output(EventStats),
@@ -99,6 +105,7 @@ export const staffSets = {
       successStatus: 201,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: eventParams, body: NewSet }))
     .output(StaffSet),
@@ -113,6 +120,7 @@ export const staffSets = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: setParams, body: SetChanges }))
     .output(StaffSet),
@@ -127,6 +135,7 @@ export const staffSets = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: setParams, query: ForceQuery }))
     .output(Deleted),

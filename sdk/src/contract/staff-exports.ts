@@ -44,6 +44,7 @@ export const staffExports = {
         },
       }),
     })
+    .meta({ role: 'manager' })
     .errors(notFound)
     .input(z.object({ eventId: pathKey(EXAMPLE_IDS.event) }))
     .output(

@@ -8,6 +8,7 @@ import {
   NewStaffMember,
   PasswordChange,
   PasswordChanged,
+  RoleChange,
   SignedIn,
   SignIn,
   StaffMember,
@@ -19,10 +20,12 @@ const tags = ['Staff']
 export const staffMembers = {
   me: staffRead
     .route({ method: 'GET', path: '/staff/me', operationId: 'getCurrentStaffMember', summary: 'The staff member signed in', tags })
+    .meta({ role: 'staff' })
     .output(StaffMember),
 
   list: staffRead
     .route({ method: 'GET', path: '/staff/members', operationId: 'listStaffMembers', summary: 'Every staff member, oldest first', tags })
+    .meta({ role: 'owner' })
     .output(z.object({ members: z.array(StaffMember) }).meta({ examples: [{ members: [EXAMPLE_MEMBER] }] })),
 
   invite: staffWrite
@@ -37,6 +40,7 @@ export const staffMembers = {
       successStatus: 201,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors(staffConflict)
     .meta({ secretAnswer: true })
     .input(z.object({ body: NewStaffMember }))
@@ -52,9 +56,26 @@ export const staffMembers = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }) }))
     .output(z.object({ removed: z.string() }).meta({ examples: [{ removed: EXAMPLE_IDS.member }] })),
+
+  setRole: staffChange
+    .route({
+      method: 'PATCH',
+      path: '/staff/members/{memberId}',
+      operationId: 'setStaffRole',
+      summary: "Change a staff member's role",
+      description:
+        'Owners only. The last owner cannot be made anything else (409): there is always someone who can manage the team. An owner who has lost every owner can be restored with `pnpm admin staff set-role --email <email> --role owner`.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .meta({ role: 'owner' })
+    .errors({ ...notFound, ...staffConflict })
+    .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }), body: RoleChange }))
+    .output(StaffMember),
 }
 
 const authTags = ['Staff sign-in']

@@ -19,6 +19,7 @@ export const staffMessages = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'staff' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: z.object({ messageId: pathKey(EXAMPLE_IDS.message) }) }))
     .output(StaffMessage),
@@ -34,6 +35,7 @@ export const staffMessages = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'staff' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: sessionParams }))
     .output(Retried),
@@ -48,6 +50,7 @@ export const staffMessages = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'staff' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: z.object({ eventId: pathKey(EXAMPLE_IDS.event) }) }))
     .output(Retried),
@@ -62,6 +65,7 @@ export const staffMessages = {
         "Exactly one of `email` and `phone`. A suppressed address gets no gallery link: its messages are recorded `suppressed`. The list holds no address, only a one-way hash of each, so it outlives a guest's erasure (an opt-out stays honoured).",
       tags,
     })
+    .meta({ role: 'staff' })
     .input(PersonQuery)
     .output(
       z
@@ -80,6 +84,7 @@ export const staffMessages = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'manager' })
     .errors(notFound)
     .input(
       z.object({ body: z.strictObject({ email: PersonQuery.shape.email.unwrap() }).meta({ examples: [{ email: 'ada@example.org' }] }) }),

@@ -19,6 +19,7 @@ export const staffPeople = {
         'Exactly one of `email` and `phone`. Answers the people found (none: an empty list), each with the events they registered at.',
       tags,
     })
+    .meta({ role: 'owner' })
     .input(PersonQuery)
     .output(z.object({ people: z.array(Person) }).meta({ examples: [{ people: [EXAMPLE_PERSON] }] })),
 
@@ -31,6 +32,7 @@ export const staffPeople = {
       description: 'Nothing of any other guest but their sessions\' labels. Answers 404 `{ "error": "no such person" }` for an unknown id.',
       tags,
     })
+    .meta({ role: 'owner' })
     .errors(notFound)
     .input(personParams)
     .output(PersonExport.meta({ examples: [EXAMPLE_PERSON_EXPORT] })),
@@ -47,6 +49,7 @@ export const staffPeople = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors(notFound)
     .input(z.object({ params: personParams }))
     .output(Erased),

@@ -17,6 +17,7 @@ export const staffSessions = {
       description: 'Filter by set and status; page with `cursor` (the previous page’s `nextCursor`).',
       tags,
     })
+    .meta({ role: 'staff' })
     .errors(notFound)
     .input(SessionFilter)
     .output(SessionPage),
@@ -29,6 +30,7 @@ export const staffSessions = {
       summary: 'One session with its guests and messages',
       tags,
     })
+    .meta({ role: 'staff' })
     .errors(notFound)
     .input(sessionParams)
     .output(StaffSession),
@@ -41,6 +43,7 @@ export const staffSessions = {
       summary: "A session's numbers: views, shares by channel, downloads, zips, guests and messages",
       tags,
     })
+    .meta({ role: 'staff' })
     .errors(notFound)
     .input(sessionParams)
     .output(SessionStats),
@@ -56,6 +59,7 @@ export const staffSessions = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'staff' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: sessionParams }))
     .output(Resent),
@@ -69,6 +73,7 @@ export const staffSessions = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'staff' })
     .errors({ ...notFound, ...staffConflict })
     .input(z.object({ params: sessionParams }))
     .output(StaffSession),
@@ -82,6 +87,7 @@ export const staffSessions = {
       tags,
       inputStructure: 'detailed',
     })
+    .meta({ role: 'owner' })
     .errors(notFound)
     .input(z.object({ params: sessionParams }))
     .output(Deleted),

@@ -148,7 +148,7 @@ export const EXAMPLE_EVENT_STATS = {
   ],
 }
 
-export const EXAMPLE_MEMBER = { id: member, email: 'grace@example.org', name: 'Grace Hopper', createdAt: 1781947800000 }
+export const EXAMPLE_MEMBER = { id: member, email: 'grace@example.org', name: 'Grace Hopper', role: 'manager', createdAt: 1781947800000 }
 export const EXAMPLE_AUTH_USER = { id: member, email: 'grace@example.org', name: 'Grace Hopper' }
 
 export const EXAMPLE_PERSON = {

@@ -28,6 +28,15 @@ export const MESSAGE_CHANNELS = ['email', 'sms'] as const
  */
 export const MESSAGE_STATES = ['pending', 'sent', 'delivered', 'bounced', 'undelivered', 'suppressed', 'failed'] as const
 
+/**
+ * What a staff member may do, each role all that the one after it may: `owner` (members and their
+ * roles, deletions, guests' data of one person, retention, unscoped booth keys), `manager` (events,
+ * sets, booth keys for chosen events, the guest export), `staff` (running events: sessions, resend,
+ * statistics). Each staff route declares the least role it needs (docs/api.md, "Roles").
+ */
+export const STAFF_ROLES = ['owner', 'manager', 'staff'] as const
+export const StaffRole = z.enum(STAFF_ROLES)
+
 /** Staff passwords (Better Auth hashes them with scrypt). */
 export const PASSWORD_LENGTH = { min: 12, max: 128 } as const
 
@@ -300,6 +309,7 @@ export const StaffMember = z
     id: z.string(),
     email: z.email(),
     name: z.string(),
+    role: StaffRole,
     createdAt: EpochMillis,
   })
   .meta({ examples: [EXAMPLE_MEMBER] })
@@ -314,8 +324,11 @@ export const NewStaffMember = z
       .max(PASSWORD_LENGTH.max)
       .optional()
       .describe('Omitted: a one-time password is made and answered once'),
+    role: StaffRole.default('staff').describe('What they may do; `staff` unless said'),
   })
-  .meta({ examples: [{ email: 'grace@example.org', name: 'Grace Hopper' }] })
+  .meta({ examples: [{ email: 'grace@example.org', name: 'Grace Hopper', role: 'manager' }] })
+
+export const RoleChange = z.strictObject({ role: StaffRole }).meta({ examples: [{ role: 'owner' }] })
 
 export const InvitedStaffMember = z
   .object({

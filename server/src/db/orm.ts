@@ -2,6 +2,7 @@ import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/c
 import { Migrator } from '@mikro-orm/migrations'
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
 
+import { AuditEventSchema } from '../modules/audit/audit-event.entity.js'
 import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
@@ -29,6 +30,8 @@ import { PhotoCopiesSchema } from './migrations/20261126-photo-copies.js'
 import { GuestConsentSchema } from './migrations/20261127-guest-consent.js'
 import { RetentionSchema } from './migrations/20261127-retention.js'
 import { DeliveryReceiptsSchema } from './migrations/20261128-delivery-receipts.js'
+import { StaffRolesSchema } from './migrations/20261128-staff-roles.js'
+import { AuditSchema } from './migrations/20261128-audit.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -77,6 +80,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       StorageDeletionSchema,
       IdempotencyKeySchema,
       SuppressionSchema,
+      AuditEventSchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -95,6 +99,8 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261127-guest-consent', class: GuestConsentSchema },
         { name: '20261127-retention', class: RetentionSchema },
         { name: '20261128-delivery-receipts', class: DeliveryReceiptsSchema },
+        { name: '20261128-staff-roles', class: StaffRolesSchema },
+        { name: '20261128-audit', class: AuditSchema },
       ],
       silent: true,
       transactional: true,

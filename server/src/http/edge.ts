@@ -7,7 +7,13 @@ import type { OpenApiDocument } from '../openapi.js'
 import { errorBody, sendError } from './answers.js'
 import { badRequest, textBody } from './body-limit.js'
 
-type Route = { method: 'get' | 'post' | 'put' | 'patch' | 'delete'; path: string; template: string; policy: EdgePolicy }
+type Route = {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  path: string
+  template: string
+  operationId: string
+  policy: EdgePolicy
+}
 
 /** A contract route's path in Express's syntax (`{id}` → `:id`): declared once, in the contract. */
 export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }) =>
@@ -16,11 +22,12 @@ export const expressPath = (procedure: { '~orpc': { route: { path?: string } } }
 /** Every route of a contract router, with its method, Express path and edge policy. */
 export function* routesOf(router: AnyContractRouter): Generator<Route> {
   if (isContractProcedure(router)) {
-    const { route, meta } = router['~orpc'] as { route: { method?: string }; meta: EdgePolicy }
+    const { route, meta } = router['~orpc'] as { route: { method?: string; operationId?: string }; meta: EdgePolicy }
     yield {
       method: (route.method ?? 'POST').toLowerCase() as Route['method'],
       path: expressPath(router),
       template: (route as { path: string }).path,
+      operationId: route.operationId ?? '',
       policy: meta,
     }
     return

@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express'
 import { requestContext, type Logger } from '../logger.js'
 import { routeMatched } from './edge.js'
 import type { Metrics } from '../metrics.js'
+import { staffOf } from '../modules/staff/staff-auth.middleware.js'
 
 /**
  * The route pattern that answered (`/gallery/:sessionId`), never the path itself: a path holds ids
@@ -19,7 +20,15 @@ export function routeOf(req: Request): string {
 }
 
 /** A request's line: what it was (never the path or a client's data), and how it was answered. */
-export type RequestLine = { method: string; route: string; status: number; durationMs: number; bytes: number; aborted?: true }
+export type RequestLine = {
+  method: string
+  route: string
+  status: number
+  durationMs: number
+  bytes: number
+  aborted?: true
+  member?: string
+}
 
 /**
  * Writes a request's line at info, with its duration in the request histogram by the same method,
@@ -36,8 +45,8 @@ export function requestLines(logger: Logger, metrics: Pick<Metrics, 'requestDura
 /**
  * One line per request, once its answer is done (or its connection closed first): method, route
  * pattern, status (499 when the client left before any answer), duration, body bytes sent, and the
- * request id (as every line logged while it was handled). Nothing about the client: no IP, no query
- * string, no header.
+ * request id (as every line logged while it was handled), and a staff request's member id. Nothing
+ * else about the client: no IP, no query string, no header.
  */
 export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDuration'>): RequestHandler {
   const write = requestLines(logger, metrics)
@@ -56,6 +65,8 @@ export function requestLog(logger: Logger, metrics: Pick<Metrics, 'requestDurati
         // Node writes no body for a HEAD, whatever the handler passed it.
         bytes: method === 'HEAD' ? 0 : bytes(),
         ...(res.writableFinished ? {} : { aborted: true }),
+        // Who acted, for a staff request: the member's id (never their name or address).
+        ...(staffOf(req) ? { member: staffOf(req)!.memberId } : {}),
       }
       if (context) requestContext.run(context, () => write(line))
       else write(line)

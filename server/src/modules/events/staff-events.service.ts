@@ -12,8 +12,17 @@ import { Event } from './event.entity.js'
 import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
 import { isPhoneCountry } from '../kiosk/phone.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from './events.service.js'
+import { roleRefusal } from '../staff/roles.js'
+import type { StaffCaller } from '../staff/staff-auth.middleware.js'
 
-type Deps = Pick<AppContext, 'em' | 'config'>
+type Deps = Pick<AppContext, 'em' | 'config'> & { staff?: StaffCaller }
+
+/** How long guests' data is kept is the owners' to decide (their duty to the guests): a manager's change of it is refused. */
+function checkRetentionRole(staff: StaffCaller | undefined, changes: { retentionDays?: unknown }): void {
+  if (changes.retentionDays === undefined || !staff) return
+  const refusal = roleRefusal(staff.role, 'owner')
+  if (refusal) throw new AppError('FORBIDDEN', `${refusal} (retentionDays)`)
+}
 
 const DAY_MS = 86_400_000
 /** Creating reads the clock: a new row's createdAt. */
@@ -131,6 +140,7 @@ export async function getStaffEvent(deps: Deps, { eventId }: { eventId: string }
 
 /** A new event, without sets: staff add them one by one. */
 export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
+  checkRetentionRole(deps.staff, input)
   const { event } = await refusingTakenSlug(
     createEvent(
       deps.em,
@@ -143,6 +153,7 @@ export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
 }
 
 export async function updateStaffEvent(deps: Deps, { eventId, changes }: { eventId: string; changes: Partial<EventInput> }) {
+  checkRetentionRole(deps.staff, changes)
   const event = await deps.em.findOne(Event, eventId)
   if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
   deps.em.assign(event, eventColumns(changes))

@@ -5,9 +5,11 @@ import { z } from 'zod'
 
 import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
-import { sendError, sendInvalid } from '../../http/answers.js'
+import { errorBody, sendError, sendInvalid } from '../../http/answers.js'
 import { expressPath } from '../../http/edge.js'
 import { sendChunks } from '../gallery/bytes-routes.js'
+import { roleRefusal } from '../staff/roles.js'
+import { staffOf } from '../staff/staff-auth.middleware.js'
 import { exportGuestsCsv } from './guests-csv.service.js'
 
 /**
@@ -20,6 +22,8 @@ const INPUT = z.object({ eventId: PathKey })
 export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'logger'>): Router {
   const router = Router()
   router.get(expressPath(contract.staff.events.exportGuests), async (req, res, next) => {
+    const refusal = roleRefusal(staffOf(req)!.role, contract.staff.events.exportGuests['~orpc'].meta.role)
+    if (refusal) return sendError(res, 403, errorBody(refusal))
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     // The path parameter as oRPC's routes check theirs: a control character or 201 characters is bad input.

@@ -1,4 +1,4 @@
-import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember } from './members.service.js'
+import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember, setStaffRole } from './members.service.js'
 import { staffApi } from '../staff/staff-api.js'
 
 const members = staffApi.members
@@ -8,11 +8,14 @@ export const staffMembersRouter = {
   list: members.list.handler(async ({ context }) => ({ members: await listStaffMembers(context) })),
   invite: members.invite.handler(async ({ input, context }) => {
     const password = input.body.password ?? oneTimePassword()
-    const member = await createStaffMember(context, { email: input.body.email, name: input.body.name, password })
+    const member = await createStaffMember(context, { email: input.body.email, name: input.body.name, password, role: input.body.role })
     return input.body.password ? { member } : { member, password }
   }),
   remove: members.remove.handler(async ({ input, context }) => {
     await removeStaffMember(context, input.params.memberId)
     return { removed: input.params.memberId }
   }),
+  setRole: members.setRole.handler(({ input, context }) =>
+    setStaffRole(context, { memberId: input.params.memberId, role: input.body.role }),
+  ),
 }

@@ -6,17 +6,25 @@ import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 
 import { lockFor } from '../../db/lock.js'
 import type { StaffAuth } from '../staff/auth.js'
+import { roleOf, type StaffRole } from '../staff/roles.js'
+import type { StaffCaller } from '../staff/staff-auth.middleware.js'
 
-export type StaffMember = { id: string; email: string; name: string; createdAt: number }
+export type StaffMember = { id: string; email: string; name: string; role: StaffRole; createdAt: number }
 
 type Deps = { auth: StaffAuth }
 
-const toMember = (user: { id: string; email: string; name: string; createdAt: Date }): StaffMember => ({
+type User = { id: string; email: string; name: string; createdAt: Date; role?: unknown }
+
+const toMember = (user: User): StaffMember => ({
   id: user.id,
   email: user.email,
   name: user.name,
+  role: roleOf(user.role),
   createdAt: user.createdAt.getTime(),
 })
+
+/** The lock that makes changes to the team one at a time: each sees the team as the last one left it. */
+const TEAM_LOCK = 'photobooth:staff-members'
 
 /** A password that is only ever shown once: 144 random bits, in characters a person can type. */
 export function oneTimePassword(): string {
@@ -33,7 +41,10 @@ function checkPassword(password: string): void {
  * Creates a staff member who signs in with this email and password. Sign-up is closed, so this is
  * the only way in: the admin command for the first member, the members route for the others.
  */
-export async function createStaffMember({ auth }: Deps, input: { email: string; name: string; password: string }): Promise<StaffMember> {
+export async function createStaffMember(
+  { auth }: Deps,
+  input: { email: string; name: string; password: string; role: StaffRole },
+): Promise<StaffMember> {
   checkPassword(input.password)
   const ctx = await auth.$context
   const email = input.email.trim().toLowerCase()
@@ -42,7 +53,7 @@ export async function createStaffMember({ auth }: Deps, input: { email: string; 
   const hash = await ctx.password.hash(input.password)
   // The unique email settles two invitations racing past the check above.
   const user = await ctx.internalAdapter
-    .createUser({ email, name: input.name.trim(), emailVerified: true }, { method: 'admin' })
+    .createUser({ email, name: input.name.trim(), emailVerified: true, role: input.role }, { method: 'admin' })
     .catch((error: unknown) => {
       throw isUniqueViolation(error) ? taken() : error
     })
@@ -65,21 +76,59 @@ export async function listStaffMembers({ auth }: Deps): Promise<StaffMember[]> {
   return users.map(toMember)
 }
 
+/** The owners left: the team's last owner can be neither removed nor made anything else. */
+async function owners(ctx: Awaited<StaffAuth['$context']>): Promise<User[]> {
+  return (await ctx.internalAdapter.listUsers()).filter((user) => roleOf((user as User).role) === 'owner')
+}
+
+/**
+ * Inside the team's lock, the acting member as they are now: a member removed or demoted meanwhile
+ * (another owner's change that came first) acts no more.
+ */
+async function stillOwner(ctx: Awaited<StaffAuth['$context']>, staff: StaffCaller | undefined): Promise<void> {
+  if (!staff) return
+  const actor = (await ctx.internalAdapter.findUserById(staff.memberId)) as User | null
+  if (!actor) throw new AppError('CONFLICT', 'You were removed by another staff member meanwhile')
+  if (roleOf(actor.role) !== 'owner') throw new AppError('CONFLICT', 'Your role was changed by another owner meanwhile')
+}
+
 /**
  * Removes a staff member and ends their sessions at once. A member cannot remove themselves, and
- * removals happen one at a time, each checking that its remover is still a member: two members
+ * removals happen one at a time, each checking that its remover is still an owner: two owners
  * removing each other at once leave one of them, so there is always someone who can sign in.
  */
 export async function removeStaffMember({ auth, staff, em }: Deps & Pick<AppContext, 'staff' | 'em'>, memberId: string): Promise<void> {
-  if (staff?.memberId === memberId) throw new AppError('CONFLICT', 'You cannot remove yourself; ask another staff member')
+  if (staff?.memberId === memberId) throw new AppError('CONFLICT', 'You cannot remove yourself; ask another owner')
   const ctx = await auth.$context
   await em.transactional(async (tx) => {
     // Held until Better Auth's deletion (on its own connection) has committed.
-    await lockFor(tx, 'photobooth:staff-members')
-    if (staff && !(await ctx.internalAdapter.findUserById(staff.memberId))) {
-      throw new AppError('CONFLICT', 'You were removed by another staff member meanwhile')
-    }
-    if (!(await ctx.internalAdapter.findUserById(memberId))) throw new AppError('NOT_FOUND', 'no such staff member')
+    await lockFor(tx, TEAM_LOCK)
+    await stillOwner(ctx, staff)
+    const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
+    if (!member) throw new AppError('NOT_FOUND', 'no such staff member')
+    if (roleOf(member.role) === 'owner' && (await owners(ctx)).length <= 1) throw new AppError('CONFLICT', LAST_OWNER)
     await ctx.internalAdapter.deleteUser(memberId)
+  })
+}
+
+const LAST_OWNER = 'This is the last owner: make another member owner first'
+
+/**
+ * Gives a member another role. The team's last owner cannot be made anything else (409); the actor
+ * may be changing their own role, as long as another owner remains. One change at a time, as removals.
+ */
+export async function setStaffRole(
+  { auth, staff, em }: Deps & Pick<AppContext, 'staff' | 'em'>,
+  { memberId, role }: { memberId: string; role: StaffRole },
+): Promise<StaffMember> {
+  const ctx = await auth.$context
+  return em.transactional(async (tx) => {
+    await lockFor(tx, TEAM_LOCK)
+    await stillOwner(ctx, staff)
+    const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
+    if (!member) throw new AppError('NOT_FOUND', 'no such staff member')
+    if (roleOf(member.role) === 'owner' && role !== 'owner' && (await owners(ctx)).length <= 1) throw new AppError('CONFLICT', LAST_OWNER)
+    const updated = (await ctx.internalAdapter.updateUser(memberId, { role })) as User
+    return toMember(updated)
   })
 }

@@ -1,5 +1,6 @@
 import type { Services } from '../../context.js'
 import { groupBy } from '../../db/group.js'
+import { pruneAuditEvents } from '../audit/audit.service.js'
 import { deleteSessions, removeDeletedPhotos } from '../sessions/delete-sessions.service.js'
 import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
 
@@ -22,6 +23,8 @@ type PurgeDeps = Pick<Services, 'orm' | 'storage' | 'logger' | 'now' | 'config'>
  * sessions this call purged.
  */
 export async function purgeExpired(deps: PurgeDeps): Promise<number> {
+  // The staff audit trail has a retention of its own (AUDIT_RETENTION_DAYS); its rows are not guests'.
+  await pruneAuditEvents(deps)
   let purged = 0
   while (!deps.signal?.aborted) {
     const batch = await deps.orm.em.fork().transactional(async (tx) => {

@@ -6,6 +6,8 @@ export const AUTH_SCHEMA = {
   user: {
     modelName: 'staff_member',
     fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
+    // What the member may do (STAFF_ROLES): set by owners and `pnpm admin`, never by a client of Better Auth.
+    additionalFields: { role: { type: 'string', required: false, defaultValue: 'staff', input: false } },
   },
   session: {
     modelName: 'staff_session',

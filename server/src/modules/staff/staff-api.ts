@@ -1,14 +1,19 @@
 import { ORPCError } from '@orpc/server'
 
 import { api } from '../../orpc.js'
+
+import { roleRefusal } from './roles.js'
 import { STAFF_UNAUTHORIZED } from './staff-auth.middleware.js'
 
 /**
  * The staff routes' implementer (`staffApi.events.list`, …): the Express layer authenticated /staff/* (its 401 is written there); this
- * narrows the member to present, and guards against a staff route mounted outside /staff.
+ * narrows the member to present, guards against a staff route mounted outside /staff, and refuses a
+ * member whose role is below the route's declared one (its contract `meta.role`) with 403.
  */
-export const staffApi = api.staff.use(({ context, next }) => {
+export const staffApi = api.staff.use(({ context, next, procedure }) => {
   const { staff } = context
   if (!staff) throw new ORPCError('UNAUTHORIZED', { message: STAFF_UNAUTHORIZED.error })
+  const refusal = roleRefusal(staff.role, procedure['~orpc'].meta.role)
+  if (refusal) throw new ORPCError('FORBIDDEN', { message: refusal })
   return next({ context: { staff } })
 })

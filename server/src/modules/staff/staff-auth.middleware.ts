@@ -5,9 +5,10 @@ import { fromNodeHeaders } from 'better-auth/node'
 
 import type { Services } from '../../context.js'
 import { sendError } from '../../http/answers.js'
+import { roleOf, type StaffRole } from './roles.js'
 
-/** The staff member a request is signed in as. */
-export type StaffCaller = { memberId: string; email: string; name: string }
+/** The staff member a request is signed in as, with their role as it is now (read with the session). */
+export type StaffCaller = { memberId: string; email: string; name: string; role: StaffRole }
 
 /** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (the plain text is the booth API's, for bearer keys). */
 export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
@@ -66,7 +67,8 @@ export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHa
       if (!response) return sendError(res, 401, STAFF_UNAUTHORIZED)
       const refreshed = headers.getSetCookie()
       if (refreshed.length > 0) res.append('set-cookie', refreshed)
-      members.set(req, { memberId: response.user.id, email: response.user.email, name: response.user.name })
+      const { user } = response
+      members.set(req, { memberId: user.id, email: user.email, name: user.name, role: roleOf(user.role) })
       next()
     } catch (error) {
       next(error)

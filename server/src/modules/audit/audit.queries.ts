@@ -1,0 +1,33 @@
+import type { StaffRole } from '../staff/roles.js'
+
+/** The audit trail's reads, as SQL (`?` placeholders, run through `em.execute`). */
+export const AUDIT_QUERIES = {
+  /**
+   * Newest first, filtered, after the cursor's row. Params, each filter twice (null: any): member id,
+   * action, target id (any path parameter's value), since, until (timestamps), cursor (an event id),
+   * most rows.
+   */
+  list: `select a.id, floor(extract(epoch from a.at) * 1000)::float8 as at, a.member_id as "memberId", a.role, a.action,
+                a.targets, a.status, a.request_id as "requestId", a.source_ip as "sourceIp"
+           from audit_event a
+          where (?::text is null or a.member_id = ?)
+            and (?::text is null or a.action = ?)
+            and (?::text is null or exists (select 1 from jsonb_each_text(a.targets) t where t.value = ?))
+            and (?::timestamptz is null or a.at >= ?)
+            and (?::timestamptz is null or a.at < ?)
+            and (?::text is null or (a.at, a.id) < (select c.at, c.id from audit_event c where c.id = ?))
+          order by a.at desc, a.id desc
+          limit ?`,
+}
+
+export type AuditRow = {
+  id: string
+  at: number
+  memberId: string
+  role: StaffRole
+  action: string
+  targets: Record<string, string>
+  status: number
+  requestId: string
+  sourceIp: string
+}

@@ -1,0 +1,6 @@
+import { staffApi } from '../staff/staff-api.js'
+import { listAuditEvents } from './audit.service.js'
+
+export const staffAuditRouter = {
+  list: staffApi.audit.list.handler(({ input, context }) => listAuditEvents(context, input)),
+}

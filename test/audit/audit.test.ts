@@ -1,0 +1,154 @@
+/**
+ * The audit trail (issue 22): every staff change and every bulk read of guests' data is recorded
+ * (who, role, action, ids, when, request id, source address, status), refusals included, never the
+ * personal data itself; owners read it with filters and a cursor; it is kept for its retention; and
+ * a staff request's log line names its member.
+ */
+import { createLogger } from '@photobooth/server/logger'
+import { pruneAuditEvents } from '@photobooth/server/modules/audit/audit.service'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { registerGuests, startTestServer, type TestServer } from '../support/harness.js'
+import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { until } from '../support/until.js'
+
+const lines: string[] = []
+let app: TestServer
+let owner: StaffSession
+let manager: StaffSession
+beforeAll(async () => {
+  app = await startTestServer({}, { logger: createLogger({ write: (line) => void lines.push(line) }) })
+  owner = await signedInStaff(app, 'Olive Owner', 'owner')
+  manager = await signedInStaff(app, 'Manny Manager', 'manager')
+})
+afterAll(async () => {
+  await app?.stop()
+})
+
+type Audited = {
+  id: string
+  at: number
+  memberId: string
+  role: string
+  action: string
+  targets: Record<string, string>
+  status: number
+  requestId: string
+  sourceIp: string
+}
+
+const trail = async (query: string) => {
+  const response = await staffFetch(app, owner, `/staff/audit?${query}`)
+  expect(response.status).toBe(200)
+  return (await response.json()) as { events: Audited[]; nextCursor: string | null }
+}
+
+/** The trail of one member once it holds `count` events: written as each answer goes, so read until there. */
+const trailOf = (memberId: string, count: number) =>
+  until(
+    () => trail(`memberId=${memberId}&limit=200`),
+    ({ events }) => events.length >= count,
+  )
+
+describe('the audit trail', () => {
+  const guest = { name: 'Private Person', email: 'private.person@example.org', phone: '+14155550123' }
+  let eventId: string
+  let setId: string
+  const requestIds: string[] = []
+
+  beforeAll(async () => {
+    const created = await staffFetch(app, owner, '/staff/events', {
+      method: 'POST',
+      body: { slug: `audit-${Date.now()}`, name: 'Audited Gala', startAt: Date.now() },
+    })
+    requestIds.push(created.headers.get('x-request-id')!)
+    eventId = (await created.json()).id
+    const set = await staffFetch(app, owner, `/staff/events/${eventId}/sets`, { method: 'POST', body: { slug: 'booth', name: 'Booth' } })
+    requestIds.push(set.headers.get('x-request-id')!)
+    setId = (await set.json()).id
+    await registerGuests(app, setId, [guest])
+    const csv = await staffFetch(app, owner, `/staff/events/${eventId}/guests.csv`)
+    expect(csv.status).toBe(200)
+    requestIds.push(csv.headers.get('x-request-id')!)
+    await csv.text()
+    // Refused: a manager deleting, and a change from a foreign origin.
+    expect((await staffFetch(app, manager, `/staff/events/${eventId}`, { method: 'DELETE' })).status).toBe(403)
+    expect(
+      (
+        await staffFetch(app, manager, `/staff/events/${eventId}`, {
+          method: 'PATCH',
+          body: {},
+          headers: { origin: 'https://evil.example' },
+        })
+      ).status,
+    ).toBe(403)
+    // Reads that are not bulk reads of guests' data are not recorded.
+    expect((await staffFetch(app, owner, `/staff/events/${eventId}`)).status).toBe(200)
+  })
+
+  it("when an owner reads it, then each change and export is there, newest first, with who, role, action, ids, status, the request's id and the source address", async () => {
+    const { events } = await trailOf(owner.memberId, 3)
+    expect(events.map((event) => [event.action, event.status])).toEqual([
+      ['exportGuests', 200],
+      ['createSet', 201],
+      ['createEvent', 201],
+    ])
+    expect(events[0]).toEqual({
+      id: expect.any(String),
+      at: expect.any(Number),
+      memberId: owner.memberId,
+      role: 'owner',
+      action: 'exportGuests',
+      targets: { eventId },
+      status: 200,
+      requestId: requestIds[2],
+      sourceIp: '127.0.0.1',
+    })
+    expect(events[1]!.targets).toEqual({ eventId })
+    expect(events.map((event) => event.requestId).reverse()).toEqual(requestIds)
+    expect(events[0]!.at).toBeGreaterThanOrEqual(events[1]!.at)
+  })
+
+  it("when a member is refused (their role, or a foreign origin), then the attempt is recorded with its 403 and the member's role", async () => {
+    const { events } = await trailOf(manager.memberId, 2)
+    expect(events.map((event) => [event.action, event.role, event.status, event.targets])).toEqual([
+      ['updateEvent', 'manager', 403, { eventId }],
+      ['deleteEvent', 'manager', 403, { eventId }],
+    ])
+  })
+
+  it('when filtered by action or by any id, and paged with the cursor, then it answers just those, a page at a time', async () => {
+    await trailOf(owner.memberId, 3)
+    expect((await trail(`action=createSet&targetId=${eventId}`)).events.map((event) => event.memberId)).toEqual([owner.memberId])
+    // The ids of each path: the event's creation names none (its id is in the answer), its set's names it.
+    const byEvent = await trail(`targetId=${eventId}&limit=200`)
+    expect(byEvent.events.map((event) => event.action)).toEqual(['updateEvent', 'deleteEvent', 'exportGuests', 'createSet'])
+    const first = await trail(`targetId=${eventId}&limit=3`)
+    const second = await trail(`targetId=${eventId}&limit=3&cursor=${first.nextCursor}`)
+    expect([...first.events, ...second.events]).toEqual(byEvent.events)
+    expect(second.nextCursor).toBeNull()
+    expect((await staffFetch(app, owner, '/staff/audit?cursor=nonesuch')).status).toBe(400)
+  })
+
+  it("when the whole table is read, then it holds no guest's name, email or phone, nor the event's name", async () => {
+    await trailOf(owner.memberId, 3)
+    const rows = JSON.stringify(await app.orm.em.fork().execute('select * from audit_event'))
+    for (const needle of [guest.name, guest.email, guest.phone, 'Audited Gala', 'Olive Owner', owner.email])
+      expect(rows).not.toContain(needle)
+  })
+
+  it("when a staff request is logged, then its line names the member's id, and a guest's line names nobody", async () => {
+    const request = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'request')
+    expect(request.find((line) => line['route'] === '/staff/events/:eventId/guests.csv')).toMatchObject({ member: owner.memberId })
+    expect(request.find((line) => line['route'] === '/sets/:setId/sessions')).not.toHaveProperty('member')
+  })
+
+  it('when its retention has passed, then the prune removes what is older and nothing younger', async () => {
+    await trailOf(owner.memberId, 3)
+    const days = app.config.auditRetentionDays
+    await pruneAuditEvents({ orm: app.orm, config: app.config, now: () => new Date(Date.now() + (days - 1) * 86_400_000) })
+    expect((await trail(`memberId=${owner.memberId}`)).events).toHaveLength(3)
+    await pruneAuditEvents({ orm: app.orm, config: app.config, now: () => new Date(Date.now() + (days + 1) * 86_400_000) })
+    expect((await trail(`memberId=${owner.memberId}`)).events).toEqual([])
+  })
+})
