@@ -373,8 +373,12 @@ describe('every answer, against the document', () => {
     const invited = await documented('inviteStaffMember', await send('inviteStaffMember', {}, { email, name: 'Invited Member' }))
     await documented('inviteStaffMember', await send('inviteStaffMember', {}, { email, name: 'Invited Again' }))
     await documented('inviteStaffMember', await send('inviteStaffMember', {}, { email: 'not-an-email', name: 'X' }))
+    await documented('setStaffRole', await send('setStaffRole', { memberId: invited.member.id }, { role: 'manager' }))
+    await documented('setStaffRole', await send('setStaffRole', { memberId: invited.member.id }, { role: 'admin' }))
     await documented('removeStaffMember', await send('removeStaffMember', { memberId: staff.memberId }))
     await documented('removeStaffMember', await send('removeStaffMember', { memberId: invited.member.id }))
+    await get('listAuditEvents', { path: `/staff/audit?memberId=${staff.memberId}&limit=5`, headers })
+    await get('listAuditEvents', { path: '/staff/audit?limit=0', headers })
 
     const slug = `answers-${randomBytes(4).toString('hex')}`
     const event = await documented('createEvent', await send('createEvent', {}, { slug, name: 'Answers', startAt: Date.UTC(2026, 6, 1) }))
@@ -390,7 +394,9 @@ describe('every answer, against the document', () => {
     await get('getEventStats', { path: pathOf('getEventStats', { eventId: event.id }), headers })
     await get('exportGuests', { path: pathOf('exportGuests', { eventId: event.id }), headers })
 
-    const key = await documented('createBoothKey', await send('createBoothKey', {}, exampleBody('createBoothKey')))
+    // The example's event does not exist here (404); a key for this test's event does.
+    await documented('createBoothKey', await send('createBoothKey', {}, exampleBody('createBoothKey')))
+    const key = await documented('createBoothKey', await send('createBoothKey', {}, { name: 'Answers booth', eventIds: [event.id] }))
     await get('listBoothKeys', { path: '/staff/booth-keys', headers })
     await documented('revokeBoothKey', await send('revokeBoothKey', { keyId: key.id }))
 

@@ -70,6 +70,9 @@ describe('the OpenAPI document', () => {
         'GET /staff/members',
         'POST /staff/members',
         'DELETE /staff/members/{memberId}',
+        // Roles and the audit trail (issue 22).
+        'PATCH /staff/members/{memberId}',
+        'GET /staff/audit',
         'GET /staff/events',
         'POST /staff/events',
         'GET /staff/events/{eventId}',

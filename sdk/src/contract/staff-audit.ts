@@ -5,6 +5,18 @@ import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { STAFF_ROLES } from '../schemas/staff.js'
 import { staffRead } from './base.js'
 
+const AUDIT_EXAMPLE = {
+  id: 'aU3dNq1RZTaO2rUq9bS8fA',
+  at: 1_781_947_800_000,
+  memberId: EXAMPLE_IDS.member,
+  role: 'owner',
+  action: 'deleteEvent',
+  targets: { eventId: EXAMPLE_IDS.event },
+  status: 200,
+  requestId: '5f0c6bd4-52a3-4d8f-9b1e-0a3c2f7e9d11',
+  sourceIp: '203.0.113.7',
+}
+
 const AuditEvent = z
   .object({
     id: Id,
@@ -18,19 +30,7 @@ const AuditEvent = z
     sourceIp: z.string().describe('Where it came from, as the rate limiter counts it (IPv6 by /56)'),
   })
   .meta({
-    examples: [
-      {
-        id: 'aU3dNq1RZTaO2rUq9bS8fA',
-        at: 1_781_947_800_000,
-        memberId: EXAMPLE_IDS.member,
-        role: 'owner',
-        action: 'deleteEvent',
-        targets: { eventId: EXAMPLE_IDS.event },
-        status: 200,
-        requestId: '5f0c6bd4-52a3-4d8f-9b1e-0a3c2f7e9d11',
-        sourceIp: '203.0.113.7',
-      },
-    ],
+    examples: [AUDIT_EXAMPLE],
   })
 
 const Filter = PlainText.min(1).max(200)
@@ -58,5 +58,9 @@ export const staffAudit = {
         limit: z.coerce.number().int().min(1).max(200).default(50),
       }),
     )
-    .output(z.object({ events: z.array(AuditEvent), nextCursor: z.string().nullable() })),
+    .output(
+      z
+        .object({ events: z.array(AuditEvent), nextCursor: z.string().nullable() })
+        .meta({ examples: [{ events: [AUDIT_EXAMPLE], nextCursor: null }] }),
+    ),
 }

@@ -24,12 +24,15 @@ export const staffBoothKeys = {
       path: '/staff/booth-keys',
       operationId: 'createBoothKey',
       summary: 'Create a booth key; the whole key is in this answer and never again',
+      description:
+        'With `eventIds`, the key works only for those events (404 `{ "error": "no such event" }` when one does not exist); without, for every event, which only an owner may create (403 otherwise).',
       tags,
       successStatus: 201,
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
     .meta({ secretAnswer: true })
+    .errors(notFound)
     .input(z.object({ body: NewBoothKey }))
     .output(CreatedBoothKey),
 

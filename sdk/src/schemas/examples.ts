@@ -83,6 +83,8 @@ export const EXAMPLE_BOOTH_KEY = {
   createdAt: 1781947800000,
   lastUsedAt: 1782929052000,
   revokedAt: null,
+  eventIds: [event],
+  unscoped: false,
 }
 export const EXAMPLE_CREATED_BOOTH_KEY = {
   ...EXAMPLE_BOOTH_KEY,

@@ -156,12 +156,28 @@ export const StaffBoothKey = z
     createdAt: EpochMillis,
     lastUsedAt: When.describe('Recorded at most once a minute'),
     revokedAt: When,
+    eventIds: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .describe('The events the key works for; `null`: every event (an unscoped key, made by an owner)'),
+    unscoped: z.boolean().optional().describe('True for a key that works for every event'),
   })
   .meta({ examples: [EXAMPLE_BOOTH_KEY] })
 
 export const NewBoothKey = z
-  .strictObject({ name: PlainText.trim().min(1, 'Name is required').max(100) })
-  .meta({ examples: [{ name: 'Mirror booth 1' }] })
+  .strictObject({
+    name: PlainText.trim().min(1, 'Name is required').max(100),
+    eventIds: z
+      .array(PathKey)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "The events the key may work for: it sees and acts on nothing else (another event's sessions answer 404). Omitted: every event, which only an owner may create",
+      ),
+  })
+  .meta({ examples: [{ name: 'Mirror booth 1', eventIds: [EXAMPLE_IDS.event] }] })
 
 export const CreatedBoothKey = StaffBoothKey.extend({
   key: z.string().describe('The whole key, `pbk_<id>_<secret>`: shown this once, stored only as a hash'),

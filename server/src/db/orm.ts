@@ -32,6 +32,7 @@ import { RetentionSchema } from './migrations/20261127-retention.js'
 import { DeliveryReceiptsSchema } from './migrations/20261128-delivery-receipts.js'
 import { StaffRolesSchema } from './migrations/20261128-staff-roles.js'
 import { AuditSchema } from './migrations/20261128-audit.js'
+import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -101,6 +102,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-delivery-receipts', class: DeliveryReceiptsSchema },
         { name: '20261128-staff-roles', class: StaffRolesSchema },
         { name: '20261128-audit', class: AuditSchema },
+        { name: '20261128-booth-key-scope', class: BoothKeyScopeSchema },
       ],
       silent: true,
       transactional: true,

@@ -391,7 +391,10 @@ export type paths = {
         /** Every booth key, oldest first, with its last use; never a secret */
         get: operations["listBoothKeys"];
         put?: never;
-        /** Create a booth key; the whole key is in this answer and never again */
+        /**
+         * Create a booth key; the whole key is in this answer and never again
+         * @description With `eventIds`, the key works only for those events (404 `{ "error": "no such event" }` when one does not exist); without, for every event, which only an owner may create (403 otherwise).
+         */
         post: operations["createBoothKey"];
         delete?: never;
         options?: never;
@@ -3834,6 +3837,10 @@ export interface operations {
                             /** @description Recorded at most once a minute */
                             lastUsedAt: number | null;
                             revokedAt: number | null;
+                            /** @description The events the key works for; `null`: every event (an unscoped key, made by an owner) */
+                            eventIds?: string[] | null;
+                            /** @description True for a key that works for every event */
+                            unscoped?: boolean;
                         }[];
                     };
                 };
@@ -3897,6 +3904,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description The events the key may work for: it sees and acts on nothing else (another event's sessions answer 404). Omitted: every event, which only an owner may create */
+                    eventIds?: string[];
                 };
             };
         };
@@ -3915,6 +3924,10 @@ export interface operations {
                         /** @description Recorded at most once a minute */
                         lastUsedAt: number | null;
                         revokedAt: number | null;
+                        /** @description The events the key works for; `null`: every event (an unscoped key, made by an owner) */
+                        eventIds?: string[] | null;
+                        /** @description True for a key that works for every event */
+                        unscoped?: boolean;
                         /** @description The whole key, `pbk_<id>_<secret>`: shown this once, stored only as a hash */
                         key: string;
                     };
@@ -3940,6 +3953,15 @@ export interface operations {
             };
             /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4009,6 +4031,10 @@ export interface operations {
                         /** @description Recorded at most once a minute */
                         lastUsedAt: number | null;
                         revokedAt: number | null;
+                        /** @description The events the key works for; `null`: every event (an unscoped key, made by an owner) */
+                        eventIds?: string[] | null;
+                        /** @description True for a key that works for every event */
+                        unscoped?: boolean;
                     };
                 };
             };

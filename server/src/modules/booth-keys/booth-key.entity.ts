@@ -9,6 +9,8 @@ export class BoothKey {
   createdAt = new Date()
   lastUsedAt?: Date
   revokedAt?: Date
+  /** The events the key works for; null: every event (an unscoped key). */
+  eventIds?: string[] | null
 }
 
 export const BoothKeySchema = new EntitySchema<BoothKey>({
@@ -25,5 +27,6 @@ export const BoothKeySchema = new EntitySchema<BoothKey>({
     createdAt: { type: 'Date', defaultRaw: 'now()' },
     lastUsedAt: { type: 'Date', nullable: true },
     revokedAt: { type: 'Date', nullable: true },
+    eventIds: { type: 'text[]', nullable: true },
   },
 })

@@ -4,6 +4,9 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
+import { Event } from '../events/event.entity.js'
+import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { roleRefusal } from '../staff/roles.js'
 import { BoothKey } from './booth-key.entity.js'
 
 /** `pbk_<id>_<secret>`: recognisable in logs and by secret scanners, 256 random bits of secret. */
@@ -18,20 +21,26 @@ function newKeyId(): string {
   return Array.from(randomBytes(12), (byte) => ID_ALPHABET[byte % ID_ALPHABET.length]).join('')
 }
 
-export type CreatedBoothKey = { id: string; name: string; key: string; createdAt: Date }
+export type CreatedBoothKey = { id: string; name: string; key: string; createdAt: Date; eventIds: string[] | null }
 
 /** Creates a key and returns it whole: this is the only time the secret exists outside the booth. */
-export async function createBoothKey(em: EntityManager, name: string, now = new Date()): Promise<CreatedBoothKey> {
+export async function createBoothKey(
+  em: EntityManager,
+  name: string,
+  now = new Date(),
+  eventIds: string[] | null = null,
+): Promise<CreatedBoothKey> {
   const trimmed = name.trim()
   if (!trimmed || trimmed.length > 100) throw new AppError('BAD_REQUEST', 'A booth key needs a name of 1 to 100 characters')
   const id = newKeyId()
   const secret = randomBytes(32).toString('base64url')
-  em.create(BoothKey, { id, name: trimmed, secretHash: hashSecret(secret), createdAt: now })
+  em.create(BoothKey, { id, name: trimmed, secretHash: hashSecret(secret), createdAt: now, eventIds })
   await em.flush()
-  return { id, name: trimmed, key: `${KEY_PREFIX}${id}_${secret}`, createdAt: now }
+  return { id, name: trimmed, key: `${KEY_PREFIX}${id}_${secret}`, createdAt: now, eventIds }
 }
 
-export type BoothCaller = { keyId: string; name: string }
+/** A booth as its key allows it: `eventIds` null for an unscoped key (every event). */
+export type BoothCaller = { keyId: string; name: string; eventIds: string[] | null }
 
 /** Last use is a coarse signal: written at most this often, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000
@@ -44,7 +53,7 @@ export async function authenticateBoothKey(em: EntityManager, presented: string,
   const match = KEY_FORMAT.exec(presented)
   if (!match) return undefined
   const [, id, secret] = match as unknown as [string, string, string]
-  const row = await em.findOne(BoothKey, id, { fields: ['name', 'secretHash', 'revokedAt'], disableIdentityMap: true })
+  const row = await em.findOne(BoothKey, id, { fields: ['name', 'secretHash', 'revokedAt', 'eventIds'], disableIdentityMap: true })
   const presentedHash = hashSecret(secret)
   // Compare even for unknown ids, so that timing tells nothing about which ids exist.
   const storedHash = row?.secretHash ?? Buffer.alloc(presentedHash.length)
@@ -52,7 +61,7 @@ export async function authenticateBoothKey(em: EntityManager, presented: string,
   if (!row || !secretMatches || row.revokedAt) return undefined
   const aMinuteAgo = new Date(now.getTime() - LAST_USED_RESOLUTION_MS)
   await em.nativeUpdate(BoothKey, { id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: aMinuteAgo } }] }, { lastUsedAt: now })
-  return { keyId: row.id, name: row.name }
+  return { keyId: row.id, name: row.name, eventIds: row.eventIds ?? null }
 }
 
 export async function revokeBoothKey(em: EntityManager, id: string, now = new Date()): Promise<boolean> {
@@ -60,10 +69,14 @@ export async function revokeBoothKey(em: EntityManager, id: string, now = new Da
 }
 
 export async function listBoothKeys(em: EntityManager) {
-  return em.find(BoothKey, {}, { orderBy: { createdAt: 'asc', id: 'asc' }, fields: ['id', 'name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+  return em.find(
+    BoothKey,
+    {},
+    { orderBy: { createdAt: 'asc', id: 'asc' }, fields: ['id', 'name', 'createdAt', 'lastUsedAt', 'revokedAt', 'eventIds'] },
+  )
 }
 
-type KeyRow = Pick<BoothKey, 'id' | 'name' | 'createdAt' | 'lastUsedAt' | 'revokedAt'>
+type KeyRow = Pick<BoothKey, 'id' | 'name' | 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'eventIds'>
 
 /** A key as staff see it: never its secret, nor even its hash. */
 const toStaffBoothKey = (key: KeyRow) => ({
@@ -72,21 +85,36 @@ const toStaffBoothKey = (key: KeyRow) => ({
   createdAt: key.createdAt.getTime(),
   lastUsedAt: key.lastUsedAt?.getTime() ?? null,
   revokedAt: key.revokedAt?.getTime() ?? null,
+  eventIds: key.eventIds ?? null,
+  unscoped: !key.eventIds,
 })
 
 export async function listStaffBoothKeys({ em }: Pick<AppContext, 'em'>) {
   return { keys: (await listBoothKeys(em)).map(toStaffBoothKey) }
 }
 
-export async function createStaffBoothKey({ em, now }: Pick<AppContext, 'em' | 'now'>, { name }: { name: string }) {
-  const created = await createBoothKey(em, name, now())
+/**
+ * A key for chosen events, or (owners only) for every event. The events must exist: a key scoped to
+ * nothing real would be a key for nothing.
+ */
+export async function createStaffBoothKey(
+  { em, now, staff }: Pick<AppContext, 'em' | 'now' | 'staff'>,
+  { name, eventIds }: { name: string; eventIds?: string[] },
+) {
+  if (!eventIds && staff) {
+    const refusal = roleRefusal(staff.role, 'owner')
+    if (refusal) throw new AppError('FORBIDDEN', `${refusal} (a key for every event: give eventIds)`)
+  }
+  const scope = eventIds ? [...new Set(eventIds)] : null
+  if (scope && (await em.count(Event, { id: { $in: scope } })) !== scope.length) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  const created = await createBoothKey(em, name, now(), scope)
   return { ...toStaffBoothKey(created), key: created.key }
 }
 
 /** Revoking twice changes nothing: the key keeps the time of its first revocation. */
 export async function revokeStaffBoothKey({ em, now }: Pick<AppContext, 'em' | 'now'>, { keyId }: { keyId: string }) {
   await revokeBoothKey(em, keyId, now())
-  const key = await em.findOne(BoothKey, keyId, { fields: ['name', 'createdAt', 'lastUsedAt', 'revokedAt'] })
+  const key = await em.findOne(BoothKey, keyId, { fields: ['name', 'createdAt', 'lastUsedAt', 'revokedAt', 'eventIds'] })
   if (!key) throw new AppError('NOT_FOUND', 'no such booth key')
   return toStaffBoothKey(key)
 }

@@ -1,16 +1,21 @@
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
+import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
 import { EventSet } from '../events/event-set.entity.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 import { fullName } from '../kiosk/guest-names.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 
-/** Every event with its sets, newest start first: booths work private events too. */
-export async function listBoothEvents({ em }: Pick<AppContext, 'em'>) {
-  const events = await em.find(Event, {}, { orderBy: { startAt: 'desc', id: 'asc' } })
-  const sets = groupBy(await em.find(EventSet, {}, { orderBy: { createdAt: 'asc', slug: 'asc' } }), (set) => set.event.id)
+/** Every event the booth's key covers (all, for an unscoped key) with its sets, newest start first: booths work private events too. */
+export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { booth: BoothCaller }) {
+  const scope = booth.eventIds ? { id: { $in: booth.eventIds } } : {}
+  const events = await em.find(Event, scope, { orderBy: { startAt: 'desc', id: 'asc' } })
+  const sets = groupBy(
+    await em.find(EventSet, booth.eventIds ? { event: scope } : {}, { orderBy: { createdAt: 'asc', slug: 'asc' } }),
+    (set) => set.event.id,
+  )
   return {
     events: events.map((event) => ({
       id: event.id,

@@ -2,6 +2,7 @@ import { ORPCError } from '@orpc/server'
 
 import { api } from '../../orpc.js'
 import { listBoothEvents, listQueue } from './booth-queue.service.js'
+import { checkBoothScope } from './booth-scope.js'
 import { cancelSession } from './cancel-session.service.js'
 import { completeSession } from './complete-session.service.js'
 import { createUploadTargets } from './uploads.service.js'
@@ -18,12 +19,20 @@ const booth = api.booth.use(({ context, next }) => {
 
 export const boothRouter = {
   listEvents: booth.listEvents.handler(({ context }) => listBoothEvents(context)),
-  listQueue: booth.listQueue.handler(({ input, context }) => listQueue(context, input)),
-  createUploads: booth.createUploads.handler(({ input, context }) =>
-    createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count }),
-  ),
-  complete: booth.complete.handler(({ input, context }) =>
-    completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos }),
-  ),
-  cancel: booth.cancel.handler(({ input, context }) => cancelSession(context, input.params)),
+  listQueue: booth.listQueue.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input)
+    return listQueue(context, input)
+  }),
+  createUploads: booth.createUploads.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return createUploadTargets(context, { sessionId: input.params.sessionId, count: input.body.count })
+  }),
+  complete: booth.complete.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return completeSession(context, { sessionId: input.params.sessionId, keys: input.body.photos })
+  }),
+  cancel: booth.cancel.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return cancelSession(context, input.params)
+  }),
 }
