@@ -28,7 +28,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
     "Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless.",
   '401': 'Missing, unknown or revoked booth key: the plain text `Unauthorized`.',
   '404': 'No such resource, or not live yet: `{ error }`.',
-  '403': 'A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed.',
+  '403':
+    'Staff: a role below the route\'s (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed.',
   '409':
     'A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action.',
   '413': 'Body over the contact form\'s 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`.',

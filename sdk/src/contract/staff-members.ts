@@ -143,7 +143,8 @@ export const staffAuth = {
       path: '/api/auth/change-password',
       operationId: 'changePassword',
       summary: "Change the signed-in member's password (a one-time password first of all)",
-      description: 'A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`.',
+      description:
+        'A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then).',
       tags: authTags,
       inputStructure: 'detailed',
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
@@ -155,7 +156,9 @@ export const staffAuth = {
         },
       }),
     })
-    .errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' }, FORBIDDEN: signInRefusals.FORBIDDEN })
+    // Guessing the current password through a stolen session is limited as sign-in is.
+    .meta({ rateLimit: { bucket: 'change-password', perMinute: 10 } })
+    .errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' }, FORBIDDEN: signInRefusals.FORBIDDEN, ...rateLimited })
     .input(z.object({ body: PasswordChange }))
     .output(PasswordChanged),
 

@@ -33,6 +33,7 @@ import { DeliveryReceiptsSchema } from './migrations/20261128-delivery-receipts.
 import { StaffRolesSchema } from './migrations/20261128-staff-roles.js'
 import { AuditSchema } from './migrations/20261128-audit.js'
 import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
+import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -103,6 +104,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-staff-roles', class: StaffRolesSchema },
         { name: '20261128-audit', class: AuditSchema },
         { name: '20261128-booth-key-scope', class: BoothKeyScopeSchema },
+        { name: '20261128-invited-passwords', class: InvitedPasswordsSchema },
       ],
       silent: true,
       transactional: true,

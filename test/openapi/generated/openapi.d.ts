@@ -801,7 +801,7 @@ export type paths = {
         put?: never;
         /**
          * Change the signed-in member's password (a one-time password first of all)
-         * @description A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`.
+         * @description A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -2547,7 +2547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2715,7 +2715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +2870,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3161,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3303,7 +3303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3382,7 +3382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3485,7 +3485,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +3743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3863,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,7 +3951,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4057,7 +4057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4229,7 +4229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4360,7 +4360,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4452,7 +4452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4578,7 +4578,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4838,7 +4838,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4970,7 +4970,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5089,7 +5089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5208,7 +5208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5329,7 +5329,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,7 +5414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5604,7 +5604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5707,7 +5707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5803,7 +5803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5934,7 +5934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,7 +6059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6184,7 +6184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6278,7 +6278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6416,7 +6416,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A staff change from an origin that is not trusted, or with no `Origin` (or `Referer`) at all: `{ error }`. Nothing changed. */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6685,6 +6685,15 @@ export interface operations {
             };
             /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,7 +8,14 @@ export const staffMembersRouter = {
   list: members.list.handler(async ({ context }) => ({ members: await listStaffMembers(context) })),
   invite: members.invite.handler(async ({ input, context }) => {
     const password = input.body.password ?? oneTimePassword()
-    const member = await createStaffMember(context, { email: input.body.email, name: input.body.name, password, role: input.body.role })
+    // Whoever invites chose the password (or it was made for them to hand over): the member changes it first.
+    const member = await createStaffMember(context, {
+      email: input.body.email,
+      name: input.body.name,
+      password,
+      role: input.body.role,
+      mustChangePassword: true,
+    })
     return input.body.password ? { member } : { member, password }
   }),
   remove: members.remove.handler(async ({ input, context }) => {

@@ -6,6 +6,7 @@ import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 
 import { lockFor } from '../../db/lock.js'
 import type { StaffAuth } from '../staff/auth.js'
+import { weakPasswordReason } from '../staff/password-strength.js'
 import { roleOf, type StaffRole } from '../staff/roles.js'
 import type { StaffCaller } from '../staff/staff-auth.middleware.js'
 
@@ -31,10 +32,12 @@ export function oneTimePassword(): string {
   return randomBytes(18).toString('base64url')
 }
 
-function checkPassword(password: string): void {
+function checkPassword(password: string, userInputs: string[]): void {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
     throw new AppError('BAD_REQUEST', `A password needs ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`)
   }
+  const weak = weakPasswordReason(password, userInputs)
+  if (weak) throw new AppError('BAD_REQUEST', weak)
 }
 
 /**
@@ -43,9 +46,9 @@ function checkPassword(password: string): void {
  */
 export async function createStaffMember(
   { auth }: Deps,
-  input: { email: string; name: string; password: string; role: StaffRole },
+  input: { email: string; name: string; password: string; role: StaffRole; mustChangePassword?: boolean },
 ): Promise<StaffMember> {
-  checkPassword(input.password)
+  checkPassword(input.password, [input.email, input.name])
   const ctx = await auth.$context
   const email = input.email.trim().toLowerCase()
   const taken = () => new AppError('CONFLICT', `A staff member with the email ${email} already exists`)
@@ -53,7 +56,10 @@ export async function createStaffMember(
   const hash = await ctx.password.hash(input.password)
   // The unique email settles two invitations racing past the check above.
   const user = await ctx.internalAdapter
-    .createUser({ email, name: input.name.trim(), emailVerified: true, role: input.role }, { method: 'admin' })
+    .createUser(
+      { email, name: input.name.trim(), emailVerified: true, role: input.role, mustChangePassword: input.mustChangePassword ?? false },
+      { method: 'admin' },
+    )
     .catch((error: unknown) => {
       throw isUniqueViolation(error) ? taken() : error
     })

@@ -7,7 +7,11 @@ export const AUTH_SCHEMA = {
     modelName: 'staff_member',
     fields: { emailVerified: 'email_verified', createdAt: 'created_at', updatedAt: 'updated_at' },
     // What the member may do (STAFF_ROLES): set by owners and `pnpm admin`, never by a client of Better Auth.
-    additionalFields: { role: { type: 'string', required: false, defaultValue: 'staff', input: false } },
+    additionalFields: {
+      role: { type: 'string', required: false, defaultValue: 'staff', input: false },
+      // An invited member's password was chosen by someone else: they change it before anything else.
+      mustChangePassword: { type: 'boolean', required: false, defaultValue: false, input: false, fieldName: 'must_change_password' },
+    },
   },
   session: {
     modelName: 'staff_session',

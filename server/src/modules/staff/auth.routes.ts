@@ -6,6 +6,7 @@ import type { Services } from '../../context.js'
 import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
 import { isText, NOT_UTF8, readLimited } from '../../http/body-limit.js'
 import { expressPath } from '../../http/edge.js'
+import { weakPasswordReason } from './password-strength.js'
 
 /** A sign-in is an address and a password: a few hundred bytes. */
 const MAX_AUTH_BODY_BYTES = 16 * 1024
@@ -44,6 +45,11 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
         if (!isText(req.headers['content-type'], raw)) return sendError(res, 400, { error: NOT_UTF8 })
         body = raw
       }
+      const changingPassword = req.path === expressPath(contract.staff.auth.changePassword)
+      if (changingPassword) {
+        const weak = weakNewPassword(body)
+        if (weak) return sendError(res, 400, { error: weak })
+      }
       // Better Auth's own address, never the Host header a client chose.
       const request = new globalThis.Request(`${config.publicUrl}${req.originalUrl}`, {
         // A HEAD is asked as its GET (Better Auth routes no HEAD); Node leaves the body out of the answer.
@@ -51,11 +57,25 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
         headers: fromNodeHeaders(req.headers),
         body: body && body.length > 0 ? body : undefined,
       })
-      await answer(res, await auth.handler(request))
+      const response = await auth.handler(request)
+      if (changingPassword && response.ok) await passwordChanged(auth, response.clone())
+      await answer(res, response)
     } catch (error) {
       next(error)
     }
   }
+}
+
+/** The new password of a change, when it is too easy to guess (the same rule as for invitations). */
+function weakNewPassword(body: Buffer | undefined): string | undefined {
+  const { newPassword } = (parseJson(body?.toString('utf8') ?? '') ?? {}) as { newPassword?: unknown }
+  return typeof newPassword === 'string' ? weakPasswordReason(newPassword) : undefined
+}
+
+/** The member has a password of their own now: an invitation's no longer holds them back. */
+async function passwordChanged(auth: Services['auth'], response: globalThis.Response): Promise<void> {
+  const { user } = ((await response.json().catch(() => undefined)) ?? {}) as { user?: { id?: unknown } }
+  if (typeof user?.id === 'string') await (await auth.$context).internalAdapter.updateUser(user.id, { mustChangePassword: false })
 }
 
 async function answer(res: Response, response: globalThis.Response): Promise<void> {

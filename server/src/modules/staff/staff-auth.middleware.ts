@@ -10,6 +10,11 @@ import { roleOf, type StaffRole } from './roles.js'
 /** The staff member a request is signed in as, with their role as it is now (read with the session). */
 export type StaffCaller = { memberId: string; email: string; name: string; role: StaffRole }
 
+/** The 403 of a member who has not yet changed the password they were invited with. */
+export const CHANGE_PASSWORD_FIRST = {
+  error: 'Change the password you were invited with first: POST /api/auth/change-password',
+} as const
+
 /** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (the plain text is the booth API's, for bearer keys). */
 export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
 
@@ -69,6 +74,9 @@ export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHa
       if (refreshed.length > 0) res.append('set-cookie', refreshed)
       const { user } = response
       members.set(req, { memberId: user.id, email: user.email, name: user.name, role: roleOf(user.role) })
+      // Until then, only who they are: a password someone else knows opens nothing.
+      if (user.mustChangePassword === true && !(req.method === 'GET' && req.path === '/me'))
+        return sendError(res, 403, CHANGE_PASSWORD_FIRST)
       next()
     } catch (error) {
       next(error)
