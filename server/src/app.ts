@@ -15,7 +15,7 @@ import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies, under } from './http/edge.js'
 import { healthRoutes } from './http/health.js'
 import { metricsRoute } from './http/metrics-route.js'
-import { crossOrigin } from './http/cross-origin.js'
+import { crossOrigin, staffCrossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
@@ -52,6 +52,9 @@ export function createApp(services: Services): Express {
   app.use(requestLog(services.logger, services.metrics))
   // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
   if (services.config.corsOrigins.length > 0) app.use(crossOrigin(services.config.corsOrigins))
+  // The staff routes' CORS, with credentials, for the dashboards of TRUSTED_ORIGINS (none but the service's own by default).
+  const dashboards = services.config.staffAuth.trustedOrigins.filter((origin) => origin !== new URL(services.config.publicUrl).origin)
+  if (dashboards.length > 0) app.use(staffCrossOrigin(dashboards))
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
   // on the routers that have one.
   app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()))

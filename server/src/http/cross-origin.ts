@@ -42,3 +42,28 @@ export function crossOrigin(origins: readonly string[]): Router {
   }
   return router
 }
+
+/**
+ * CORS with credentials for the operator's dashboards (`TRUSTED_ORIGINS`, beyond the service's own):
+ * every staff route and the contract's sign-in routes answer those origins' preflights (204) and
+ * carry `Access-Control-Allow-Credentials`, so that a dashboard on another origin signs in and calls
+ * the staff API with the session cookie. Any other origin gets no CORS header, and its preflight the
+ * usual 404. The booth's and the kiosk's changes never answer here.
+ */
+export function staffCrossOrigin(origins: readonly string[]): RequestHandler {
+  const allowed = new Set(origins)
+  const policy = cors({
+    origin: [...allowed],
+    credentials: true,
+    methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['content-type', 'idempotency-key', 'x-photobooth-sdk', 'x-request-id'],
+    exposedHeaders: ['content-disposition', 'content-length', 'x-request-id', 'idempotent-replayed'],
+    maxAge: 600,
+    optionsSuccessStatus: 204,
+  })
+  const authPaths = new Set(Object.values(contract.staff.auth).map((procedure) => expressPath(procedure)))
+  return (req, res, next) => {
+    const staffPath = /^\/staff(\/|$)/.test(req.path) || authPaths.has(req.path)
+    return staffPath && allowed.has(req.headers.origin ?? '') ? policy(req, res, next) : next()
+  }
+}

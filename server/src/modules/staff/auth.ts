@@ -21,6 +21,20 @@ export type AuthSettings = {
   secureCookies: boolean
 }
 
+/**
+ * The session cookie's SameSite: Lax, unless a trusted dashboard is on another site over HTTPS, whose
+ * requests carry the cookie only if it is None (and Secure, which None requires). Lax still reaches a
+ * dashboard on another port or subdomain of the same site. The Origin check guards changes either way.
+ */
+export function sessionSameSite(settings: Pick<AuthSettings, 'publicUrl' | 'trustedOrigins' | 'secureCookies'>): 'lax' | 'none' {
+  const own = new URL(settings.publicUrl)
+  const crossSite = settings.trustedOrigins.some((origin) => siteOf(new URL(origin)) !== siteOf(own))
+  return settings.secureCookies && crossSite ? 'none' : 'lax'
+}
+
+/** A site as browsers group origins for SameSite: scheme and the last two labels of the host (a registrable domain, near enough). */
+const siteOf = (url: URL) => `${url.protocol}//${url.hostname.split('.').slice(-2).join('.')}`
+
 function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) {
   return {
     ...AUTH_SCHEMA,
@@ -56,7 +70,7 @@ function authOptions(settings: AuthSettings, database: pg.Pool, logger: Logger) 
       disableOriginCheck: false,
       // Staff sessions do not record where they came from: nothing would read it.
       ipAddress: { disableIpTracking: true },
-      defaultCookieAttributes: { sameSite: 'lax', httpOnly: true },
+      defaultCookieAttributes: { sameSite: sessionSameSite(settings), httpOnly: true },
     },
   } satisfies BetterAuthOptions
 }
