@@ -4,6 +4,7 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
 
 import { AuditEventSchema } from '../modules/audit/audit-event.entity.js'
 import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
+import { UploadGrantSchema } from '../modules/booth/upload-grant.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
 import { EventSetSchema } from '../modules/events/event-set.entity.js'
@@ -34,6 +35,7 @@ import { StaffRolesSchema } from './migrations/20261128-staff-roles.js'
 import { AuditSchema } from './migrations/20261128-audit.js'
 import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
+import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -83,6 +85,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       IdempotencyKeySchema,
       SuppressionSchema,
       AuditEventSchema,
+      UploadGrantSchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -105,6 +108,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-audit', class: AuditSchema },
         { name: '20261128-booth-key-scope', class: BoothKeyScopeSchema },
         { name: '20261128-invited-passwords', class: InvitedPasswordsSchema },
+        { name: '20261128-upload-grants', class: UploadGrantsSchema },
       ],
       silent: true,
       transactional: true,

@@ -9,6 +9,7 @@ import { photoUrl } from '../gallery/photo-url.js'
 import { fullSizeKey, notifyCopiesWorkers } from '../photos/photo-copies.service.js'
 import { Photo } from '../photos/photo.entity.js'
 import { leaveActiveState, requireActiveSession } from '../sessions/session-state.js'
+import { revokedUploads } from './uploads.service.js'
 import { readJpegSize } from '../storage/jpeg-size.js'
 import { isPhotoKey, requireStorage, sessionPrefix, type PhotoStorage } from '../storage/storage.js'
 
@@ -31,6 +32,9 @@ export async function completeSession(
 ) {
   await requireActiveSession(deps.em, sessionId)
   checkKeys(sessionId, keys)
+  // Uploaded through the URLs of a key revoked since: not taken, as if never stored.
+  const revoked = await revokedUploads(deps.em, keys)
+  if (revoked.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Photo keys not in storage', { missing: revoked })
   const photos = await checkStoredPhotos(requireStorage(deps.storage), keys)
   const galleryUrl = galleryLink(deps.config.galleryUrl, sessionId)
   const now = deps.now()

@@ -2,6 +2,7 @@ import { Router } from 'express'
 
 import type { Services } from '../../context.js'
 import { sendPlain, sendS3Error } from '../../http/answers.js'
+import { revokedUploads } from '../booth/uploads.service.js'
 import { Session } from '../sessions/session.entity.js'
 import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
 import { contentTypeOf } from './storage.js'
@@ -83,6 +84,9 @@ export function photoBytesRoutes({
       }
       if (await local.head(key)) {
         return sendS3Error(res, 412, 'PreconditionFailed', new ObjectExistsError().message)
+      }
+      if ((await revokedUploads(orm.em.fork(), [key])).length > 0) {
+        return sendS3Error(res, 403, 'AccessDenied', 'The booth key that asked for this upload has been revoked')
       }
       await local.receive(key, req, MAX_PHOTO_BYTES)
       res.status(200).end()
