@@ -107,6 +107,9 @@ const unsigned = (staff: StaffSession) => decodeURIComponent(staff.cookie.slice(
 async function seedStaff(eventId: string) {
   const staff = await signedInStaff(running, 'Fuzz Staff')
   const spare = await signedInStaff(running, 'Spare Fuzz Staff')
+  // The lesser roles, whose requests meet each route's role check (403) or pass it.
+  const manager = await signedInStaff(running, 'Fuzz Manager', 'manager')
+  const staffOnly = await signedInStaff(running, 'Fuzz Staff Role', 'staff')
   const spareKey = await createBoothKey(running.orm.em.fork(), 'Spare fuzz booth')
 
   const scratch = await seedEvent(running.orm, { sets: 2 })
@@ -144,6 +147,8 @@ async function seedStaff(eventId: string) {
     spareMemberId: spare.memberId,
     spareCookie: spare.cookie,
     spareToken: unsigned(spare),
+    managerCookie: manager.cookie,
+    staffRoleCookie: staffOnly.cookie,
     sessionsCursor: nextCursor,
     scratchEventId: scratch.event.id,
     scratchSetId: scratchSet.id,

@@ -34,6 +34,9 @@ export type Refs = {
   spareMemberId: string
   spareCookie: string
   spareToken: string
+  /** Members signed in as `manager` and as `staff`: the role check on every staff route. */
+  managerCookie: string
+  staffRoleCookie: string
   /** A real `nextCursor` of the first event's sessions. */
   sessionsCursor: string
   /** An event that staff changes may change (see fuzz-service.ts), a set of it, a live gallery and an active session of that set. */
@@ -81,6 +84,8 @@ export const REF_NAMES: readonly RefName[] = [
   'spareMemberId',
   'spareCookie',
   'spareToken',
+  'managerCookie',
+  'staffRoleCookie',
   'sessionsCursor',
   'scratchEventId',
   'scratchSetId',

@@ -842,7 +842,13 @@ function sessionCookie(cookie: 'staffCookie' | 'spareCookie', token: 'staffToken
   )
 }
 
-const staffCookie = sessionCookie('staffCookie', 'staffToken')
+/** The owner's session mostly; a manager's or a staff member's sometimes, which meet the routes' role checks. */
+const staffCookie = fc.oneof(
+  SHRINK_ACROSS,
+  { weight: 8, arbitrary: sessionCookie('staffCookie', 'staffToken') },
+  { weight: 1, arbitrary: fc.constant(ref('managerCookie')) },
+  { weight: 1, arbitrary: fc.constant(ref('staffRoleCookie')) },
+)
 
 /** Origin and Referer: the service's own origin mostly; none, another, a lookalike, `null`, or a Referer in its place otherwise. */
 const origins: fc.Arbitrary<[string, string][]> = fc.oneof(
