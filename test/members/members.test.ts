@@ -24,6 +24,7 @@ describe('GET /staff/me and /staff/members', () => {
       email: staff.email,
       name: 'Ada Admin',
       role: 'owner',
+      twoFactorEnabled: false,
       createdAt: expect.any(Number),
     })
   })
@@ -36,7 +37,7 @@ describe('GET /staff/me and /staff/members', () => {
     const ids = members.map((member) => member.id)
     expect(ids.indexOf(staff.memberId)).toBeLessThan(ids.indexOf(later.memberId))
     expect(members.map((member) => member.createdAt)).toEqual([...members.map((member) => member.createdAt)].sort((a, b) => a - b))
-    expect(Object.keys(members[0]!).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'role'])
+    expect(Object.keys(members[0]!).sort()).toEqual(['createdAt', 'email', 'id', 'name', 'role', 'twoFactorEnabled'])
   })
 })
 
@@ -47,7 +48,7 @@ describe('POST /staff/members', () => {
     expect(response.status).toBe(201)
     const body = (await response.json()) as { member: { id: string; email: string }; password: string }
     expect(body).toEqual({
-      member: { id: expect.any(String), email, name: 'Grace', role: 'staff', createdAt: expect.any(Number) },
+      member: { id: expect.any(String), email, name: 'Grace', role: 'staff', twoFactorEnabled: false, createdAt: expect.any(Number) },
       password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/),
     })
     const signedIn = await signIn(app, email, body.password)
@@ -74,7 +75,7 @@ describe('POST /staff/members', () => {
     })
     expect(response.status).toBe(201)
     expect(await response.json()).toEqual({
-      member: { id: expect.any(String), email, name: 'Alan', role: 'staff', createdAt: expect.any(Number) },
+      member: { id: expect.any(String), email, name: 'Alan', role: 'staff', twoFactorEnabled: false, createdAt: expect.any(Number) },
     })
     expect((await signIn(app, email, 'correct horse battery')).status).toBe(200)
   })

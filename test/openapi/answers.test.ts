@@ -24,7 +24,8 @@ import {
   twilioStatus,
   webhookSettings,
 } from '../support/webhooks.js'
-import { signedInStaff, type StaffSession } from '../support/staff.js'
+import { sessionCookie, signedInStaff, type StaffSession } from '../support/staff.js'
+import { totpCode } from '../support/totp.js'
 
 type Schema = Record<string, unknown>
 type MediaType = { schema: Schema }
@@ -496,6 +497,53 @@ describe('every answer, against the document', () => {
       twilioInboundMessage: ['200', '403'],
       findSuppressions: ['200', '400'],
       liftSuppression: ['200', '404'],
+    })) {
+      expect([...seen.get(operationId)!], operationId).toEqual(expect.arrayContaining(statuses))
+    }
+  })
+
+  it('the team and a second factor: settings (200, 400, 409), enable, verify by app and by backup code, disable (200, 400, 401)', async () => {
+    const member = await signedInStaff(app, 'Second Factor')
+    const post = (path: string, body: unknown, cookie = member.cookie) =>
+      call({ method: 'POST', path, body, headers: { cookie, origin: app.config.publicUrl } })
+    await get('getTeamSettings', { path: '/staff/team', headers: member.headers })
+    await documented(
+      'updateTeamSettings',
+      await call({ method: 'PATCH', path: '/staff/team', body: { requireTwoFactor: 'yes' }, headers: member.headers }),
+    )
+    await documented(
+      'updateTeamSettings',
+      await call({ method: 'PATCH', path: '/staff/team', body: { requireTwoFactor: true }, headers: member.headers }),
+    )
+    await documented(
+      'updateTeamSettings',
+      await call({ method: 'PATCH', path: '/staff/team', body: { requireTwoFactor: false }, headers: member.headers }),
+    )
+
+    await documented('enableTwoFactor', await post('/api/auth/two-factor/enable', { password: 'not the password' }))
+    const { totpURI, backupCodes } = await documented(
+      'enableTwoFactor',
+      await post('/api/auth/two-factor/enable', { password: member.password }),
+    )
+    await documented('verifyTotp', await post('/api/auth/two-factor/verify-totp', { code: 'nope' }))
+    const confirmed = await post('/api/auth/two-factor/verify-totp', { code: totpCode(totpURI) })
+    await documented('verifyTotp', confirmed)
+    const cookie = sessionCookie(confirmed)
+    const pending = (await post('/api/auth/sign-in/email', { email: member.email, password: member.password }, '')).headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ')
+    const byBackup = await post('/api/auth/two-factor/verify-backup-code', { code: backupCodes[0] }, pending)
+    await documented('verifyBackupCode', byBackup)
+    await documented('verifyBackupCode', await post('/api/auth/two-factor/verify-backup-code', { code: backupCodes[0] }, pending))
+    await documented('disableTwoFactor', await post('/api/auth/two-factor/disable', { password: member.password }, sessionCookie(byBackup)))
+    await documented('disableTwoFactor', await post('/api/auth/two-factor/disable', { password: member.password }, cookie))
+    for (const [operationId, statuses] of Object.entries({
+      updateTeamSettings: ['200', '400', '409'],
+      enableTwoFactor: ['200', '400'],
+      verifyTotp: ['200', '401'],
+      verifyBackupCode: ['200', '401'],
+      disableTwoFactor: ['200'],
     })) {
       expect([...seen.get(operationId)!], operationId).toEqual(expect.arrayContaining(statuses))
     }

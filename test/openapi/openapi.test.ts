@@ -73,6 +73,12 @@ describe('the OpenAPI document', () => {
         // Roles and the audit trail (issue 22).
         'PATCH /staff/members/{memberId}',
         'GET /staff/audit',
+        'GET /staff/team',
+        'PATCH /staff/team',
+        'POST /api/auth/two-factor/enable',
+        'POST /api/auth/two-factor/verify-totp',
+        'POST /api/auth/two-factor/verify-backup-code',
+        'POST /api/auth/two-factor/disable',
         'GET /staff/events',
         'POST /staff/events',
         'GET /staff/events/{eventId}',

@@ -15,7 +15,7 @@ describe('the SDK as an operator’s script', () => {
     const client = createClient({ baseUrl: app.url, staffCookies: true })
 
     const signedIn = await client.staff.auth.signIn({ body: { email, password: 'correct horse battery' } })
-    expect(signedIn.user.email).toBe(email)
+    expect(signedIn.user?.email).toBe(email)
     expect((await client.staff.members.me()).email).toBe(email)
 
     const slug = uniqueSlug()

@@ -70,6 +70,8 @@ const OWN_ANSWER: Record<string, { status: number; error?: string }> = {
   'members.invite': { status: 400 },
   'members.remove': { status: 404, error: 'no such staff member' },
   'members.setRole': { status: 400 },
+  'members.getTeam': { status: 200 },
+  'members.updateTeam': { status: 400 },
   'audit.list': { status: 200 },
   'people.find': { status: 400 },
   'people.export': { status: 404, error: 'no such person' },

@@ -49,6 +49,8 @@ describe('roles on every staff route', () => {
         'members.list',
         'members.remove',
         'members.setRole',
+        'members.getTeam',
+        'members.updateTeam',
         'people.erase',
         'people.export',
         'people.find',

@@ -42,7 +42,14 @@ describe('POST /api/auth/sign-in/email', () => {
     expect(line).not.toMatch(/Secure/)
     const current = await me(sessionCookie(response))
     expect(current.status).toBe(200)
-    expect(await current.json()).toEqual({ id: member.id, email: member.email, name: 'Member', role: 'owner', createdAt: member.createdAt })
+    expect(await current.json()).toEqual({
+      id: member.id,
+      email: member.email,
+      name: 'Member',
+      role: 'owner',
+      twoFactorEnabled: false,
+      createdAt: member.createdAt,
+    })
   })
 
   it('when the password or the email is wrong, then 401 { error } and no cookie', async () => {

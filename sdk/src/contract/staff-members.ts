@@ -9,6 +9,11 @@ import {
   PasswordChange,
   PasswordChanged,
   RoleChange,
+  TeamSettings,
+  TwoFactorCode,
+  TwoFactorDone,
+  TwoFactorEnabling,
+  TwoFactorPassword,
   SignedIn,
   SignIn,
   StaffMember,
@@ -61,6 +66,26 @@ export const staffMembers = {
     .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }) }))
     .output(z.object({ removed: z.string() }).meta({ examples: [{ removed: EXAMPLE_IDS.member }] })),
 
+  getTeam: staffRead
+    .route({ method: 'GET', path: '/staff/team', operationId: 'getTeamSettings', summary: "The team's rules", tags })
+    .meta({ role: 'owner' })
+    .output(TeamSettings),
+
+  updateTeam: staffChange
+    .route({
+      method: 'PATCH',
+      path: '/staff/team',
+      operationId: 'updateTeamSettings',
+      summary: "Change the team's rules: require a second factor of every member",
+      description: 'Requiring it needs the owner to have one first (409 otherwise): nobody is locked out by it.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .meta({ role: 'owner' })
+    .errors(staffConflict)
+    .input(z.object({ body: TeamSettings }))
+    .output(TeamSettings),
+
   setRole: staffChange
     .route({
       method: 'PATCH',
@@ -94,6 +119,42 @@ const AUTH_REFUSALS: OpenAPI.ResponsesObject = {
     content: { 'application/json': { schema: ErrorRef } },
   },
 }
+
+/** Better Auth's two-factor routes: JSON in, `{ error }` out, limited as sign-in is (guessing codes). */
+const twoFactorRoute = ({
+  path,
+  operationId,
+  summary,
+  description,
+}: {
+  path: `/${string}`
+  operationId: string
+  summary: string
+  description?: string
+}) =>
+  base
+    .route({
+      method: 'POST',
+      path,
+      operationId,
+      summary,
+      ...(description ? { description } : {}),
+      tags: authTags,
+      inputStructure: 'detailed',
+      spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
+        ...operation,
+        responses: {
+          ...operation.responses,
+          '401': {
+            description: 'No staff session (nor a pending sign-in), or a wrong code: `{ error }`.',
+            content: { 'application/json': { schema: ErrorRef } },
+          },
+          '403': AUTH_REFUSALS['403']!,
+        },
+      }),
+    })
+    .meta({ rateLimit: { bucket: 'two-factor', perMinute: 10 } })
+    .errors({ UNAUTHORIZED: { status: 401, message: 'Invalid code' }, FORBIDDEN: signInRefusals.FORBIDDEN, ...rateLimited })
 
 /** Better Auth answers these (server/src/modules/staff/auth.routes.ts); the document and the SDK describe them. */
 export const staffAuth = {
@@ -161,6 +222,42 @@ export const staffAuth = {
     .errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' }, FORBIDDEN: signInRefusals.FORBIDDEN, ...rateLimited })
     .input(z.object({ body: PasswordChange }))
     .output(PasswordChanged),
+
+  enableTwoFactor: twoFactorRoute({
+    path: '/api/auth/two-factor/enable',
+    operationId: 'enableTwoFactor',
+    summary: 'Start setting up a second factor: an authenticator app (TOTP) and backup codes',
+    description:
+      "With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`.",
+  })
+    .input(z.object({ body: TwoFactorPassword }))
+    .output(TwoFactorEnabling),
+
+  verifyTotp: twoFactorRoute({
+    path: '/api/auth/two-factor/verify-totp',
+    operationId: 'verifyTotp',
+    summary: 'A code from the authenticator app: completes a sign-in that asked for it, or confirms the set-up',
+    description:
+      'After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`.',
+  })
+    .input(z.object({ body: TwoFactorCode }))
+    .output(TwoFactorDone),
+
+  verifyBackupCode: twoFactorRoute({
+    path: '/api/auth/two-factor/verify-backup-code',
+    operationId: 'verifyBackupCode',
+    summary: 'A backup code instead of the app: completes the sign-in, and the code is spent',
+  })
+    .input(z.object({ body: TwoFactorCode }))
+    .output(TwoFactorDone),
+
+  disableTwoFactor: twoFactorRoute({
+    path: '/api/auth/two-factor/disable',
+    operationId: 'disableTwoFactor',
+    summary: 'Remove the second factor (with the password)',
+  })
+    .input(z.object({ body: TwoFactorPassword }))
+    .output(TwoFactorDone),
 
   getSession: base
     .route({

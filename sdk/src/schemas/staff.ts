@@ -326,6 +326,7 @@ export const StaffMember = z
     email: z.email(),
     name: z.string(),
     role: StaffRole,
+    twoFactorEnabled: z.boolean().optional().describe('Whether they sign in with a second factor'),
     createdAt: EpochMillis,
   })
   .meta({ examples: [EXAMPLE_MEMBER] })
@@ -375,8 +376,57 @@ export const PasswordChange = z
 const AuthUser = z.looseObject({ id: z.string(), email: z.string(), name: z.string() })
 
 export const SignedIn = z
-  .looseObject({ redirect: z.boolean(), user: AuthUser })
+  .looseObject({
+    redirect: z.boolean().optional(),
+    user: AuthUser.optional().describe('The member signed in; absent when a second factor is asked for'),
+    twoFactorRedirect: z
+      .literal(true)
+      .optional()
+      .describe(
+        'The member has a second factor: no session yet. Send its code to `POST /api/auth/two-factor/verify-totp` (or a backup code to `verify-backup-code`) within 10 minutes, with the cookie this answer set',
+      ),
+    twoFactorMethods: z.array(z.string()).optional(),
+  })
   .meta({ examples: [{ redirect: false, user: EXAMPLE_AUTH_USER }] })
+
+export const TwoFactorPassword = z
+  .object({ password: z.string().min(1).max(PASSWORD_LENGTH.max) })
+  .meta({ examples: [{ password: 'pale violet kettle orbit' }] })
+
+export const TwoFactorEnabling = z
+  .looseObject({
+    totpURI: z.string().describe('`otpauth://totp/…`: show it as a QR code for an authenticator app'),
+    backupCodes: z.array(z.string()).describe('One-time codes for when the app is lost: shown this once'),
+  })
+  .meta({
+    examples: [
+      {
+        totpURI: 'otpauth://totp/Photo%20booth%20staff:grace%40example.org?secret=JBSWY3DPEHPK3PXP&issuer=Photo%20booth%20staff',
+        backupCodes: ['a1b2c-3d4e5'],
+      },
+    ],
+  })
+
+export const TwoFactorCode = z
+  .object({
+    code: z.string().min(1).max(64),
+    trustDevice: z.boolean().optional().describe('Skip the second factor on this browser for 30 days'),
+  })
+  .meta({ examples: [{ code: '123456' }] })
+
+export const TwoFactorDone = z
+  .looseObject({ user: AuthUser.optional(), status: z.boolean().optional() })
+  .meta({ examples: [{ user: EXAMPLE_AUTH_USER }] })
+
+export const TeamSettings = z
+  .object({
+    requireTwoFactor: z
+      .boolean()
+      .describe(
+        'Every member must have a second factor: one without answers 403 on every staff route but `GET /staff/me` until they set it up',
+      ),
+  })
+  .meta({ examples: [{ requireTwoFactor: true }] })
 
 export const PasswordChanged = z.looseObject({ user: AuthUser }).meta({ examples: [{ user: EXAMPLE_AUTH_USER }] })
 

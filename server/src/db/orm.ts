@@ -5,6 +5,7 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { AuditEventSchema } from '../modules/audit/audit-event.entity.js'
 import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
 import { UploadGrantSchema } from '../modules/booth/upload-grant.entity.js'
+import { TeamSettingsSchema } from '../modules/members/team-settings.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
 import { EventSetSchema } from '../modules/events/event-set.entity.js'
@@ -36,6 +37,7 @@ import { AuditSchema } from './migrations/20261128-audit.js'
 import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
 import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
+import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
 
@@ -86,6 +88,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       SuppressionSchema,
       AuditEventSchema,
       UploadGrantSchema,
+      TeamSettingsSchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -109,6 +112,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-booth-key-scope', class: BoothKeyScopeSchema },
         { name: '20261128-invited-passwords', class: InvitedPasswordsSchema },
         { name: '20261128-upload-grants', class: UploadGrantsSchema },
+        { name: '20261128-two-factor', class: TwoFactorSchema },
       ],
       silent: true,
       transactional: true,

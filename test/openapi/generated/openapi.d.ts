@@ -673,6 +673,27 @@ export type paths = {
         patch: operations["setStaffRole"];
         trace?: never;
     };
+    "/staff/team": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's rules */
+        get: operations["getTeamSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the team's rules: require a second factor of every member
+         * @description Requiring it needs the owner to have one first (409 otherwise): nobody is locked out by it.
+         */
+        patch: operations["updateTeamSettings"];
+        trace?: never;
+    };
     "/staff/people": {
         parameters: {
             query?: never;
@@ -804,6 +825,80 @@ export type paths = {
          * @description A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then).
          */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up a second factor: an authenticator app (TOTP) and backup codes
+         * @description With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`.
+         */
+        post: operations["enableTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/verify-totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A code from the authenticator app: completes a sign-in that asked for it, or confirms the set-up
+         * @description After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`.
+         */
+        post: operations["verifyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/verify-backup-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A backup code instead of the app: completes the sign-in, and the code is spent */
+        post: operations["verifyBackupCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/two-factor/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove the second factor (with the password) */
+        post: operations["disableTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5506,6 +5601,8 @@ export interface operations {
                         name: string;
                         /** @enum {string} */
                         role: "owner" | "manager" | "staff";
+                        /** @description Whether they sign in with a second factor */
+                        twoFactorEnabled?: boolean;
                         createdAt: number;
                     };
                 };
@@ -5581,6 +5678,8 @@ export interface operations {
                             name: string;
                             /** @enum {string} */
                             role: "owner" | "manager" | "staff";
+                            /** @description Whether they sign in with a second factor */
+                            twoFactorEnabled?: boolean;
                             createdAt: number;
                         }[];
                     };
@@ -5682,6 +5781,8 @@ export interface operations {
                             name: string;
                             /** @enum {string} */
                             role: "owner" | "manager" | "staff";
+                            /** @description Whether they sign in with a second factor */
+                            twoFactorEnabled?: boolean;
                             createdAt: number;
                         };
                         /** @description The one-time password, when none was given: shown this once */
@@ -5911,6 +6012,8 @@ export interface operations {
                         name: string;
                         /** @enum {string} */
                         role: "owner" | "manager" | "staff";
+                        /** @description Whether they sign in with a second factor */
+                        twoFactorEnabled?: boolean;
                         createdAt: number;
                     };
                 };
@@ -5947,6 +6050,189 @@ export interface operations {
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoKeysError"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTeamSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every member must have a second factor: one without answers 403 on every staff route but `GET /staff/me` until they set it up */
+                        requireTwoFactor: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTeamSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Every member must have a second factor: one without answers 403 on every staff route but `GET /staff/me` until they set it up */
+                    requireTwoFactor: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every member must have a second factor: one without answers 403 on every staff route but `GET /staff/me` until they set it up */
+                        requireTwoFactor: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -6472,14 +6758,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        redirect: boolean;
-                        user: {
+                        redirect?: boolean;
+                        /** @description The member signed in; absent when a second factor is asked for */
+                        user?: {
                             id: string;
                             email: string;
                             name: string;
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description The member has a second factor: no session yet. Send its code to `POST /api/auth/two-factor/verify-totp` (or a backup code to `verify-backup-code`) within 10 minutes, with the cookie this answer set
+                         * @constant
+                         */
+                        twoFactorRedirect?: true;
+                        twoFactorMethods?: string[];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6666,6 +6959,410 @@ export interface operations {
                 };
             };
             /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    enableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description `otpauth://totp/…`: show it as a QR code for an authenticator app */
+                        totpURI: string;
+                        /** @description One-time codes for when the app is lost: shown this once */
+                        backupCodes: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    /** @description Skip the second factor on this browser for 30 days */
+                    trustDevice?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user?: {
+                            id: string;
+                            email: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        status?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyBackupCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    /** @description Skip the second factor on this browser for 30 days */
+                    trustDevice?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user?: {
+                            id: string;
+                            email: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        status?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disableTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user?: {
+                            id: string;
+                            email: string;
+                            name: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        status?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
             401: {
                 headers: {
                     [name: string]: unknown;

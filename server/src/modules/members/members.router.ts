@@ -1,5 +1,6 @@
 import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember, setStaffRole } from './members.service.js'
 import { staffApi } from '../staff/staff-api.js'
+import { getTeamSettings, updateTeamSettings } from './team.service.js'
 
 const members = staffApi.members
 
@@ -22,6 +23,8 @@ export const staffMembersRouter = {
     await removeStaffMember(context, input.params.memberId)
     return { removed: input.params.memberId }
   }),
+  getTeam: members.getTeam.handler(({ context }) => getTeamSettings(context.em)),
+  updateTeam: members.updateTeam.handler(({ input, context }) => updateTeamSettings(context, input.body)),
   setRole: members.setRole.handler(({ input, context }) =>
     setStaffRole(context, { memberId: input.params.memberId, role: input.body.role }),
   ),

@@ -10,17 +10,18 @@ import { weakPasswordReason } from '../staff/password-strength.js'
 import { roleOf, type StaffRole } from '../staff/roles.js'
 import type { StaffCaller } from '../staff/staff-auth.middleware.js'
 
-export type StaffMember = { id: string; email: string; name: string; role: StaffRole; createdAt: number }
+export type StaffMember = { id: string; email: string; name: string; role: StaffRole; twoFactorEnabled: boolean; createdAt: number }
 
 type Deps = { auth: StaffAuth }
 
-type User = { id: string; email: string; name: string; createdAt: Date; role?: unknown }
+type User = { id: string; email: string; name: string; createdAt: Date; role?: unknown; twoFactorEnabled?: unknown }
 
 const toMember = (user: User): StaffMember => ({
   id: user.id,
   email: user.email,
   name: user.name,
   role: roleOf(user.role),
+  twoFactorEnabled: user.twoFactorEnabled === true,
   createdAt: user.createdAt.getTime(),
 })
 

@@ -1,4 +1,5 @@
 import type { BetterAuthOptions } from 'better-auth'
+import { twoFactor } from 'better-auth/plugins'
 
 /** Better Auth's settings that do not depend on the deployment: also what its migration is generated from. */
 export const AUTH_SCHEMA = {
@@ -43,7 +44,25 @@ export const AUTH_SCHEMA = {
     modelName: 'staff_verification',
     fields: { expiresAt: 'expires_at', createdAt: 'created_at', updatedAt: 'updated_at' },
   },
-} as const satisfies Pick<BetterAuthOptions, 'user' | 'session' | 'account' | 'verification'>
+  // A second factor: TOTP (an authenticator app) with one-time backup codes, per member.
+  plugins: [
+    twoFactor({
+      issuer: 'Photo booth staff',
+      twoFactorTable: 'staff_two_factor',
+      schema: {
+        user: { fields: { twoFactorEnabled: 'two_factor_enabled' } },
+        twoFactor: {
+          fields: {
+            backupCodes: 'backup_codes',
+            userId: 'staff_member_id',
+            failedVerificationCount: 'failed_verification_count',
+            lockedUntil: 'locked_until',
+          },
+        },
+      },
+    }),
+  ],
+} as const satisfies Pick<BetterAuthOptions, 'user' | 'session' | 'account' | 'verification' | 'plugins'>
 
 /** Better Auth's tables, which it reaches through its own pool and MikroORM must leave alone. */
 export const AUTH_TABLES = [
@@ -51,4 +70,5 @@ export const AUTH_TABLES = [
   AUTH_SCHEMA.session.modelName,
   AUTH_SCHEMA.account.modelName,
   AUTH_SCHEMA.verification.modelName,
+  'staff_two_factor',
 ]

@@ -5,10 +5,16 @@ import { fromNodeHeaders } from 'better-auth/node'
 
 import type { Services } from '../../context.js'
 import { sendError } from '../../http/answers.js'
+import { getTeamSettings } from '../members/team.service.js'
 import { roleOf, type StaffRole } from './roles.js'
 
 /** The staff member a request is signed in as, with their role as it is now (read with the session). */
 export type StaffCaller = { memberId: string; email: string; name: string; role: StaffRole }
+
+/** The 403 of a member without a second factor, when the team requires one. */
+export const SET_UP_TWO_FACTOR = {
+  error: 'Your team requires a second factor: set one up first (POST /api/auth/two-factor/enable)',
+} as const
 
 /** The 403 of a member who has not yet changed the password they were invited with. */
 export const CHANGE_PASSWORD_FIRST = {
@@ -63,7 +69,8 @@ export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
  * expired, not signed out, its member not removed, its cookie untampered). A session that Better
  * Auth refreshes on the way passes its new cookie on. The member is then `staffOf(req)`.
  */
-export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHandler {
+export function staffAuthentication(services: Pick<Services, 'auth' | 'orm'>): RequestHandler {
+  const { auth } = services
   return async (req, res, next) => {
     // Staff answers hold guests' contact details: no cache, shared or private, keeps a copy.
     res.setHeader('Cache-Control', 'private, no-store')
@@ -74,9 +81,13 @@ export function staffAuthentication({ auth }: Pick<Services, 'auth'>): RequestHa
       if (refreshed.length > 0) res.append('set-cookie', refreshed)
       const { user } = response
       members.set(req, { memberId: user.id, email: user.email, name: user.name, role: roleOf(user.role) })
-      // Until then, only who they are: a password someone else knows opens nothing.
-      if (user.mustChangePassword === true && !(req.method === 'GET' && req.path === '/me'))
-        return sendError(res, 403, CHANGE_PASSWORD_FIRST)
+      // Until then, only who they are: a password someone else knows opens nothing, nor does a
+      // password alone where the team requires a second factor.
+      const onlyWhoTheyAre = req.method === 'GET' && req.path === '/me'
+      if (user.mustChangePassword === true && !onlyWhoTheyAre) return sendError(res, 403, CHANGE_PASSWORD_FIRST)
+      if (user.twoFactorEnabled !== true && !onlyWhoTheyAre && (await getTeamSettings(services.orm.em.fork())).requireTwoFactor) {
+        return sendError(res, 403, SET_UP_TWO_FACTOR)
+      }
       next()
     } catch (error) {
       next(error)

@@ -1,0 +1,27 @@
+import type { EntityManager } from '@mikro-orm/postgresql'
+
+import type { AppContext } from '../../context.js'
+import { AppError } from '../../errors.js'
+import { TeamSettings } from './team-settings.entity.js'
+
+/** The team's rules as they stand (the defaults until an owner changes them). */
+export async function getTeamSettings(em: EntityManager): Promise<{ requireTwoFactor: boolean }> {
+  const row = await em.findOne(TeamSettings, 1, { disableIdentityMap: true })
+  return { requireTwoFactor: row?.requireTwoFactor ?? false }
+}
+
+/**
+ * An owner changes the team's rules. Requiring a second factor needs the owner to have one: a rule
+ * that locked out the one who set it would need `pnpm admin` to undo.
+ */
+export async function updateTeamSettings(
+  { em, staff, auth }: Pick<AppContext, 'em' | 'staff' | 'auth'>,
+  changes: { requireTwoFactor: boolean },
+): Promise<{ requireTwoFactor: boolean }> {
+  if (changes.requireTwoFactor && staff) {
+    const user = (await (await auth.$context).internalAdapter.findUserById(staff.memberId)) as { twoFactorEnabled?: boolean } | null
+    if (!user?.twoFactorEnabled) throw new AppError('CONFLICT', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
+  }
+  await em.upsert(TeamSettings, { id: 1, requireTwoFactor: changes.requireTwoFactor })
+  return getTeamSettings(em)
+}
