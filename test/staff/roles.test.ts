@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { scratchDatabases } from '../support/databases.js'
 import { startTestServer, withTestServer, type TestServer } from '../support/harness.js'
 import { signedInStaff, signIn, sessionCookie, staffFetch, type StaffSession } from '../support/staff.js'
+import { until } from '../support/until.js'
 
 const app = withTestServer()
 const sessions = {} as Record<StaffRole, StaffSession>
@@ -20,6 +21,15 @@ beforeAll(async () => {
 })
 
 type Route = { name: string; method: string; path: string; role: StaffRole | undefined }
+
+/** A route's operation id (what the audit trail names), by its contract name (`events.delete`). */
+const operationIdOf = (name: string) => {
+  const [group, key] = name.split('.') as [string, string]
+  const procedure = (contract.staff as unknown as Record<string, Record<string, { '~orpc': { route: { operationId: string } } }>>)[group]![
+    key
+  ]!
+  return procedure['~orpc'].route.operationId
+}
 
 /** Every staff route of the contract (Better Auth's sign-in routes aside), its path ids naming nothing. */
 const routes: Route[] = Object.entries((({ auth: _signIn, ...groups }) => groups)(contract.staff)).flatMap(([group, procedures]) =>
@@ -73,6 +83,23 @@ describe('roles on every staff route', () => {
         expect(await response.json()).toEqual({ error: `Your role (${role}) does not allow this: it needs ${route.role}` })
       }
     })
+  })
+
+  it('when every route has been called by every role, then every change is in the audit trail for each of them, refusals included', async () => {
+    const changes = routes.filter((route) => route.method !== 'GET')
+    const actions = await until(
+      () =>
+        app.orm.em
+          .fork()
+          .execute<{ member_id: string; action: string }[]>('select member_id, action from audit_event where member_id in (?)', [
+            STAFF_ROLES.map((role) => sessions[role].memberId),
+          ]),
+      (rows) => rows.length >= changes.length * STAFF_ROLES.length,
+    )
+    for (const role of STAFF_ROLES) {
+      const recorded = new Set(actions.filter((row) => row.member_id === sessions[role].memberId).map((row) => row.action))
+      for (const route of changes) expect(recorded.has(operationIdOf(route.name)), `${role} ${route.name}`).toBe(true)
+    }
   })
 
   it("when a manager creates or changes an event, then it works, but not the event's retention: that is the owners'", async () => {
