@@ -121,5 +121,5 @@ describe('a purge killed mid-pass', () => {
     )
     expect([...(await sessionFolders())].sort()).toEqual(young.sessions.map((session) => session.id).sort())
     expect(await purgedOf(young.eventId)).toEqual({ sessions: 0, photos: 0, left: 3 })
-  })
+  }, 120_000)
 })

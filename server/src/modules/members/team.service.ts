@@ -4,10 +4,27 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { TeamSettings } from './team-settings.entity.js'
 
+type Settings = { requireTwoFactor: boolean }
+
 /** The team's rules as they stand (the defaults until an owner changes them). */
-export async function getTeamSettings(em: EntityManager): Promise<{ requireTwoFactor: boolean }> {
+export async function getTeamSettings(em: EntityManager): Promise<Settings> {
   const row = await em.findOne(TeamSettings, 1, { disableIdentityMap: true })
   return { requireTwoFactor: row?.requireTwoFactor ?? false }
+}
+
+/**
+ * The rules every staff request is checked against, read at most every few seconds rather than on
+ * each request: a change made on this instance holds at once, one made on another within
+ * `RULES_FRESH_MS`.
+ */
+const RULES_FRESH_MS = 5_000
+let cached: { settings: Settings; until: number } | undefined
+
+export async function currentTeamSettings(em: EntityManager): Promise<Settings> {
+  if (cached && cached.until > Date.now()) return cached.settings
+  const settings = await getTeamSettings(em)
+  cached = { settings, until: Date.now() + RULES_FRESH_MS }
+  return settings
 }
 
 /**
@@ -23,5 +40,6 @@ export async function updateTeamSettings(
     if (!user?.twoFactorEnabled) throw new AppError('CONFLICT', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
   }
   await em.upsert(TeamSettings, { id: 1, requireTwoFactor: changes.requireTwoFactor })
+  cached = undefined
   return getTeamSettings(em)
 }

@@ -5,7 +5,7 @@ import { fromNodeHeaders } from 'better-auth/node'
 
 import type { Services } from '../../context.js'
 import { sendError } from '../../http/answers.js'
-import { getTeamSettings } from '../members/team.service.js'
+import { currentTeamSettings } from '../members/team.service.js'
 import { roleOf, type StaffRole } from './roles.js'
 
 /** The staff member a request is signed in as, with their role as it is now (read with the session). */
@@ -85,7 +85,7 @@ export function staffAuthentication(services: Pick<Services, 'auth' | 'orm'>): R
       // password alone where the team requires a second factor.
       const onlyWhoTheyAre = req.method === 'GET' && req.path === '/me'
       if (user.mustChangePassword === true && !onlyWhoTheyAre) return sendError(res, 403, CHANGE_PASSWORD_FIRST)
-      if (user.twoFactorEnabled !== true && !onlyWhoTheyAre && (await getTeamSettings(services.orm.em.fork())).requireTwoFactor) {
+      if (user.twoFactorEnabled !== true && !onlyWhoTheyAre && (await currentTeamSettings(services.orm.em.fork())).requireTwoFactor) {
         return sendError(res, 403, SET_UP_TWO_FACTOR)
       }
       next()
