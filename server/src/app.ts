@@ -19,7 +19,7 @@ import { crossOrigin, staffCrossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
-import { auditTrail } from './modules/audit/audit.middleware.js'
+import { accountAuditTrail, auditTrail } from './modules/audit/audit.middleware.js'
 import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
@@ -66,6 +66,7 @@ export function createApp(services: Services): Express {
   // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
+  app.use(under('/api/auth', accountAuditTrail(services)))
   app.use(under('/api/auth', authRoutes(services)))
   app.use(under('/webhooks', receiptRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))

@@ -143,6 +143,26 @@ describe('the audit trail', () => {
     expect(request.find((line) => line['route'] === '/sets/:setId/sessions')).not.toHaveProperty('member')
   })
 
+  it('when a member changes their own account (password, sign-out), then that is in the trail too, under their id and role', async () => {
+    const mover = await signedInStaff(app, 'Moving Member', 'staff')
+    const post = (path: string, body: unknown) =>
+      fetch(`${app.url}/api/auth/${path}`, {
+        method: 'POST',
+        headers: { ...mover.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    expect((await post('change-password', { currentPassword: 'not it at all', newPassword: 'pale violet kettle orbit' })).status).toBe(400)
+    expect((await post('change-password', { currentPassword: mover.password, newPassword: 'pale violet kettle orbit' })).status).toBe(200)
+    expect((await post('sign-out', {})).status).toBe(200)
+    const { events } = await trailOf(mover.memberId, 3)
+    expect(events.map((event) => [event.action, event.role, event.status])).toEqual([
+      ['signOut', 'staff', 200],
+      ['changePassword', 'staff', 200],
+      ['changePassword', 'staff', 400],
+    ])
+    expect(JSON.stringify(events)).not.toContain('pale violet kettle orbit')
+  })
+
   it('when its retention has passed, then the prune removes what is older and nothing younger', async () => {
     await trailOf(owner.memberId, 3)
     const days = app.config.auditRetentionDays

@@ -1,11 +1,13 @@
 import { contract } from '@photobooth/sdk/contract'
-import type { Request, RequestHandler } from 'express'
+import { fromNodeHeaders } from 'better-auth/node'
+import type { Request, RequestHandler, Response } from 'express'
 
 import type { Services } from '../../context.js'
-import { routeMatched, routesOf } from '../../http/edge.js'
+import { expressPath, routeMatched, routesOf } from '../../http/edge.js'
 import { newId } from '../../ids.js'
 import { requestContext } from '../../logger.js'
 import { clientKey } from '../rate-limits/rate-limits.js'
+import { roleOf, type StaffRole } from '../staff/roles.js'
 import { staffOf } from '../staff/staff-auth.middleware.js'
 import { AuditEvent } from './audit-event.entity.js'
 
@@ -27,41 +29,91 @@ function targetsOf(pattern: string, path: string): Record<string, string> {
 /**
  * The audit trail's writer, on every /staff request once authenticated: when its answer is sent, a
  * change (any method but GET and HEAD) or a read of guests' data in bulk is recorded with its status,
- * refusals included. Written after the answer, off its path: a failure to write is logged and
- * counted, never turned into the answer's failure.
+ * refusals included.
  */
-export function auditTrail(services: Pick<Services, 'orm' | 'logger' | 'config' | 'metrics'>): RequestHandler {
+export function auditTrail(services: AuditServices): RequestHandler {
   return (req, res, next) => {
     const staff = staffOf(req)
     // Mounted on /staff: the path as the edge matched it, from the app's root.
     const path = `${req.baseUrl}${req.path}`
-    const request = requestContext.getStore()?.requestId ?? ''
     if (staff) {
-      res.once('finish', () => {
+      recordWhenAnswered(services, req, res, staff, () => {
         const pattern = routeMatched.get(req)
         const action = pattern ? operations.get(`${methodOf(req)} ${pattern}`) : undefined
-        if (!action || (methodOf(req) === 'GET' && !GUEST_DATA_READS.has(action))) return
-        const event = Object.assign(new AuditEvent(), {
-          id: newId(),
-          memberId: staff.memberId,
-          role: staff.role,
-          action,
-          targets: targetsOf(pattern!, path),
-          status: res.statusCode,
-          requestId: request,
-          sourceIp: clientKey(req, services.config.rateLimits),
-        })
-        services.orm.em
-          .fork()
-          .insert(event)
-          .catch((error: unknown) => {
-            services.metrics.auditWriteFailures.inc()
-            services.logger.error('an audit event could not be written', error)
-          })
+        if (!action || (methodOf(req) === 'GET' && !GUEST_DATA_READS.has(action))) return undefined
+        return { action, targets: targetsOf(pattern!, path) }
       })
     }
     next()
   }
+}
+
+/** The sign-in routes that change a signed-in member's own account: recorded as the staff routes' changes. */
+const ACCOUNT_CHANGES = new Map(
+  [
+    contract.staff.auth.changePassword,
+    contract.staff.auth.signOut,
+    contract.staff.auth.enableTwoFactor,
+    contract.staff.auth.verifyTotp,
+    contract.staff.auth.disableTwoFactor,
+  ].map((procedure) => [expressPath(procedure), procedure['~orpc'].route.operationId!]),
+)
+
+/**
+ * The audit trail of a member's own account (a password changed, a second factor set up or removed,
+ * a sign-out): the member is the session's, read before Better Auth acts on it.
+ */
+export function accountAuditTrail(services: AuditServices & Pick<Services, 'auth'>): RequestHandler {
+  return async (req, res, next) => {
+    const action = req.method === 'POST' ? ACCOUNT_CHANGES.get(req.path) : undefined
+    if (!action) return next()
+    try {
+      const session = await services.auth.api.getSession({ headers: fromNodeHeaders(req.headers) })
+      if (session)
+        recordWhenAnswered(services, req, res, { memberId: session.user.id, role: roleOf(session.user.role) }, () => ({
+          action,
+          targets: {},
+        }))
+      next()
+    } catch (error) {
+      next(error)
+    }
+  }
+}
+
+type AuditServices = Pick<Services, 'orm' | 'logger' | 'config' | 'metrics'>
+
+/**
+ * Writes one event once the answer is sent, if `what` names one: off the answer's path, so a failure
+ * to write is logged and counted, never turned into the answer's failure.
+ */
+function recordWhenAnswered(
+  services: AuditServices,
+  req: Request,
+  res: Response,
+  member: { memberId: string; role: StaffRole },
+  what: () => { action: string; targets: Record<string, string> } | undefined,
+): void {
+  const requestId = requestContext.getStore()?.requestId ?? ''
+  res.once('finish', () => {
+    const recorded = what()
+    if (!recorded) return
+    const event = Object.assign(new AuditEvent(), {
+      id: newId(),
+      ...member,
+      ...recorded,
+      status: res.statusCode,
+      requestId,
+      sourceIp: clientKey(req, services.config.rateLimits),
+    })
+    services.orm.em
+      .fork()
+      .insert(event)
+      .catch((error: unknown) => {
+        services.metrics.auditWriteFailures.inc()
+        services.logger.error('an audit event could not be written', error)
+      })
+  })
 }
 
 /** As the client asked: the API's handler answers a HEAD as its GET, and says so in req.method. */
