@@ -11,7 +11,6 @@ import { sendError } from '../../http/answers.js'
 import { limitBody } from '../../http/body-limit.js'
 import { routesOf } from '../../http/edge.js'
 import { boothOf } from '../booth-keys/booth-auth.middleware.js'
-import { clientKey } from '../rate-limits/rate-limits.js'
 import { staffOf } from '../staff/staff-auth.middleware.js'
 import { REPLAYED_HEADER, takesIdempotencyKey } from './idempotency-routes.js'
 import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type ClaimRow, type KeyRow } from './idempotency.queries.js'
@@ -25,8 +24,10 @@ import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type ClaimRow, type KeyRow 
  * gets that answer again, marked `Idempotent-Replayed: true`, for 24 hours. Without the header nothing
  * here happens: the routes answer exactly as before.
  *
- * - Scope: a key is the caller's own: the booth key's id, the staff member's id, or for the kiosk's
- *   registration the client IP as the rate limits see it (`clientKey`). Two callers never meet.
+ * - Scope: a key is the caller's own: the booth key's id, the staff member's id; for the kiosk, which
+ *   has no identity, the route and its set (a retry from another network finds its answer), with a key
+ *   that must be unguessable (`UNGUESSABLE_KEY`). Two booths or members never meet; a kiosk's key is
+ *   never replayed on another route or set.
  * - Fingerprint: the method and the canonical path (dot segments resolved, query sorted) in `request`, and
  *   a SHA-256 of the body as oRPC parsed it (read once here through the lazy `req.body` promise, which
  *   oRPC then awaits again). The same key with another route or another body answers 422 `{ error }`
@@ -59,6 +60,18 @@ export const MAX_STORED_BODY_BYTES = 1024 * 1024
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
 export const INVALID_KEY = { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' } as const
+
+/**
+ * An anonymous caller's key (the kiosk's) is scoped to its route and set, not to its client IP: a
+ * retry that leaves over another network (Wi-Fi dropped, LTE took over) must find its first answer.
+ * So the key is all that ties a retry to its request, and whoever knows it reads the answer: it must
+ * be unguessable, at least 16 characters of which 8 differ (a UUID is 36).
+ */
+const UNGUESSABLE_KEY = { minLength: 16, minDistinct: 8 }
+export const GUESSABLE_KEY = {
+  error: 'An Idempotency-Key of a kiosk must be at least 16 characters and unguessable (a UUID): it alone ties a retry to its request',
+} as const
+const unguessable = (key: string) => key.length >= UNGUESSABLE_KEY.minLength && new Set(key).size >= UNGUESSABLE_KEY.minDistinct
 export const KEY_USED_ON_ANOTHER_ROUTE = {
   error: 'This Idempotency-Key was already used for a request to another route: a new request needs a new key',
 } as const
@@ -211,12 +224,13 @@ export function idempotencyKeys(
   }
 
   const guard =
-    (scopeOf: (req: Request) => string | undefined): RequestHandler =>
+    (scopeOf: (req: Request) => string | undefined, anonymous: boolean): RequestHandler =>
     async (req, res, next) => {
       const key = req.headers['idempotency-key']
       if (key === undefined) return next()
       // Node joins repeated headers with ", ": two keys are not a key.
       if (typeof key !== 'string' || !KEY_PATTERN.test(key)) return sendError(res, 400, INVALID_KEY)
+      if (anonymous && !unguessable(key)) return sendError(res, 400, GUESSABLE_KEY)
       const scope = scopeOf(req)
       if (scope === undefined) return next()
       try {
@@ -246,7 +260,8 @@ export function idempotencyKeys(
     }
 
   const scopes = {
-    sets: (req: Request) => `ip:${clientKey(req, services.config.rateLimits)}`,
+    // The route and its set, whoever calls (UNGUESSABLE_KEY): never the client IP, which a retry may not keep.
+    sets: (req: Request) => `kiosk:${req.method} ${req.path}`,
     booth: (req: Request) => {
       const caller = boothOf(req)
       return caller && `booth:${caller.keyId}`
@@ -261,7 +276,7 @@ export function idempotencyKeys(
   for (const { method, path } of routesOf(servedContract)) {
     if (!takesIdempotencyKey(method, path)) continue
     const area = path.split('/')[1] as keyof typeof scopes
-    router.route(path)[method](guard(scopes[area]))
+    router.route(path)[method](guard(scopes[area], area === 'sets'))
   }
   // Only changes take a key: a read passes without walking the keyed routes.
   return (req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? next() : router(req, res, next))
