@@ -388,7 +388,7 @@ function documentIdempotencyKeys(document: OpenApiDocument): void {
       in: 'header',
       required: false,
       description:
-        'Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.',
+        'Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk\'s are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       example: '4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a',
     },

@@ -1347,7 +1347,7 @@ export type components = {
     responses: never;
     parameters: {
         /**
-         * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+         * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
          * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
          */
         IdempotencyKey: string;
@@ -1435,7 +1435,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2035,7 +2035,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2166,7 +2166,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2290,7 +2290,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2677,7 +2677,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3011,7 +3011,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3134,7 +3134,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3521,7 +3521,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3657,7 +3657,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3780,7 +3780,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4099,7 +4099,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4499,7 +4499,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4717,7 +4717,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -4838,7 +4838,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5008,7 +5008,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5140,7 +5140,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5259,7 +5259,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5459,7 +5459,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5861,7 +5861,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -5979,7 +5979,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6181,7 +6181,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -6514,7 +6514,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member, or client IP for the kiosk). The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
                  * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
