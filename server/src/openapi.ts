@@ -163,7 +163,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         "Errors: JSON `{ error }` (`Error`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
         '',
-        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context, galleries and their files, `/track`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
+        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
         "Every answer carries `X-Request-Id`: the request's own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.",
         '',
@@ -388,7 +388,7 @@ function documentIdempotencyKeys(document: OpenApiDocument): void {
       in: 'header',
       required: false,
       description:
-        'Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk\'s are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.',
+        "Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.",
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       example: '4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a',
     },

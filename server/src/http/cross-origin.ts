@@ -5,11 +5,14 @@ import { Router, type RequestHandler } from 'express'
 import { expressPath } from './edge.js'
 
 /**
- * The routes a guest-facing page on another origin calls from the browser: the kiosk context, the
- * galleries and their files, and the beacon. Never the booth's, staff's, or any other change.
+ * The routes a guest-facing page on another origin calls from the browser: a browser kiosk (its
+ * context and its registrations), the galleries and their files, the beacon, and the business's
+ * website's contact form. Never the booth's or staff's.
  */
 const PUBLIC_ROUTES = [
   contract.kiosk.getContext,
+  contract.kiosk.registerGuests,
+  contract.contact.submit,
   contract.gallery.getEventPage,
   contract.gallery.getGallery,
   contract.gallery.downloadPhoto,
@@ -29,9 +32,9 @@ export function crossOrigin(origins: readonly string[]): Router {
   const policy = cors({
     origin: [...allowed],
     methods: ['GET', 'HEAD', 'POST'],
-    // The SDK names itself; a beacon sent by fetch may be JSON.
-    allowedHeaders: ['content-type', 'x-photobooth-sdk', 'x-request-id'],
-    exposedHeaders: ['content-disposition', 'content-length', 'x-request-id'],
+    // The SDK names itself and keys its registrations; a beacon sent by fetch may be JSON.
+    allowedHeaders: ['content-type', 'idempotency-key', 'x-photobooth-sdk', 'x-request-id'],
+    exposedHeaders: ['content-disposition', 'content-length', 'x-request-id', 'idempotent-replayed'],
     maxAge: 600,
     optionsSuccessStatus: 204,
   })
