@@ -3,19 +3,17 @@
  * there reads the kiosk context, registers guests with an Idempotency-Key (whose retry is replayed and
  * says so), and posts the contact form, in a real Chromium; a page on an origin not listed cannot.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
 
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { launchChromium } from '../support/browser.js'
+import { blankPageServer, launchChromium } from '../support/browser.js'
 import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 
 async function pageServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Kiosk</title>'))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+  const { server, port } = await blankPageServer('Kiosk')
+  return { server, origin: `http://127.0.0.1:${port}` }
 }
 
 let app: TestServer

@@ -4,25 +4,15 @@
  * with the session cookie, in a real Chromium (Node's fetch ignores CORS). A page on an origin not
  * listed gets nothing.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
 import { randomBytes } from 'node:crypto'
 
 import { createStaffMember } from '@photobooth/server/modules/members/members.service'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { launchChromium } from '../support/browser.js'
+import { blankPageServer, launchChromium } from '../support/browser.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
-
-/** A blank page on loopback: the dashboard's origin. */
-async function pageServer(): Promise<{ server: Server; port: number }> {
-  const server = createServer((_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Dashboard</title>'),
-  )
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return { server, port: (server.address() as AddressInfo).port }
-}
 
 let app: TestServer
 let browser: Browser
@@ -32,8 +22,8 @@ const email = `dashboard-${randomBytes(4).toString('hex')}@example.org`
 const password = 'pale violet kettle orbit'
 
 beforeAll(async () => {
-  dashboard = await pageServer()
-  stranger = await pageServer()
+  dashboard = await blankPageServer('Dashboard')
+  stranger = await blankPageServer('Elsewhere')
   app = await startTestServer({
     staffAuth: { secret: randomBytes(32).toString('base64url'), trustedOrigins: [`http://localhost:${dashboard.port}`] },
   })

@@ -1,3 +1,6 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
 import { expect } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core'
 
@@ -203,4 +206,13 @@ export async function photosShown(page: Page): Promise<ShownPhoto[]> {
     )
   }
   return shown
+}
+
+/** A blank page on 127.0.0.1, an origin of its own for a page that calls the service (a dashboard, a kiosk). */
+export async function blankPageServer(title: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${title}</title>`),
+  )
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { server, port: (server.address() as AddressInfo).port }
 }
