@@ -62,7 +62,8 @@ JSON_SCHEMA_REGISTRY.add(ContactSubmission.shape.fields, {
 
 const ErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
-  title: 'Error',
+  // Not `Error`: code generated from the document would shadow the language's own Error type.
+  title: 'ErrorBody',
   description: 'A domain error: one human-readable string. Never has `success`.',
   properties: { error: { type: 'string' } },
   required: ['error'],
@@ -103,7 +104,7 @@ const ValidationErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
   title: 'ValidationError',
   description:
-    "A schema validation failure in the validator's own shape, told from `Error` by its `success: false`. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
+    "A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
   properties: {
     success: { const: false },
     error: {
@@ -148,7 +149,7 @@ const ValidationErrorSchema: OpenAPI.SchemaObject = {
 
 /** A 400's two shapes: tell them apart by `success`, present (and false) only in `ValidationError`. */
 const BAD_REQUEST_SCHEMA = {
-  anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
+  anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/ErrorBody' }],
 }
 
 /** The OpenAPI 3.1 document, generated from the contract alone: `pnpm generate` commits it. */
@@ -161,7 +162,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       description: [
         "Kiosk registration, public galleries, the booth API and the operator's staff API of the photo booth service. Times are integers, milliseconds since the Unix epoch.",
         '',
-        "Errors: JSON `{ error }` (`Error`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
+        "Errors: JSON `{ error }` (`ErrorBody`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
         '',
         'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
@@ -205,7 +206,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       },
     ],
     components: {
-      schemas: { Error: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
+      schemas: { ErrorBody: ErrorSchema, ValidationError: ValidationErrorSchema, PhotoKeysError: PhotoKeysErrorSchema },
       securitySchemes: {
         boothKey: {
           type: 'http',
@@ -246,10 +247,13 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       TwilioStatusCallback: { schema: TwilioStatusCallback },
       TwilioInboundMessage: { schema: TwilioInboundMessage },
     },
-    customErrorResponseBodySchema: (_definedErrors, status) => {
+    customErrorResponseBodySchema: (definedErrors, status) => {
       if (status === 400) return BAD_REQUEST_SCHEMA
-      if (status === 422) return { $ref: '#/components/schemas/PhotoKeysError' }
-      return { $ref: '#/components/schemas/Error' }
+      // Only completion's 422 lists photo keys; any other route's (a reused Idempotency-Key) is `{ error }`.
+      const photoKeys = definedErrors.some(([, message]) => /^Photo keys/.test(message))
+      if (status === 422 && photoKeys)
+        return { anyOf: [{ $ref: '#/components/schemas/PhotoKeysError' }, { $ref: '#/components/schemas/ErrorBody' }] }
+      return { $ref: '#/components/schemas/ErrorBody' }
     },
   })
   for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
@@ -264,14 +268,14 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
       if (path.startsWith('/api/auth/') && operation.responses?.['400']) {
         operation.responses['400'] = {
           description: 'A missing or malformed field, or a wrong current password: `{ error }`.',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
         }
       }
       if (isStaff && operation.responses?.['401']) {
         operation.responses['401'] = {
           description:
             'No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
         }
       }
       // Bearer failures are answered in plain text before the API is reached.
@@ -306,7 +310,7 @@ function documentMediaTypes(operation: OpenAPI.OperationObject, method: string):
   const types = declared.length > 0 ? declared : ['application/json']
   operation.responses['415'] = {
     description: `The body is not ${types.map((type) => `\`${type}\``).join(' or ')} (a form post from another site, say), or has no Content-Type: \`{ "error": "Unsupported Media Type: send ${types.join(' or ')}" }\`. Nothing changed.`,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
   }
 }
 
@@ -413,7 +417,7 @@ function documentIdempotencyKeys(document: OpenApiDocument): void {
         const existing = responses[status]
         // A route's own 409 or 422 (completion's PhotoKeysError has `error` too) keeps its schema and says both.
         if (existing && 'description' in existing) existing.description = `${existing.description} Also: ${description}`
-        else responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+        else responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } }
       }
       const badRequest = responses['400']
       if (badRequest && 'description' in badRequest)

@@ -183,7 +183,7 @@ function exampleBody(operationId: string): unknown {
 
 describe('every answer, against the document', () => {
   it('when an answer is off the document, then the check refuses it', () => {
-    expect(validatorOf({ $ref: '#/components/schemas/Error' })({ message: 'x' })).toBe(false)
+    expect(validatorOf({ $ref: '#/components/schemas/ErrorBody' })({ message: 'x' })).toBe(false)
     expect(validatorOf({ $ref: '#/components/schemas/Photo' })({ id: 'a', url: 'not a url', width: 1, height: 1 })).toBe(false)
     expect(validatorOf(operations.get('getGallery')!.operation.responses['200']!.content!['application/json']!.schema)({ id: 'a' })).toBe(
       false,

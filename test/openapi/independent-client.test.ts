@@ -20,7 +20,7 @@ const app = withTestServer()
 
 /** A 400's two shapes, told apart as the document says: `success` is only in ValidationError. */
 function issuesOf(
-  error: Schemas['ValidationError'] | Schemas['Error'],
+  error: Schemas['ValidationError'] | Schemas['ErrorBody'],
 ): { code: string; path: (string | number)[]; message: string }[] | string {
   if ('success' in error) return JSON.parse(error.error.message)
   return error.error
@@ -120,6 +120,6 @@ describe('an independent client generated from the document', () => {
     const anonymous = await kiosk.GET('/booth/events')
     expect(anonymous.response.status).toBe(401)
     expect(anonymous.error).toBe('Unauthorized')
-    expectTypeOf(anonymous.error).toEqualTypeOf<'Unauthorized' | Schemas['ValidationError'] | Schemas['Error'] | undefined>()
+    expectTypeOf(anonymous.error).toEqualTypeOf<'Unauthorized' | Schemas['ValidationError'] | Schemas['ErrorBody'] | undefined>()
   })
 })

@@ -140,20 +140,26 @@ describe('the OpenAPI document', () => {
       // A provider's callback without its credential or signature is refused, in JSON.
       if (webhook)
         expect(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content, path).toEqual({
-          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
         })
       if (booth)
         expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
       if (staff && path !== '/api/auth/sign-out')
         expect(operation.responses['401']?.content, path).toEqual({
-          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
         })
       // A staff change from an untrusted origin is refused.
       if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
     }
     const complete = document.paths['/booth/sessions/{sessionId}/complete'].post
-    expect(complete.responses['422'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PhotoKeysError' })
-    expect(complete.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+    // The photo keys' refusal, or a reused Idempotency-Key's `{ error }`; registration's 422 is only the latter.
+    expect(complete.responses['422'].content['application/json'].schema).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/PhotoKeysError' }, { $ref: '#/components/schemas/ErrorBody' }],
+    })
+    expect(document.paths['/sets/{setId}/sessions'].post.responses['422'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ErrorBody',
+    })
+    expect(complete.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
   })
 
   it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {
@@ -165,26 +171,26 @@ describe('the OpenAPI document', () => {
       const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
       if (path.startsWith('/api/auth/')) {
         // Better Auth's refusals, in the service's `{ error }`: never the validator's shape.
-        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
         continue
       }
       if (OWN_WORDS.includes(path)) {
         // These answer their own words for any bad body, never the validator's shape.
-        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
-        expect(schemaOf('429'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(schemaOf('429'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
         continue
       }
       // Told apart by `success`, required (and false) only in ValidationError.
       expect(schemaOf('400'), operation.operationId).toEqual({
-        anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
+        anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/ErrorBody' }],
       })
       // A staff route without a path parameter names nothing that could be missing; a provider's
       // report on a message that is gone (erased, purged) is acknowledged, never a 404.
       if ((!path.startsWith('/staff/') || path.includes('{')) && !path.startsWith('/webhooks/'))
-        expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
-      expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/Error' })
+        expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+      expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
     }
-    expect(document.components.schemas.Error.required).toEqual(['error'])
+    expect(document.components.schemas.ErrorBody.required).toEqual(['error'])
     expect(document.components.schemas.ValidationError.required).toEqual(['success', 'error'])
   })
 
@@ -204,7 +210,7 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining(['200', '400', '413', '429', '502', '503']),
     )
     expect(document.paths['/track'].post.responses['204']).toEqual({ description: 'Counted' })
-    expect(Object.keys(document.paths['/track'].post.requestBody.content)).toEqual(['text/plain', 'application/json'])
+    expect(Object.keys(document.paths['/track'].post.requestBody.content)).toEqual(['application/json', 'text/plain'])
   })
 
   it('when read, then registration answers 201 and its body refuses unknown fields', async () => {

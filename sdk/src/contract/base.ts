@@ -57,7 +57,7 @@ export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as 
 export const rateLimited = { TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again in a minute.' } } as const
 
 /** The `{ error }` schema of the OpenAPI document, for routes that describe their own answers. */
-export const ErrorRef = { $ref: '#/components/schemas/Error' }
+export const ErrorRef = { $ref: '#/components/schemas/ErrorBody' }
 
 /** A body the procedure checks itself, whose refusals are the spec's own words, not zod's shape. */
 export const AnyBody = z.object({ body: z.unknown() })

@@ -20,8 +20,17 @@ export const tracking = {
         requestBody: {
           required: true,
           content: {
-            'text/plain': { schema: { $ref: '#/components/schemas/TrackBeacon' } },
             'application/json': { schema: { $ref: '#/components/schemas/TrackBeacon' } },
+            // A beacon's body is text holding the JSON document: said as such, so that a validating proxy
+            // or a generated client takes a real beacon (a string, not an object).
+            'text/plain': {
+              schema: {
+                type: 'string',
+                contentMediaType: 'application/json',
+                contentSchema: { $ref: '#/components/schemas/TrackBeacon' },
+                examples: ['{"kind":"view","sessionId":"Zt5oP1vC9sDk3MwE7aRgQh"}'],
+              } as OpenAPI.SchemaObject,
+            },
           },
         },
         responses: {
