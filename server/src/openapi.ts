@@ -294,6 +294,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
     }
   }
   documentIdempotencyKeys(document)
+  documentErrorExamples(document)
   documentGalleryValidators(document)
   documentRetryAfter(document)
   return document
@@ -310,7 +311,48 @@ function documentMediaTypes(operation: OpenAPI.OperationObject, method: string):
   const types = declared.length > 0 ? declared : ['application/json']
   operation.responses['415'] = {
     description: `The body is not ${types.map((type) => `\`${type}\``).join(' or ')} (a form post from another site, say), or has no Content-Type: \`{ "error": "Unsupported Media Type: send ${types.join(' or ')}" }\`. Nothing changed.`,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/ErrorBody' },
+        example: { error: `Unsupported Media Type: send ${types.join(' or ')}` },
+      },
+    },
+  }
+}
+
+/** Each operation's declared errors (their status and words), by operation id: from the contract. */
+function declaredErrors(): Map<string, { status?: number; message?: string }[]> {
+  const found = new Map<string, { status?: number; message?: string }[]>()
+  const walk = (node: unknown): void => {
+    const procedure = (
+      node as { '~orpc'?: { route: { operationId?: string }; errorMap: Record<string, { status?: number; message?: string }> } }
+    )['~orpc']
+    if (procedure?.route) {
+      if (procedure.route.operationId) found.set(procedure.route.operationId, Object.values(procedure.errorMap))
+      return
+    }
+    for (const child of Object.values(node as object)) walk(child)
+  }
+  walk(contract)
+  return found
+}
+
+/**
+ * An example of each `{ error }` answer in the route's own words (the status's declared message):
+ * not the one shared example of the schema, which read "no such set" on every answer of every route.
+ */
+function documentErrorExamples(document: OpenApiDocument): void {
+  const errors = declaredErrors()
+  for (const pathItem of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(pathItem ?? {})) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation) || !operation.operationId) continue
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const media = response && 'content' in response ? response.content?.['application/json'] : undefined
+        if (!media || (media.schema as { $ref?: string } | undefined)?.$ref !== '#/components/schemas/ErrorBody') continue
+        const message = errors.get(operation.operationId)?.find((error) => String(error.status) === status)?.message
+        if (message) media.example = { error: message }
+      }
+    }
   }
 }
 

@@ -139,14 +139,14 @@ describe('the OpenAPI document', () => {
       )
       // A provider's callback without its credential or signature is refused, in JSON.
       if (webhook)
-        expect(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content, path).toEqual({
+        expect(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content, path).toMatchObject({
           'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
         })
       if (booth)
         expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
       if (staff && path !== '/api/auth/sign-out')
         expect(operation.responses['401']?.content, path).toEqual({
-          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
+          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, example: { error: 'Staff sign-in required' } },
         })
       // A staff change from an untrusted origin is refused.
       if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
