@@ -66,20 +66,34 @@ export class ApiError<TCode extends string = string, TData = unknown> extends OR
   }
 }
 
-/** The request never got an answer: DNS, refused or reset connection, offline, CORS. `cause` is fetch's error. */
+/**
+ * The request never got an answer: DNS, refused or reset connection, offline, CORS. `cause` is fetch's
+ * error; `idempotencyKey`, the key the call was sent with (a kiosk, booth or staff change), to send it
+ * again with later.
+ */
 export class NetworkError extends Error {
   override name = 'NetworkError'
+  idempotencyKey: string | undefined
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options)
   }
 }
 
-/** No answer within the timeout (the client's `timeoutMs`, or the call's `context.timeoutMs`). */
+/** No answer within the timeout (the client's `timeoutMs`, or the call's `context.timeoutMs`); `idempotencyKey` as for `NetworkError`. */
 export class TimeoutError extends Error {
   override name = 'TimeoutError'
+  idempotencyKey: string | undefined
   constructor(readonly timeoutMs: number) {
     super(`No answer within ${timeoutMs} ms`)
   }
+}
+
+/**
+ * Whether anything caught is an answer of the API (or storage): narrows an `unknown` (a shared
+ * handler's) to `ApiError`, where `isDefinedError` on an `unknown` narrows to nothing useful.
+ */
+export function isApiError(error: unknown): error is ApiError<string, unknown> {
+  return error instanceof ApiError
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null

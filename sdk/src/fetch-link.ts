@@ -1,6 +1,6 @@
 import type { ClientLink, ClientOptions as CallOptions } from '@orpc/client'
 
-import { errorFromResponse, type DeclaredErrors } from './errors.js'
+import { errorFromResponse, NetworkError, TimeoutError, type DeclaredErrors } from './errors.js'
 import { resolveRetry, type RetryOptions } from './retry.js'
 import { send, type Transport } from './transport.js'
 import { SDK_VERSION } from './version.js'
@@ -104,7 +104,7 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
     const idempotencyKey = meta?.idempotencyKey ? (context.idempotencyKey ?? newIdempotencyKey()) : undefined
     if (idempotencyKey) headers.set('idempotency-key', idempotencyKey)
     const streaming = route.outputStructure === 'detailed'
-    return send(this.options.transport, {
+    return sendKeyed(idempotencyKey, this.options.transport, {
       url: url.href,
       method,
       headers,
@@ -123,5 +123,19 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
         return /json/i.test(response.headers.get('content-type') ?? 'json') ? (JSON.parse(text) as unknown) : text
       },
     })
+  }
+}
+
+/**
+ * A call's failure to get any answer (`NetworkError`, `TimeoutError`) names the Idempotency-Key it
+ * was sent with: an app can queue the call and send it again later with that key, and the server
+ * replays the first answer if the first try did reach it.
+ */
+async function sendKeyed<T>(idempotencyKey: string | undefined, ...args: Parameters<typeof send<T>>): Promise<T> {
+  try {
+    return await send(...args)
+  } catch (error) {
+    if (idempotencyKey && (error instanceof NetworkError || error instanceof TimeoutError)) error.idempotencyKey = idempotencyKey
+    throw error
   }
 }

@@ -12,7 +12,7 @@ import type { FetchLike, Transport } from './transport.js'
 
 export { isDefinedError, ORPCError, safe } from '@orpc/client'
 export type { Contract } from './contract/index.js'
-export { ApiError, decodeErrorBody, ERROR_CODES, NetworkError, TimeoutError } from './errors.js'
+export { ApiError, decodeErrorBody, ERROR_CODES, isApiError, NetworkError, TimeoutError } from './errors.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
 export type { CallContext } from './fetch-link.js'
 export { pickPhotoCopy, photoSrcset } from './images.js'

@@ -3,7 +3,17 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import { type AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 
-import { ApiError, createClient, isDefinedError, NetworkError, safe, SDK_VERSION, TimeoutError, type ClientOptions } from '@photobooth/sdk'
+import {
+  ApiError,
+  createClient,
+  isApiError,
+  isDefinedError,
+  NetworkError,
+  safe,
+  SDK_VERSION,
+  TimeoutError,
+  type ClientOptions,
+} from '@photobooth/sdk'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { backoffDelay, pauseBeforeRetry, resolveRetry } from '../../sdk/src/retry.js'
@@ -68,6 +78,40 @@ describe('the SDK transport', () => {
     expect(error).not.toBeInstanceOf(ApiError)
     expect(isDefinedError(error)).toBe(false)
     expect((error as NetworkError).cause).toBeInstanceOf(TypeError)
+  })
+
+  it('when a keyed change gets no answer (refused, or timed out), then its NetworkError or TimeoutError names the Idempotency-Key it was sent with, to send again later', async () => {
+    const { url: closedUrl, server } = await fakeServer(never)
+    await new Promise((done) => server.close(done))
+    const offline = createClient({ baseUrl: closedUrl, retry: false })
+    const [refused] = await safe(offline.kiosk.registerGuests({ params: { setId: 's' }, body: guests }))
+    expect(refused).toBeInstanceOf(NetworkError)
+    expect((refused as NetworkError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
+    const [given] = await safe(
+      offline.kiosk.registerGuests(
+        { params: { setId: 's' }, body: guests },
+        { context: { idempotencyKey: '6f1c2a9e-queued-from-yesterday' } },
+      ),
+    )
+    expect((given as NetworkError).idempotencyKey).toBe('6f1c2a9e-queued-from-yesterday')
+
+    const { url, received } = await fakeServer(never)
+    const slow = createClient({ baseUrl: url, retry: false })
+    const [timedOut] = await safe(slow.kiosk.registerGuests({ params: { setId: 's' }, body: guests }, { context: { timeoutMs: 20 } }))
+    expect(timedOut).toBeInstanceOf(TimeoutError)
+    expect((timedOut as TimeoutError).idempotencyKey).toBe(received[0]!.headers['idempotency-key'])
+    // A read has no key to give.
+    const [read] = await safe(offline.kiosk.getContext({ eventSlug: 'a', setSlug: 'b' }))
+    expect((read as NetworkError).idempotencyKey).toBeUndefined()
+  })
+
+  it('when a shared handler gets an unknown error, then isApiError narrows it to the API’s answer and nothing else', async () => {
+    const { url } = await fakeServer(json(404, { error: 'no such set' }))
+    const client = createClient({ baseUrl: url, retry: false })
+    const [caught] = await safe(client.kiosk.getContext({ eventSlug: 'a', setSlug: 'b' }))
+    const handle = (error: unknown) => (isApiError(error) ? `${error.status} ${error.message}` : 'not the API')
+    expect(handle(caught)).toBe('404 no such set')
+    expect(handle(new NetworkError('offline'))).toBe('not the API')
   })
 
   it('when the server never answers, then a TimeoutError after the call’s timeout, and a GET is tried again', async () => {
