@@ -20,6 +20,8 @@ export type CallContext = {
   timeoutMs?: number
   /** This call's retries, over the client's; `false` for none. */
   retry?: RetryOptions | false
+  /** This call's whole time in ms, its retries and their pauses included, over the client's `deadlineMs`; 0 for none. */
+  deadlineMs?: number
   /**
    * The `Idempotency-Key` to send. Non-GET kiosk, booth and staff calls get one made by the SDK,
    * reused across their retries; give your own to repeat a call across restarts of your app.
@@ -111,6 +113,7 @@ export class PhotoBoothLink implements ClientLink<CallContext> {
       body: () => json,
       signal: options.signal,
       timeoutMs: context.timeoutMs,
+      deadlineMs: context.deadlineMs,
       retry: context.retry === undefined ? undefined : resolveRetry(context.retry, this.options.transport.retry),
       repeatable: method === 'GET' || idempotencyKey !== undefined,
       streaming,

@@ -89,6 +89,12 @@ export type ClientOptions = {
   credentials?: RequestInit['credentials']
   /** Each try's timeout in ms, until its answer is read (for a stream, its headers). Default 15000; 0 for none. */
   timeoutMs?: number
+  /**
+   * A call's whole time in ms, its retries and their pauses included: then it fails with a
+   * `TimeoutError` (naming its Idempotency-Key, to send again later). Default 30000; 0 for none.
+   * Uploads of photos are not bound by it (each try has its own long timeout).
+   */
+  deadlineMs?: number
   /** Retries (see `RetryOptions`); `false` for none. */
   retry?: RetryOptions | false
   /** Sees every answer's `Response` (its headers: `x-request-id`, `Idempotent-Replayed`); do not read its body. */
@@ -128,6 +134,7 @@ export function createClient(options: ClientOptions): PhotoBoothClient {
   const transport: Transport = {
     fetch: options.staffCookies ? withStaffCookie(baseFetch, new URL(url).origin) : baseFetch,
     timeoutMs: options.timeoutMs ?? 15_000,
+    deadlineMs: options.deadlineMs ?? 30_000,
     retry: resolveRetry(options.retry),
     credentials: options.credentials,
     onResponse: options.onResponse,

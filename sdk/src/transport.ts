@@ -7,6 +7,8 @@ export type FetchLike = (input: string | URL | Request, init?: RequestInit) => P
 export type Transport = {
   fetch: FetchLike
   timeoutMs: number
+  /** A call's whole time, retries included (0: none). */
+  deadlineMs: number
   retry: ResolvedRetry
   credentials: RequestInit['credentials']
   onResponse: ((response: Response) => void) | undefined
@@ -20,6 +22,8 @@ export type SendOptions<T> = {
   body?: () => RequestInit['body']
   signal?: AbortSignal | undefined
   timeoutMs?: number | undefined
+  /** Over the transport's; 0 for none (an upload of a large file has its own long timeout per try). */
+  deadlineMs?: number | undefined
   retry?: ResolvedRetry | undefined
   /** Whether the call may be sent again after a failure that may have reached the server. */
   repeatable: boolean
@@ -32,17 +36,27 @@ export type SendOptions<T> = {
   onResponse?: ((response: Response) => void) | undefined
 }
 
-/** One call: tries, timeouts, retries with backoff; fetch's own failures become `NetworkError`. */
+/**
+ * One call: tries, timeouts, retries with backoff, all within the call's deadline (its whole time:
+ * a guest never waits for four timeouts end to end); fetch's own failures become `NetworkError`, a
+ * deadline reached `TimeoutError` (with the deadline's milliseconds).
+ */
 export async function send<T>(transport: Transport, options: SendOptions<T>): Promise<T> {
   const retry = options.retry ?? transport.retry
   const timeoutMs = options.timeoutMs ?? transport.timeoutMs
+  const deadlineMs = options.deadlineMs ?? transport.deadlineMs
+  const endsAt = deadlineMs > 0 && Number.isFinite(deadlineMs) ? Date.now() + deadlineMs : Infinity
   for (let attempt = 0; ; attempt++) {
+    const left = endsAt - Date.now()
+    // The last try gets what is left of the deadline, if that is shorter than a try's own timeout.
+    const tryMs = left < Infinity && (timeoutMs <= 0 || left < timeoutMs) ? Math.max(1, left) : timeoutMs
     try {
-      return await sendOnce(transport, options, timeoutMs, attempt)
+      return await sendOnce(transport, options, tryMs, attempt)
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason
       const pause = pauseBeforeRetry(error, attempt, options.repeatable, retry)
       if (pause === undefined) throw error
+      if (Date.now() + pause >= endsAt) throw error instanceof TimeoutError ? new TimeoutError(deadlineMs) : error
       await sleep(pause, options.signal)
     }
   }

@@ -109,6 +109,8 @@ async function upload(
           body: () => blob,
           signal,
           timeoutMs: options.timeoutMs ?? 60_000,
+          // A large photo on a slow link takes what its tries take: no overall deadline.
+          deadlineMs: 0,
           retry: options.retry === undefined ? undefined : resolveRetry(options.retry, transport.retry),
           repeatable: true,
           fail: async (response, attempt) => (attempt > 0 && response.status === 412 ? undefined : storageError(response, target.key)),

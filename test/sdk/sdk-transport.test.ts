@@ -105,6 +105,19 @@ describe('the SDK transport', () => {
     expect((read as NetworkError).idempotencyKey).toBeUndefined()
   })
 
+  it('when a call keeps timing out, then its deadline ends it across retries with a TimeoutError of the deadline, before the retries are spent', async () => {
+    const { url, received } = await fakeServer(never)
+    const client = createClient({ baseUrl: url, timeoutMs: 100, deadlineMs: 250, retry: { ...fast, retries: 3 } })
+    const [error] = await safe(client.kiosk.registerGuests({ params: { setId: 's' }, body: guests }))
+    expect(error).toBeInstanceOf(TimeoutError)
+    expect((error as TimeoutError).timeoutMs).toBe(250)
+    expect((error as TimeoutError).idempotencyKey).toBe(received[0]!.headers['idempotency-key'])
+    // Without the deadline, 4 tries (1 + 3 retries) of 100 ms each; within 250 ms, at most 3.
+    expect(received.length).toBeGreaterThanOrEqual(2)
+    expect(received.length).toBeLessThan(4)
+    expect(new Set(received.map((request) => request.headers['idempotency-key'])).size).toBe(1)
+  })
+
   it('when a shared handler gets an unknown error, then isApiError narrows it to the API’s answer and nothing else', async () => {
     const { url } = await fakeServer(json(404, { error: 'no such set' }))
     const client = createClient({ baseUrl: url, retry: false })
