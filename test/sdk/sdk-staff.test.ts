@@ -26,6 +26,12 @@ describe('the SDK as an operator’s script', () => {
     const booth = createClient({ baseUrl: app.url, boothKey: key })
     expect((await booth.booth.listEvents()).events.map((listed) => listed.slug)).toContain(slug)
 
+    // A page's size is a number to the SDK's callers (the query's text is coerced by the service).
+    expect((await client.staff.sessions.list({ eventId: event.id, limit: 2 })).sessions).toEqual([])
+    // @ts-expect-error `limit` is a number: 'fifty' does not compile.
+    const [fifty] = await safe(client.staff.sessions.list({ eventId: event.id, limit: 'fifty' }))
+    expect(isDefinedError(fifty) && fifty.status).toBe(400)
+
     await client.staff.auth.signOut({})
     const [error] = await safe(client.staff.events.list())
     expect(isDefinedError(error) && [error.status, error.code, error.message]).toEqual([401, 'UNAUTHORIZED', 'Staff sign-in required'])

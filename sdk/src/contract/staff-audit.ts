@@ -52,10 +52,10 @@ export const staffAudit = {
         memberId: Filter.optional(),
         action: Filter.optional(),
         targetId: Filter.optional(),
-        since: z.coerce.number().int().min(0).optional().describe('From this time (epoch ms), inclusive'),
-        until: z.coerce.number().int().min(0).optional().describe('Before this time (epoch ms)'),
+        since: z.coerce.number<number>().int().min(0).optional().describe('From this time (epoch ms), inclusive'),
+        until: z.coerce.number<number>().int().min(0).optional().describe('Before this time (epoch ms)'),
         cursor: Filter.optional(),
-        limit: z.coerce.number().int().min(1).max(200).default(50),
+        limit: z.coerce.number<number>().int().min(1).max(200).default(50),
       }),
     )
     .output(

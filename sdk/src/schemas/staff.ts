@@ -249,7 +249,8 @@ export const SessionFilter = z.object({
   setId: PathKey.optional().describe('Only this set’s sessions'),
   status: z.enum(SESSION_STATES).optional(),
   cursor: z.string().max(200).optional().describe('`nextCursor` of the previous page'),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  // A number to the SDK's callers (`'fifty'` does not compile); the query's text is coerced on the way in.
+  limit: z.coerce.number<number>().int().min(1).max(100).default(50),
 })
 
 export const SessionPage = z
