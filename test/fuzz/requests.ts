@@ -14,7 +14,7 @@ import type { RefName } from './protocol.js'
 import { CLIENT_IP_HEADER } from './service.js'
 import { bytes, percentEncode, ref, repeat } from './text.js'
 import { FRAMINGS, type Framing } from './wire.js'
-import { POSTMARK_WEBHOOK } from '../support/webhooks.js'
+import { basic, POSTMARK_WEBHOOK } from '../support/webhooks.js'
 
 /** A body: JSON (strings may hold placeholders; `cut` characters dropped from the end: broken JSON), or text. */
 export type Body = { json: unknown; cut: number } | { text: string }
@@ -890,8 +890,6 @@ type Credentials = { authorization?: string; cookie?: string; twilioSignature?: 
 /** `X-Twilio-Signature`'s value that runner.ts replaces with the signature of the request as sent. */
 export const TWILIO_SIGNED = '(signed by the fuzzer)'
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
-
 /** Mostly absent; present one time in 13 (`weight` in 12 + `weight`). */
 const rarely = <T>(arbitrary: fc.Arbitrary<T>, weight = 1) =>
   fc.oneof(SHRINK_ACROSS, { weight: 12, arbitrary: fc.constant(undefined) }, { weight, arbitrary })
@@ -908,13 +906,13 @@ function credentialsFor(operation: Operation | undefined): fc.Arbitrary<Credenti
     return fc.record({
       authorization: fc.oneof(
         SHRINK_ACROSS,
-        { weight: 10, arbitrary: fc.constant(basic(POSTMARK_WEBHOOK.user, POSTMARK_WEBHOOK.password)) },
+        { weight: 10, arbitrary: fc.constant(basic(POSTMARK_WEBHOOK)) },
         {
           weight: 3,
           arbitrary: fc.constantFrom(
             undefined,
-            basic(POSTMARK_WEBHOOK.user, 'wrong'),
-            basic(POSTMARK_WEBHOOK.user, POSTMARK_WEBHOOK.password.toUpperCase()),
+            basic({ ...POSTMARK_WEBHOOK, password: 'wrong' }),
+            basic({ ...POSTMARK_WEBHOOK, password: POSTMARK_WEBHOOK.password.toUpperCase() }),
             `basic ${Buffer.from(`${POSTMARK_WEBHOOK.user}:${POSTMARK_WEBHOOK.password}`).toString('base64')}`,
             'Basic',
             'Basic !!!!',

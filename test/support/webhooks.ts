@@ -23,7 +23,9 @@ export function webhookSettings(twilioApiUrl = 'http://127.0.0.1:9') {
   }
 }
 
-const basic = ({ user, password }: { user: string; password: string }) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+/** `Authorization: Basic …` of a pair, as a provider (or the fuzzer) sends it. */
+export const basic = ({ user, password }: { user: string; password: string }) =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
 /** A Postmark webhook, with the configured credentials unless others are given (or none: `null`). */
 export function postmarkWebhook(

@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
-import { roleRefusal } from '../staff/roles.js'
+import { requireOwnerFor } from '../staff/roles.js'
 import { BoothKey } from './booth-key.entity.js'
 
 /** `pbk_<id>_<secret>`: recognisable in logs and by secret scanners, 256 random bits of secret. */
@@ -101,10 +101,7 @@ export async function createStaffBoothKey(
   { em, now, staff }: Pick<AppContext, 'em' | 'now' | 'staff'>,
   { name, eventIds }: { name: string; eventIds?: string[] },
 ) {
-  if (!eventIds && staff) {
-    const refusal = roleRefusal(staff.role, 'owner')
-    if (refusal) throw new AppError('FORBIDDEN', `${refusal} (a key for every event: give eventIds)`)
-  }
+  if (!eventIds) requireOwnerFor(staff, 'a key for every event: give eventIds')
   const scope = eventIds ? [...new Set(eventIds)] : null
   if (scope && (await em.count(Event, { id: { $in: scope } })) !== scope.length) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
   const created = await createBoothKey(em, name, now(), scope)

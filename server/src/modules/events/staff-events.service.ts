@@ -12,16 +12,14 @@ import { Event } from './event.entity.js'
 import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
 import { isPhoneCountry } from '../kiosk/phone.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from './events.service.js'
-import { roleRefusal } from '../staff/roles.js'
+import { requireOwnerFor } from '../staff/roles.js'
 import type { StaffCaller } from '../staff/staff-auth.middleware.js'
 
 type Deps = Pick<AppContext, 'em' | 'config'> & { staff?: StaffCaller }
 
 /** How long guests' data is kept is the owners' to decide (their duty to the guests): a manager's change of it is refused. */
 function checkRetentionRole(staff: StaffCaller | undefined, changes: { retentionDays?: unknown }): void {
-  if (changes.retentionDays === undefined || !staff) return
-  const refusal = roleRefusal(staff.role, 'owner')
-  if (refusal) throw new AppError('FORBIDDEN', `${refusal} (retentionDays)`)
+  if (changes.retentionDays !== undefined) requireOwnerFor(staff, 'retentionDays')
 }
 
 const DAY_MS = 86_400_000

@@ -1,5 +1,7 @@
 import { STAFF_ROLES } from '@photobooth/sdk/schemas'
 
+import { AppError } from '../../errors.js'
+
 export type StaffRole = (typeof STAFF_ROLES)[number]
 
 /** Whether a member of `role` may do what needs `needed`: each role may all that the ones after it in STAFF_ROLES may. */
@@ -18,4 +20,13 @@ export function roleOf(value: unknown): StaffRole {
  */
 export function roleRefusal(role: StaffRole, needed: StaffRole = 'owner'): string | undefined {
   return mayAct(role, needed) ? undefined : `Your role (${role}) does not allow this: it needs ${needed}`
+}
+
+/**
+ * A part of a change that only owners may make (`what` names it, in the 403's words): anyone else's
+ * is refused. No member (`pnpm admin`, server code) passes.
+ */
+export function requireOwnerFor(staff: { role: StaffRole } | undefined, what: string): void {
+  const refusal = staff && roleRefusal(staff.role, 'owner')
+  if (refusal) throw new AppError('FORBIDDEN', `${refusal} (${what})`)
 }
