@@ -9,7 +9,7 @@ import { createStaffMember } from '@photobooth/server/modules/members/members.se
 
 import { scratchDatabases } from '../support/databases.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
-import { sessionCookie } from '../support/staff.js'
+import { sessionCookie, signedInStaff } from '../support/staff.js'
 import { totpCode } from '../support/totp.js'
 
 const databases = scratchDatabases('two_factor')
@@ -113,6 +113,14 @@ describe('a second factor', () => {
     const ownerCookie = (await setUp(owner.cookie)).cookie
     expect(await (await team(ownerCookie, true)).json()).toEqual({ requireTwoFactor: true })
 
+    // Another database's team (another deployment, in this same process) is not bound by this one's rule.
+    const other = await startTestServer()
+    try {
+      const elsewhere = await signedInStaff(other, 'Elsewhere', 'staff')
+      expect((await fetch(`${other.url}/staff/events`, { headers: { cookie: elsewhere.cookie } })).status).toBe(200)
+    } finally {
+      await other.stop()
+    }
     const held = await fetch(`${app.url}/staff/events`, { headers: { cookie: staff.cookie } })
     expect([held.status, await held.json()]).toEqual([
       403,

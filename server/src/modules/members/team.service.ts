@@ -18,12 +18,14 @@ export async function getTeamSettings(em: EntityManager): Promise<Settings> {
  * `RULES_FRESH_MS`.
  */
 const RULES_FRESH_MS = 5_000
-let cached: { settings: Settings; until: number } | undefined
+/** Per database (the ORM's configuration, which its forks share): one process may serve several, as tests do. */
+const cached = new WeakMap<object, { settings: Settings; until: number }>()
 
 export async function currentTeamSettings(em: EntityManager): Promise<Settings> {
-  if (cached && cached.until > Date.now()) return cached.settings
+  const hit = cached.get(em.config)
+  if (hit && hit.until > Date.now()) return hit.settings
   const settings = await getTeamSettings(em)
-  cached = { settings, until: Date.now() + RULES_FRESH_MS }
+  cached.set(em.config, { settings, until: Date.now() + RULES_FRESH_MS })
   return settings
 }
 
@@ -40,6 +42,6 @@ export async function updateTeamSettings(
     if (!user?.twoFactorEnabled) throw new AppError('CONFLICT', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
   }
   await em.upsert(TeamSettings, { id: 1, requireTwoFactor: changes.requireTwoFactor })
-  cached = undefined
+  cached.delete(em.config)
   return getTeamSettings(em)
 }
