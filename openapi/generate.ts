@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import { ORPCError } from '@orpc/contract'
-import { contract, takesIdempotencyKey, type EdgePolicy } from '@photobooth/sdk/contract'
+import { contract, SDK_AREAS, takesIdempotencyKey, type EdgePolicy } from '@photobooth/sdk/contract'
 
 import { buildOpenApiDocument } from '../server/src/openapi.js'
 import { architectureDocument } from './architecture-map.js'
@@ -45,6 +45,13 @@ const files: Record<string, string> = {
   // What an independent generator makes of the document: the independent client's test compiles against it.
   'test/openapi/generated/openapi.d.ts': await generateTypes(document),
   'sdk/src/generated/contract.json': `${JSON.stringify(routesOnly(contract), null, 2)}\n`,
+  // Each per-area entry's routes only: a kiosk app ships none of the staff's.
+  ...Object.fromEntries(
+    Object.entries(SDK_AREAS).map(([entry, areas]) => [
+      `sdk/src/generated/${entry}-routes.json`,
+      `${JSON.stringify(routesOnly(Object.fromEntries(areas.map((area) => [area, contract[area]]))), null, 2)}\n`,
+    ]),
+  ),
   // The route map, from the contract and the sources (the text around it is written by hand).
   'docs/architecture.md': architectureDocument(await readFile(resolve(root, 'docs/architecture.md'), 'utf8')),
 }

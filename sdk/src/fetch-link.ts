@@ -51,8 +51,8 @@ function appendQuery(query: URLSearchParams, key: string, value: unknown): void 
   else query.append(key, `${value as string | number | boolean}`)
 }
 
-/** Routes whose non-GET calls the server keeps by `Idempotency-Key` (not /track, /contact, nor Better Auth's). */
-function newIdempotencyKey(): string {
+/** A new `Idempotency-Key`: a random UUID, which the service's minimum length and variety accept. */
+export function newIdempotencyKey(): string {
   const crypto = globalThis.crypto
   if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID()
   // Outside a secure context (plain http in a browser) randomUUID is missing; getRandomValues is not.

@@ -1,19 +1,18 @@
-import { createORPCClient, type Client, type ThrowableError } from '@orpc/client'
+import type { Client, ThrowableError } from '@orpc/client'
 import type { ContractProcedure, ErrorMapItem, InferSchemaInput, InferSchemaOutput, Schema } from '@orpc/contract'
 
 import type { Contract } from './contract/index.js'
 import type { ApiError, DeclaredErrors } from './errors.js'
 // The contract without its zod schemas: routes and their declared error codes. The server validates.
 import minifiedContract from './generated/contract.json' with { type: 'json' }
-import { PhotoBoothLink, type CallContext } from './fetch-link.js'
-import { resolveRetry, type RetryOptions } from './retry.js'
-import { registerTransport } from './registry.js'
-import type { FetchLike, Transport } from './transport.js'
+import { connect, type ClientOptions } from './client.js'
+import type { CallContext } from './fetch-link.js'
 
 export { isDefinedError, ORPCError, safe } from '@orpc/client'
 export type { Contract } from './contract/index.js'
 export { ApiError, decodeErrorBody, ERROR_CODES, isApiError, NetworkError, TimeoutError } from './errors.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
+export type { ClientOptions } from './client.js'
 export type { CallContext } from './fetch-link.js'
 export { pickPhotoCopy, photoSrcset } from './images.js'
 export type { PhotoWithCopies } from './images.js'
@@ -32,6 +31,13 @@ export type ApiErrorFromErrorMap<TErrorMap> = {
       : never
     : never
 }[keyof TErrorMap]
+
+/**
+ * What a route's client can throw, for a shared handler's types:
+ * `(error: RouteError<KioskClient['kiosk']['registerGuests']>) => …`, then `isDefinedError(error)`
+ * narrows to the route's declared `ApiError`s.
+ */
+export type RouteError<TRoute> = TRoute extends Client<infer _C, infer _I, infer _O, infer E> ? E : never
 
 /**
  * One route's client. It throws an `ApiError` of a code the route declares (`isDefinedError` is
@@ -69,57 +75,6 @@ type GalleryClient = Omit<RouterClient<Contract['gallery']>, 'downloadPhoto' | '
 /** A typed client of every route: `client.kiosk.registerGuests({ params: { setId }, body: { guests } })`. */
 export type PhotoBoothClient = Omit<RouterClient<Contract>, 'gallery'> & { gallery: GalleryClient }
 
-export type ClientOptions = {
-  /** Where the service runs, e.g. `https://booth.example.com`. */
-  baseUrl: string | URL
-  /** The booth key (`pbk_…`) for the /booth routes; sent as `Authorization: Bearer <key>`. */
-  boothKey?: string
-  /** Extra headers on every request. */
-  headers?: Record<string, string>
-  /** A fetch implementation (defaults to the global one). */
-  fetch?: typeof globalThis.fetch
-  /**
-   * For the staff routes outside a browser (Node, scripts): keep the session cookie that
-   * `staff.auth.signIn` sets and send it, with the service's own `Origin`, on every later call, as
-   * a browser page of the service would. In a browser, leave it off: the browser keeps the
-   * HttpOnly cookie itself (pages of the service's own origin send it; see `credentials`).
-   */
-  staffCookies?: boolean
-  /** fetch's `credentials` for every request. The service answers CORS only on its public routes (`CORS_ORIGINS`): staff pages belong on its own origin. */
-  credentials?: RequestInit['credentials']
-  /** Each try's timeout in ms, until its answer is read (for a stream, its headers). Default 15000; 0 for none. */
-  timeoutMs?: number
-  /**
-   * A call's whole time in ms, its retries and their pauses included: then it fails with a
-   * `TimeoutError` (naming its Idempotency-Key, to send again later). Default 30000; 0 for none.
-   * Uploads of photos are not bound by it (each try has its own long timeout).
-   */
-  deadlineMs?: number
-  /** Retries (see `RetryOptions`); `false` for none. */
-  retry?: RetryOptions | false
-  /** Sees every answer's `Response` (its headers: `x-request-id`, `Idempotent-Replayed`); do not read its body. */
-  onResponse?: (response: Response) => void
-}
-
-const SESSION_COOKIE = /^((?:__Secure-)?photobooth\.session_token)=([^;]*)/
-
-/** A fetch that holds the staff session cookie between calls, for clients without a cookie jar. */
-function withStaffCookie(fetch: FetchLike, origin: string): FetchLike {
-  let cookie: string | undefined
-  return async (input, init) => {
-    const request = new Request(input, init)
-    if (cookie) request.headers.set('cookie', cookie)
-    request.headers.set('origin', origin)
-    const response = await fetch(request)
-    for (const line of response.headers.getSetCookie()) {
-      const match = SESSION_COOKIE.exec(line)
-      // Sign-out answers an empty value: the session is over.
-      if (match) cookie = match[2] ? `${match[1]}=${match[2]}` : undefined
-    }
-    return response
-  }
-}
-
 /**
  * The one way to build a client, for a kiosk (`{ baseUrl }`), a booth (`{ baseUrl, boothKey }`)
  * or staff tools (`{ baseUrl, staffCookies: true }` in Node). Every request carries
@@ -128,25 +83,5 @@ function withStaffCookie(fetch: FetchLike, origin: string): FetchLike {
  * are retried with backoff on network errors, timeouts, 5xx and an in-flight 409.
  */
 export function createClient(options: ClientOptions): PhotoBoothClient {
-  const given = options.fetch
-  const baseFetch: FetchLike = given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init)
-  const url = String(options.baseUrl).replace(/\/+$/, '')
-  const transport: Transport = {
-    fetch: options.staffCookies ? withStaffCookie(baseFetch, new URL(url).origin) : baseFetch,
-    timeoutMs: options.timeoutMs ?? 15_000,
-    deadlineMs: options.deadlineMs ?? 30_000,
-    retry: resolveRetry(options.retry),
-    credentials: options.credentials,
-    onResponse: options.onResponse,
-  }
-  const link = new PhotoBoothLink(minifiedContract, {
-    url,
-    transport,
-    headers: () => ({ ...options.headers, ...(options.boothKey ? { authorization: `Bearer ${options.boothKey}` } : {}) }),
-    extraErrors: BYTE_ROUTE_ERRORS,
-  })
-  const client = createORPCClient<PhotoBoothClient>(link)
-  // Storage uploads (upload.ts) use the same fetch, timeout and retries, never the headers.
-  registerTransport(client, { ...transport, fetch: baseFetch })
-  return client
+  return connect<PhotoBoothClient>(minifiedContract, options, BYTE_ROUTE_ERRORS)
 }

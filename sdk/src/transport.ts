@@ -12,6 +12,8 @@ export type Transport = {
   retry: ResolvedRetry
   credentials: RequestInit['credentials']
   onResponse: ((response: Response) => void) | undefined
+  /** Rewrites a signed upload URL before its PUT (`ClientOptions.uploadUrl`). */
+  uploadUrl?: ((url: string) => string) | undefined
 }
 
 export type SendOptions<T> = {

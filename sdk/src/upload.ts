@@ -1,9 +1,9 @@
-import type { Client, ClientPromiseResult } from '@orpc/client'
+import type { ClientPromiseResult } from '@orpc/client'
 
 import { ApiError, errorFromResponse } from './errors.js'
-import type { PhotoBoothClient } from './index.js'
+import type { PhotoBoothClient, RouteError } from './index.js'
 import { transportOf } from './registry.js'
-import { send } from './transport.js'
+import { send, type Transport } from './transport.js'
 import { resolveRetry, type RetryOptions } from './retry.js'
 
 /** A JPEG's bytes: a `Blob`/`File`, a `Uint8Array` (a Node `Buffer` is one), or a stream of them. */
@@ -25,10 +25,9 @@ export type UploadOptions = {
 export type StorageErrorCode = 'BAD_REQUEST' | 'FORBIDDEN' | 'PRECONDITION_FAILED'
 export type StorageError = ApiError<StorageErrorCode, { storageCode: string; key: string }>
 
-type ErrorsOf<T> = T extends Client<infer _C, infer _I, infer _O, infer E> ? E : never
 type Booth = PhotoBoothClient['booth']
 /** What `uploadPhotos` can throw: the two routes' errors, storage's, and the transport's. */
-export type UploadError = ErrorsOf<Booth['createUploads']> | ErrorsOf<Booth['complete']> | StorageError
+export type UploadError = RouteError<Booth['createUploads']> | RouteError<Booth['complete']> | StorageError
 export type CompletedSession = Awaited<ReturnType<Booth['complete']>>
 
 /** What a storage PUT may answer: 403 `SignatureDoesNotMatch`/`AccessDenied`, 412 `PreconditionFailed`, 400 `EntityTooLarge`. */
@@ -42,7 +41,7 @@ const EXPLAINED: Record<string, string> = {
   EntityTooLarge: 'Storage refused the photo as too large (EntityTooLarge)',
 }
 
-async function toBlob(photo: PhotoSource): Promise<Blob> {
+export async function toBlob(photo: PhotoSource): Promise<Blob> {
   if (photo instanceof Blob) return photo
   // A stream is read once, so that a failed PUT can be sent again and storage gets a Content-Length.
   if (photo instanceof ReadableStream) return new Response(photo).blob()
@@ -63,6 +62,38 @@ async function storageError(response: Response, key: string): Promise<ApiError> 
   })
 }
 
+type UploadTarget = Awaited<ReturnType<PhotoBoothClient['booth']['createUploads']>>['uploads'][number]
+
+/**
+ * One photo's PUT with exactly its signed headers, retried on failures that may not have reached
+ * storage. A 412 on a retry means an earlier try was stored; with `storedEarlier`, on any try (a
+ * queued upload resumed after a restart puts the same target again).
+ */
+export async function putPhoto(
+  transport: Transport,
+  target: UploadTarget,
+  blob: Blob,
+  options: Pick<UploadOptions, 'signal' | 'timeoutMs' | 'retry'> & { storedEarlier?: boolean },
+): Promise<void> {
+  await send(transport, {
+    url: transport.uploadUrl?.(target.url) ?? target.url,
+    method: target.method,
+    headers: new Headers(target.headers),
+    body: () => blob,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    // A large photo on a slow link takes what its tries take: no overall deadline.
+    deadlineMs: 0,
+    retry: options.retry === undefined ? undefined : resolveRetry(options.retry, transport.retry),
+    repeatable: true,
+    fail: async (response, attempt) =>
+      (attempt > 0 || options.storedEarlier) && response.status === 412 ? undefined : storageError(response, target.key),
+    read: async (response) => {
+      await response.body?.cancel()
+    },
+  })
+}
+
 /**
  * A booth's whole upload: asks for one target per photo, PUTs each photo with exactly its signed
  * headers (retrying a failed PUT; a 412 on a retry means the earlier try was stored), then
@@ -72,7 +103,7 @@ async function storageError(response: Response, key: string): Promise<ApiError> 
  * a `StorageError` for storage's refusals, `NetworkError` or `TimeoutError`.
  */
 export function uploadPhotos(
-  client: PhotoBoothClient,
+  client: Pick<PhotoBoothClient, 'booth'>,
   sessionId: string,
   photos: readonly PhotoSource[],
   options: UploadOptions = {},
@@ -80,51 +111,85 @@ export function uploadPhotos(
   return upload(client, sessionId, photos, options)
 }
 
+/**
+ * Where a repeatable upload stands (the offline queue keeps it with the queued call): the key of
+ * each photo stored so far, and which round of targets is current. Its keys are derived from
+ * `idempotencyKey`, so a repeat after a restart gets the same targets and the same completion.
+ */
+export type UploadProgress = {
+  idempotencyKey: string
+  /** Per photo, its storage key once stored. */
+  stored: (string | null)[]
+  /** Bumped when storage refuses expired targets: the next round asks for new ones. */
+  round: number
+}
+
 async function upload(
-  client: PhotoBoothClient,
+  client: Pick<PhotoBoothClient, 'booth'>,
   sessionId: string,
   photos: readonly PhotoSource[],
   options: UploadOptions,
+  progress?: UploadProgress,
+  saveProgress?: (progress: UploadProgress) => Promise<void>,
 ): Promise<CompletedSession> {
   const transport = transportOf(client)
   const { signal } = options
   const blobs = await Promise.all(photos.map(toBlob))
-  const { uploads } =
-    blobs.length > 0
-      ? await client.booth.createUploads({ params: { sessionId }, body: { count: blobs.length } }, { signal })
+  const stored = progress?.stored ?? blobs.map(() => null)
+  const missing = blobs.map((_, index) => index).filter((index) => stored[index] === null)
+  const keyed = (suffix: string) => (progress ? { context: { idempotencyKey: `${progress.idempotencyKey}-${suffix}` } } : {})
+  // A target per photo, stored or not: repeated with its key, the request is the same and so is the answer.
+  const { uploads: targets } =
+    missing.length > 0
+      ? await client.booth.createUploads(
+          { params: { sessionId }, body: { count: blobs.length } },
+          { signal, ...keyed(`uploads-${progress?.round ?? 0}`) },
+        )
       : { uploads: [] }
+  const uploads = missing.map((index) => targets[index]!)
   let next = 0
-  let uploaded = 0
   let failed: Error | undefined
   const worker = async () => {
     while (failed === undefined && next < uploads.length) {
       const index = next++
       const target = uploads[index]!
-      const blob = blobs[index]!
       try {
-        await send(transport, {
-          url: target.url,
-          method: target.method,
-          headers: new Headers(target.headers),
-          body: () => blob,
-          signal,
-          timeoutMs: options.timeoutMs ?? 60_000,
-          // A large photo on a slow link takes what its tries take: no overall deadline.
-          deadlineMs: 0,
-          retry: options.retry === undefined ? undefined : resolveRetry(options.retry, transport.retry),
-          repeatable: true,
-          fail: async (response, attempt) => (attempt > 0 && response.status === 412 ? undefined : storageError(response, target.key)),
-          read: async (response) => {
-            await response.body?.cancel()
-          },
-        })
-        options.onUploaded?.(++uploaded, uploads.length)
+        await putPhoto(transport, target, blobs[missing[index]!]!, { ...options, storedEarlier: progress !== undefined })
+        stored[missing[index]!] = target.key
+        if (progress) await saveProgress?.(progress)
+        options.onUploaded?.(stored.filter((key) => key !== null).length, blobs.length)
       } catch (error) {
         failed ??= error as Error
       }
     }
   }
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 3, uploads.length)) }, worker))
-  if (failed !== undefined) throw failed
-  return client.booth.complete({ params: { sessionId }, body: { photos: uploads.map((target) => target.key) } }, { signal })
+  if (failed !== undefined) {
+    // Targets signed before a long outage have expired: the next try asks for new ones.
+    if (progress && failed instanceof ApiError && failed.status === 403) {
+      progress.round++
+      await saveProgress?.(progress)
+    }
+    throw failed
+  }
+  return client.booth.complete({ params: { sessionId }, body: { photos: stored.map((key) => key!) } }, { signal, ...keyed('complete') })
+}
+
+/** `uploadPhotos` that can be repeated after a restart from its saved progress (the offline queue's). */
+export async function resumeUpload(
+  client: Pick<PhotoBoothClient, 'booth'>,
+  sessionId: string,
+  photos: readonly PhotoSource[],
+  progress: UploadProgress,
+  saveProgress: (progress: UploadProgress) => Promise<void>,
+  options: UploadOptions = {},
+): Promise<CompletedSession> {
+  const round = progress.round
+  try {
+    return await upload(client, sessionId, photos, options, progress, saveProgress)
+  } catch (error) {
+    if (progress.round === round) throw error
+    // Storage refused targets that had expired: once more, with new ones.
+    return upload(client, sessionId, photos, options, progress, saveProgress)
+  }
 }

@@ -45,3 +45,13 @@ export type { EdgePolicy } from './base.js'
 export { takesIdempotencyKey } from './base.js'
 export type Contract = typeof contract
 export type ServedContract = typeof servedContract
+
+/**
+ * The SDK's per-area entries (`@photobooth/sdk/kiosk`, `/booth`, `/staff`) and the contract's areas
+ * each ships: a kiosk app carries neither the staff's routes nor the booth's.
+ */
+export const SDK_AREAS = {
+  kiosk: ['kiosk'],
+  booth: ['booth'],
+  staff: ['staff'],
+} as const satisfies Record<string, readonly (keyof Contract)[]>

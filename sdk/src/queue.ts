@@ -1,0 +1,331 @@
+/**
+ * The offline queue, `@photobooth/sdk/queue`: a kiosk's registrations and a booth's uploads,
+ * completions and cancellations kept in a store (IndexedDB in a browser, a file in Node: see
+ * `@photobooth/sdk/queue-file`) with the Idempotency-Key each was first sent with, and sent in
+ * order when the service answers again, paced under its rate limit. A call the service refuses
+ * for good (a 4xx that no retry fixes) is given back and dropped, never retried forever.
+ */
+import { ApiError, NetworkError, TimeoutError } from './errors.js'
+import type { PhotoBoothClient } from './index.js'
+import { backoffDelay, isInFlightConflict, resolveRetry, sleep } from './retry.js'
+import { newIdempotencyKey } from './fetch-link.js'
+import { resumeUpload, type CompletedSession, type PhotoSource, type UploadProgress } from './upload.js'
+
+type Kiosk = PhotoBoothClient['kiosk']
+type Booth = PhotoBoothClient['booth']
+type InputOf<T> = T extends (input: infer I, ...rest: never[]) => unknown ? I : never
+
+/** What the queue can hold: a call's route and its input (plain JSON), with the photos of an upload. */
+export type QueuedCall =
+  | { route: 'kiosk.registerGuests'; input: InputOf<Kiosk['registerGuests']> }
+  | { route: 'booth.complete'; input: InputOf<Booth['complete']> }
+  | { route: 'booth.cancel'; input: InputOf<Booth['cancel']> }
+  | { route: 'booth.uploadPhotos'; input: { sessionId: string }; progress: UploadProgress }
+
+/** One queued call as the store keeps it. `id` is its Idempotency-Key, the same at every try. */
+export type QueueEntry = QueuedCall & {
+  id: string
+  /** Its place in the queue: calls go in this order. */
+  seq: number
+  /** When it was queued (ms since the epoch). */
+  queuedAt: number
+  /** Tries so far that got no usable answer. */
+  tries: number
+  /** An upload's photos (the store keeps them beside the entry: IndexedDB as they are, a file store as files). */
+  photos?: (Blob | Uint8Array)[]
+}
+
+/** Where queued calls live between tries, reloads and restarts. One queue per store at a time. */
+export interface QueueStore {
+  /** Every entry kept, in any order. */
+  load(): Promise<QueueEntry[]>
+  /** Adds an entry, or replaces the one with its id (an upload's progress). */
+  save(entry: QueueEntry): Promise<void>
+  remove(id: string): Promise<void>
+}
+
+/** What a call's entry shows the app: enough for a screen, no guest's data. */
+export type QueuedCallInfo = Pick<QueueEntry, 'id' | 'route' | 'queuedAt' | 'tries'>
+
+export type QueueEvents = {
+  /** A call was added to the queue (it may be sent at once). */
+  queued: { call: QueuedCallInfo; count: number }
+  /** The service took it (`result`: the route's answer; a replay of an earlier try's answer included). */
+  sent: { call: QueuedCallInfo; result: unknown; count: number }
+  /** The service refused it for good (a 4xx no retry fixes): dropped from the queue. */
+  failed: { call: QueuedCallInfo; error: unknown; count: number }
+  /** No usable answer (offline, a timeout, a 5xx, a 429): it stays first, tried again in `retryInMs`. */
+  waiting: { call: QueuedCallInfo; error: unknown; retryInMs: number; count: number }
+}
+
+/** What a queued call gives its caller: the answer if it went at once, else its place in the queue. */
+export type QueueOutcome<T> = { status: 'sent'; result: T } | { status: 'queued'; id: string }
+
+export type OfflineQueueOptions = {
+  /** A client of the routes it sends (`createKioskClient`, `createBoothClient` or `createClient`). */
+  client: Partial<Pick<PhotoBoothClient, 'kiosk' | 'booth'>>
+  /** Default `memoryStore()`, which does not survive a reload: use `indexedDbStore()` or `fileStore()`. */
+  store?: QueueStore
+  /** Calls sent per minute at most while the queue drains. Default 50: under the service's 60 a minute per address. */
+  perMinute?: number
+  /** The pause after a try with no usable answer, doubled each time (with jitter), in ms. Default 1000 to 30000. */
+  retry?: { minDelayMs?: number; maxDelayMs?: number }
+  /** Each try's whole time in ms (the client's retries within it). Default 10000. */
+  deadlineMs?: number
+  /** For tests: the clock the pacing and the pauses use. */
+  clock?: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> }
+}
+
+/** The queue's own pauses: a pause is cut short by `wake()` (the browser's `online` event, a new call). */
+const realClock = { now: () => Date.now(), sleep: (ms: number, signal: AbortSignal) => sleep(ms, signal).catch(() => undefined) }
+
+/** A failure worth another try later: no answer, the service busy or away, or over its rate limit. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof TimeoutError) return true
+  if (!(error instanceof ApiError)) return false
+  return error.status >= 500 || error.status === 408 || error.status === 429 || isInFlightConflict(error)
+}
+
+/** A store in memory: for tests, and for an app that accepts losing the queue with the page. */
+export function memoryStore(): QueueStore {
+  const entries = new Map<string, QueueEntry>()
+  return {
+    load: async () => [...entries.values()],
+    save: async (entry) => void entries.set(entry.id, entry),
+    remove: async (id) => void entries.delete(id),
+  }
+}
+
+/** A browser's window, for its `online` event (the SDK's types carry no DOM library). */
+const browserWindow = globalThis as {
+  addEventListener?: (type: 'online', listener: () => void) => void
+  removeEventListener?: (type: 'online', listener: () => void) => void
+}
+
+type Listener<K extends keyof QueueEvents> = (event: QueueEvents[K]) => void
+
+/**
+ * A durable queue of a kiosk's or booth's changes. Each call (`registerGuests`, `complete`,
+ * `cancel`, `uploadPhotos`) is saved first, then sent: at once when nothing waits before it,
+ * else in its turn. Its promise answers `{ status: 'sent', result }` when the service took it on
+ * its first try, `{ status: 'queued', id }` when it waits (offline, a timeout, a 5xx, a 429, or
+ * calls before it), and rejects with the route's `ApiError` when the service refused it for good.
+ * Later outcomes come as events.
+ */
+export class OfflineQueue {
+  private readonly store: QueueStore
+  private readonly clock: NonNullable<OfflineQueueOptions['clock']>
+  private readonly intervalMs: number
+  private readonly retry: ReturnType<typeof resolveRetry>
+  private entries: QueueEntry[] = []
+  private readonly listeners = new Map<keyof QueueEvents, Set<(event: never) => void>>()
+  /** The first outcome of each call added by this queue, for its caller. */
+  private readonly firstOutcome = new Map<string, (outcome: { sent: unknown } | { queued: true } | { failed: unknown }) => void>()
+  private pause = new AbortController()
+  private readonly stopped = new AbortController()
+  private lastSentAt = -Infinity
+  private waitingSince: number | undefined
+  private nextSeq = 0
+  /** Resolves once the stored entries are loaded and the queue is sending. */
+  readonly ready: Promise<void>
+  private idle: (() => void)[] = []
+
+  constructor(private readonly options: OfflineQueueOptions) {
+    this.store = options.store ?? memoryStore()
+    this.clock = options.clock ?? realClock
+    this.intervalMs = 60_000 / (options.perMinute ?? 50)
+    this.retry = resolveRetry({ minDelayMs: options.retry?.minDelayMs ?? 1000, maxDelayMs: options.retry?.maxDelayMs ?? 30_000 })
+    this.ready = this.store.load().then((entries) => {
+      this.entries = entries.sort((a, b) => a.seq - b.seq)
+      this.nextSeq = (this.entries.at(-1)?.seq ?? 0) + 1
+      void this.drain()
+    })
+    // A browser says when it is back online: no need to wait out the pause.
+    browserWindow.addEventListener?.('online', this.wake)
+  }
+
+  /** Calls waiting to be sent, the one being sent included: "3 guests waiting to sync". */
+  get count(): number {
+    return this.entries.length
+  }
+
+  /** What waits, in order (no guest's data). */
+  list(): QueuedCallInfo[] {
+    return this.entries.map(info)
+  }
+
+  on<K extends keyof QueueEvents>(type: K, listener: Listener<K>): () => void {
+    const set = this.listeners.get(type) ?? new Set()
+    this.listeners.set(type, set.add(listener))
+    return () => void set.delete(listener)
+  }
+
+  /** Registers guests: sent now if it can be, else kept and sent in its turn (`kiosk.registerGuests`). */
+  registerGuests(input: InputOf<Kiosk['registerGuests']>): Promise<QueueOutcome<Awaited<ReturnType<Kiosk['registerGuests']>>>> {
+    return this.add({ route: 'kiosk.registerGuests', input })
+  }
+
+  /** Completes a session with photos already stored (`booth.complete`). */
+  complete(input: InputOf<Booth['complete']>): Promise<QueueOutcome<CompletedSession>> {
+    return this.add({ route: 'booth.complete', input })
+  }
+
+  cancel(input: InputOf<Booth['cancel']>): Promise<QueueOutcome<Awaited<ReturnType<Booth['cancel']>>>> {
+    return this.add({ route: 'booth.cancel', input })
+  }
+
+  /**
+   * A booth's whole upload, kept with its photos: after a reset or a restart it resumes, photos
+   * already stored are not sent again, and the session is completed once.
+   */
+  async uploadPhotos(sessionId: string, photos: readonly PhotoSource[]): Promise<QueueOutcome<CompletedSession>> {
+    // Kept as bytes: a stream can be read once, and a file store writes bytes.
+    const kept = await Promise.all(photos.map(async (photo) => (photo instanceof ReadableStream ? new Response(photo).blob() : photo)))
+    const id = newIdempotencyKey()
+    return this.add(
+      { route: 'booth.uploadPhotos', input: { sessionId }, progress: { idempotencyKey: id, stored: kept.map(() => null), round: 0 } },
+      kept,
+      id,
+    )
+  }
+
+  /** Resolves when nothing waits (at once when empty). */
+  async drained(): Promise<void> {
+    await this.ready
+    if (this.entries.length === 0) return
+    await new Promise<void>((resolve) => this.idle.push(resolve))
+  }
+
+  /** Ends the pause before the next try (the app knows the network is back). */
+  readonly wake = (): void => {
+    this.pause.abort()
+    this.pause = new AbortController()
+  }
+
+  /** Stops sending (the store keeps what waits); a call being sent finishes. */
+  close(): void {
+    this.stopped.abort()
+    this.wake()
+    browserWindow.removeEventListener?.('online', this.wake)
+  }
+
+  private async add<T>(call: QueuedCall, photos?: (Blob | Uint8Array)[], id = newIdempotencyKey()): Promise<QueueOutcome<T>> {
+    await this.ready
+    const entry: QueueEntry = { ...call, id, seq: this.nextSeq++, queuedAt: this.clock.now(), tries: 0, ...(photos ? { photos } : {}) }
+    await this.store.save(entry)
+    const outcome = new Promise<{ sent: unknown } | { queued: true } | { failed: unknown }>((resolve) => this.firstOutcome.set(id, resolve))
+    this.entries.push(entry)
+    this.emit('queued', { call: info(entry), count: this.count })
+    // While the service is away, or behind a backlog, it waits its turn; else its caller gets the answer.
+    if (this.waitingSince !== undefined || this.entries.length > 3) this.settle(id, { queued: true })
+    this.wake()
+    const first = await outcome
+    if ('failed' in first) throw first.failed
+    return 'sent' in first ? { status: 'sent', result: first.sent as T } : { status: 'queued', id }
+  }
+
+  private settle(id: string, outcome: { sent: unknown } | { queued: true } | { failed: unknown }): void {
+    this.firstOutcome.get(id)?.(outcome)
+    this.firstOutcome.delete(id)
+  }
+
+  private emit<K extends keyof QueueEvents>(type: K, event: QueueEvents[K]): void {
+    for (const listener of this.listeners.get(type) ?? []) {
+      try {
+        ;(listener as Listener<K>)(event)
+      } catch {
+        // An app's listener that throws must not stop the queue.
+      }
+    }
+  }
+
+  /** Waits `ms` (forever: until woken), or less when woken. */
+  private async wait(ms: number): Promise<void> {
+    if (ms <= 0 || this.stopped.signal.aborted) return
+    const { signal } = this.pause
+    if (Number.isFinite(ms)) return this.clock.sleep(ms, signal)
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped.signal.aborted) {
+      const entry = this.entries[0]
+      if (!entry) {
+        this.idle.splice(0).forEach((resolve) => resolve())
+        await this.wait(Infinity)
+        continue
+      }
+      // Paced: a queue drained after an outage stays under the service's rate limit.
+      await this.wait(this.lastSentAt + this.intervalMs - this.clock.now())
+      if (this.stopped.signal.aborted) return
+      this.lastSentAt = this.clock.now()
+      try {
+        const result = await this.send(entry)
+        this.waitingSince = undefined
+        await this.forget(entry)
+        this.emit('sent', { call: info(entry), result, count: this.count })
+        this.settle(entry.id, { sent: result })
+      } catch (error) {
+        if (!isTransient(error)) {
+          await this.forget(entry)
+          this.emit('failed', { call: info(entry), error, count: this.count })
+          this.settle(entry.id, { failed: error })
+          continue
+        }
+        entry.tries++
+        await this.store.save(entry)
+        this.waitingSince ??= this.clock.now()
+        const retryInMs = pauseAfter(error, entry.tries - 1, this.retry, this.intervalMs)
+        this.emit('waiting', { call: info(entry), error, retryInMs, count: this.count })
+        // Everything behind it waits too: the queue keeps its order.
+        for (const waiting of this.entries) this.settle(waiting.id, { queued: true })
+        await this.wait(retryInMs)
+      }
+    }
+  }
+
+  private async forget(entry: QueueEntry): Promise<void> {
+    this.entries = this.entries.filter((each) => each.id !== entry.id)
+    // A failed removal sends the call once more after a restart: the service replays its answer.
+    await this.store.remove(entry.id).catch(() => undefined)
+  }
+
+  private send(entry: QueueEntry): Promise<unknown> {
+    const { client } = this.options
+    const { kiosk, booth } = client
+    const context = { idempotencyKey: entry.id, deadlineMs: this.options.deadlineMs ?? 10_000 }
+    switch (entry.route) {
+      case 'kiosk.registerGuests':
+        return kiosk!.registerGuests(entry.input, { context })
+      case 'booth.complete':
+        return booth!.complete(entry.input, { context })
+      case 'booth.cancel':
+        return booth!.cancel(entry.input, { context })
+      case 'booth.uploadPhotos':
+        // The client itself, not a copy: the upload helper finds its transport by it.
+        return resumeUpload(client as Pick<PhotoBoothClient, 'booth'>, entry.input.sessionId, entry.photos ?? [], entry.progress, () =>
+          this.store.save(entry),
+        )
+    }
+  }
+}
+
+function info(entry: QueueEntry): QueuedCallInfo {
+  return { id: entry.id, route: entry.route, queuedAt: entry.queuedAt, tries: entry.tries }
+}
+
+/** A 429 waits for the rate limit's window (or its Retry-After); anything else backs off. */
+function pauseAfter(error: unknown, attempt: number, retry: ReturnType<typeof resolveRetry>, intervalMs: number): number {
+  const retryAfter = error instanceof ApiError ? Number(error.headers.get('retry-after')) : NaN
+  if (retryAfter > 0) return retryAfter * 1000
+  // The service counts a minute per address: a few seconds apart, then longer.
+  const floor = error instanceof ApiError && error.status === 429 ? Math.max(intervalMs, 10_000) : retry.minDelayMs
+  return Math.max(floor, backoffDelay(attempt, retry))
+}
+
+/** A queue that starts loading its store and sending at once; see `OfflineQueue`. */
+export function createOfflineQueue(options: OfflineQueueOptions): OfflineQueue {
+  return new OfflineQueue(options)
+}
+
+export { indexedDbStore } from './queue-indexeddb.js'

@@ -1,0 +1,276 @@
+/**
+ * The SDK's offline queue (issue 23) against the real service behind an HTTP proxy standing for a
+ * venue's network: down (connections reset), losing answers (the request reaches the service, the
+ * answer never comes back), and leaving from another address at each try (a kiosk whose retry
+ * goes out over LTE). Each registration makes one session, in order; an upload resumed after a
+ * restart stores every photo and completes the session once.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, request, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { ApiError, createBoothClient } from '@photobooth/sdk/booth'
+import { createKioskClient } from '@photobooth/sdk/kiosk'
+import { createOfflineQueue, memoryStore, type OfflineQueue, type QueueEvents } from '@photobooth/sdk/queue'
+import { fileStore } from '@photobooth/sdk/queue-file'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
+import { makeJpeg } from '../support/jpeg.js'
+
+const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip', trustedProxies: ['loopback'] } })
+
+/** How the venue's network treats the next requests. */
+let network: 'up' | 'down' | 'losing answers' = 'up'
+let answersToLose = 0
+/** Every request that reached the service: its key and the address it came from. */
+const reached: { method: string; path: string; key: string | undefined; ip: string }[] = []
+let proxy: Server
+let proxyUrl: string
+let addresses = 0
+/** Sees each request before the proxy handles it. */
+let onRequest: ((method: string) => void) | undefined
+let directory: string
+const queues: OfflineQueue[] = []
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'photobooth-queue-'))
+  const target = new URL(app.url)
+  proxy = createServer((req, res) => {
+    onRequest?.(req.method!)
+    if (network === 'down') return req.socket.destroy()
+    // Each try leaves from another address: Wi-Fi, then LTE, then Wi-Fi again.
+    const ip = `203.0.113.${(++addresses % 250) + 1}`
+    reached.push({ method: req.method!, path: req.url!, key: req.headers['idempotency-key'] as string | undefined, ip })
+    const upstream = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-test-client-ip': ip } },
+      (answer) => {
+        if (network === 'losing answers' && answersToLose > 0) {
+          answersToLose--
+          answer.resume()
+          answer.on('end', () => res.socket?.destroy())
+          return
+        }
+        res.writeHead(answer.statusCode!, answer.headers)
+        answer.pipe(res)
+      },
+    )
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+})
+afterEach(() => {
+  queues.splice(0).forEach((queue) => queue.close())
+  network = 'up'
+  onRequest = undefined
+})
+afterAll(async () => {
+  proxy?.closeAllConnections()
+  await new Promise((resolve) => proxy?.close(resolve))
+  await rm(directory, { recursive: true, force: true })
+})
+
+type Options = Omit<Parameters<typeof createOfflineQueue>[0], 'client'>
+const fast = { retry: { minDelayMs: 5, maxDelayMs: 20 }, perMinute: 6000 } satisfies Options
+
+function kioskQueue(options: Options = {}): OfflineQueue {
+  const client = createKioskClient({ baseUrl: proxyUrl, retry: false })
+  const queue = createOfflineQueue({ client, ...fast, ...options })
+  queues.push(queue)
+  return queue
+}
+
+/** Every event of a queue, in order. */
+function record(queue: OfflineQueue) {
+  const events: { type: keyof QueueEvents; id: string; error?: unknown; result?: unknown; count: number }[] = []
+  for (const type of ['queued', 'sent', 'failed', 'waiting'] as const)
+    queue.on(type, (event) =>
+      events.push({
+        type,
+        id: event.call.id,
+        count: event.count,
+        ...('error' in event ? { error: event.error } : {}),
+        ...('result' in event ? { result: event.result } : {}),
+      }),
+    )
+  return events
+}
+
+const labelsOf = async (setId: string) =>
+  (await app.orm.em.fork().execute<{ label: string }[]>('select label from session where set_id = ? order by created_at, id', [setId])).map(
+    (row) => row.label,
+  )
+
+describe('the offline queue of a kiosk', () => {
+  it('when the service is away, then registrations are kept in a file, survive a restart of the app, and go in order once it answers, each once, though answers are lost and every try leaves from another address', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const setId = sets[0]!.id
+    const store = fileStore(join(directory, 'kiosk'))
+    network = 'down'
+    const before = kioskQueue({ store })
+    const names = ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']
+    const outcomes = []
+    for (const [index, name] of names.entries())
+      outcomes.push(await before.registerGuests({ params: { setId }, body: { guests: [{ name, email: `guest${index}@example.org` }] } }))
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['queued', 'queued', 'queued'])
+    expect(before.count).toBe(3)
+    expect(await labelsOf(setId)).toEqual([])
+    before.close()
+
+    // The kiosk app restarts, still offline: its queue is read back from the file.
+    const after = kioskQueue({ store })
+    const events = record(after)
+    await after.ready
+    expect(after.list().map((call) => call.id)).toEqual(outcomes.map((outcome) => (outcome as { id: string }).id))
+
+    reached.length = 0
+    network = 'losing answers'
+    answersToLose = 2
+    after.wake()
+    await after.drained()
+
+    expect(await labelsOf(setId)).toEqual(names)
+    const sent = events.filter((event) => event.type === 'sent')
+    expect(sent.map((event) => event.id)).toEqual(outcomes.map((outcome) => (outcome as { id: string }).id))
+    expect(sent.map((event) => (event.result as { label: string }).label)).toEqual(names)
+    expect(sent.map((event) => event.count)).toEqual([2, 1, 0])
+    // The lost answers were tried again with the same key, from another address, and replayed.
+    const first = reached.filter((each) => each.key === sent[0]!.id)
+    expect(first.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(first.map((each) => each.ip)).size).toBe(first.length)
+    expect(after.count).toBe(0)
+    expect(await fileStore(join(directory, 'kiosk')).load()).toEqual([])
+  })
+
+  it('when a queued registration is refused for good (its set is gone), then it is surfaced as failed and dropped, and the next one goes', async () => {
+    const { sets } = await seedEvent(app.orm)
+    network = 'down'
+    const queue = kioskQueue({ store: memoryStore() })
+    const events = record(queue)
+    const gone = await queue.registerGuests({
+      params: { setId: '0196a0f0-0000-7000-8000-000000000000' },
+      body: { guests: [{ name: 'Lost', email: 'lost@example.org' }] },
+    })
+    const kept = await queue.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Kept', email: 'kept@example.org' }] },
+    })
+    expect([gone.status, kept.status]).toEqual(['queued', 'queued'])
+    network = 'up'
+    queue.wake()
+    await queue.drained()
+    const settled = events.filter((event) => event.type === 'sent' || event.type === 'failed')
+    expect(settled.map((event) => [event.type, event.id])).toEqual([
+      ['failed', (gone as { id: string }).id],
+      ['sent', (kept as { id: string }).id],
+    ])
+    expect(settled[0]!.error).toBeInstanceOf(ApiError)
+    expect((settled[0]!.error as ApiError).status).toBe(404)
+    expect(await labelsOf(sets[0]!.id)).toEqual(['Kept'])
+  })
+
+  it('when the service answers, then the registration is sent at once, and a guest’s mistake is given back to be fixed, not queued', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const queue = kioskQueue()
+    const sent = await queue.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Now', email: 'now@example.org' }] },
+    })
+    expect(sent).toMatchObject({ status: 'sent', result: { label: 'Now', status: 'active' } })
+    await expect(
+      queue.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Bad Phone', phone: '12' }] } }),
+    ).rejects.toMatchObject({ status: 400 })
+    expect(queue.count).toBe(0)
+    expect(await labelsOf(sets[0]!.id)).toEqual(['Now'])
+  })
+
+  it('when a backlog drains, then the calls are paced at the configured rate (an injected clock)', async () => {
+    const { sets } = await seedEvent(app.orm)
+    let now = 0
+    const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) }
+    network = 'down'
+    const queue = kioskQueue({ perMinute: 30, clock, retry: { minDelayMs: 1000, maxDelayMs: 1000 } })
+    for (let index = 0; index < 4; index++)
+      await queue.registerGuests({
+        params: { setId: sets[0]!.id },
+        body: { guests: [{ name: `Guest ${index}`, email: `g${index}@example.org` }] },
+      })
+    const sentAt: number[] = []
+    queue.on('sent', () => sentAt.push(now))
+    network = 'up'
+    queue.wake()
+    await queue.drained()
+    expect(sentAt).toHaveLength(4)
+    // 30 a minute: two seconds apart at least.
+    for (let index = 1; index < sentAt.length; index++) expect(sentAt[index]! - sentAt[index - 1]!).toBeGreaterThanOrEqual(2000)
+  })
+})
+
+describe('the offline queue of a booth', () => {
+  let boothKey: string
+  beforeAll(async () => {
+    boothKey = await createTestBoothKey(app)
+  })
+
+  it('when the link resets during an upload and the app restarts, then the upload resumes: every photo stored, the session completed once', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const session = await createKioskClient({ baseUrl: app.url }).kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Booth Guest', email: 'booth@example.org' }] },
+    })
+    const store = fileStore(join(directory, 'booth'))
+    // Upload URLs name the service's address: this booth sends them through the venue's proxy too.
+    const booth = () =>
+      createBoothClient({
+        baseUrl: proxyUrl,
+        boothKey,
+        retry: false,
+        uploadUrl: (url) => url.replace(new URL(app.url).origin, proxyUrl),
+      })
+    const photos = [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
+
+    // The second photo's PUT is stored but its answer is lost, then the network goes.
+    const before = createOfflineQueue({ client: booth(), store, ...fast })
+    queues.push(before)
+    before.on('waiting', () => {
+      network = 'down'
+    })
+    let puts = 0
+    onRequest = (method) => {
+      if (method === 'PUT' && ++puts === 2) answersToLose = 1
+    }
+    network = 'losing answers'
+    answersToLose = 0
+    expect(await before.uploadPhotos(session.id, photos)).toMatchObject({ status: 'queued' })
+    onRequest = undefined
+    before.close()
+    const saved = await fileStore(join(directory, 'booth')).load()
+    expect(saved).toHaveLength(1)
+    const progress = saved[0]!.route === 'booth.uploadPhotos' ? saved[0]!.progress : undefined
+    const notStored = progress?.stored.filter((key) => key === null).length
+    // The photo whose answer was lost is not known to be stored; the others are.
+    expect(notStored).toBeGreaterThanOrEqual(1)
+    expect(notStored).toBeLessThan(photos.length)
+
+    // The booth app restarts and the network is back.
+    reached.length = 0
+    network = 'up'
+    const after = createOfflineQueue({ client: booth(), store, ...fast })
+    queues.push(after)
+    const events = record(after)
+    await after.ready
+    after.wake()
+    await after.drained()
+
+    const sent = events.find((event) => event.type === 'sent')
+    expect(sent?.result).toMatchObject({ status: 'completed', photos: [{ width: 24 }, { width: 16 }, { width: 20 }] })
+    const em = app.orm.em.fork()
+    expect(await em.execute('select count(*)::int as n from photo where session_id = ?', [session.id])).toEqual([{ n: 3 }])
+    expect(await em.execute('select count(*)::int as n from outbox_message where session_id = ?', [session.id])).toEqual([{ n: 1 }])
+    // Only the photos not known to be stored were sent again (the lost answer's one: storage's 412 says it is there).
+    expect(reached.filter((each) => each.method === 'PUT')).toHaveLength(notStored!)
+  })
+})
