@@ -37,6 +37,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
   { name: 'startup', script: 'startup.bench.ts', what: 'the built server: cold and warm start to the first 200 of /readyz' },
   { name: 'sdk', script: 'sdk.bench.ts', what: "a kiosk app's SDK, min+gzip" },
   {
+    name: 'queue',
+    script: 'queue.bench.ts',
+    what: "200 registrations queued by the SDK's offline queue during an outage, drained under the rate limit",
+  },
+  {
     name: 'phone',
     script: 'phone.bench.ts',
     what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image',

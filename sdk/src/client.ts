@@ -1,4 +1,4 @@
-import { createORPCClient, type NestedClient } from '@orpc/client'
+import type { ClientLink, NestedClient } from '@orpc/client'
 
 import type { DeclaredErrors } from './errors.js'
 import { PhotoBoothLink, type CallContext } from './fetch-link.js'
@@ -47,23 +47,21 @@ export type ClientOptions = {
   onResponse?: (response: Response) => void
 }
 
-const SESSION_COOKIE = /^((?:__Secure-)?photobooth\.session_token)=([^;]*)/
+/** Keys that callers and tools read off any object (`await`, `bind`, logging, JSON): never routes. */
+const NOT_ROUTES = new Set(['then', 'bind', 'valueOf', 'toString', 'toJSON'])
 
-/** A fetch that holds the staff session cookie between calls, for clients without a cookie jar. */
-function withStaffCookie(fetch: FetchLike, origin: string): FetchLike {
-  let cookie: string | undefined
-  return async (input, init) => {
-    const request = new Request(input, init)
-    if (cookie) request.headers.set('cookie', cookie)
-    request.headers.set('origin', origin)
-    const response = await fetch(request)
-    for (const line of response.headers.getSetCookie()) {
-      const match = SESSION_COOKIE.exec(line)
-      // Sign-out answers an empty value: the session is over.
-      if (match) cookie = match[2] ? `${match[1]}=${match[2]}` : undefined
-    }
-    return response
-  }
+/**
+ * oRPC's `createORPCClient`, without what a fetch link does not use (event iterators): a function
+ * per route path, made on access, that hands its call to the link; without oRPC's wrapping of
+ * event iterators, which this link never answers. The client's types are oRPC's own.
+ */
+function routeClient(link: ClientLink<CallContext>, path: readonly string[] = []): unknown {
+  const call = (input: unknown, options: { signal?: AbortSignal; context?: CallContext } = {}) =>
+    link.call(path, input, { ...options, context: options.context ?? {} })
+  return new Proxy(call, {
+    get: (target, key) =>
+      typeof key !== 'string' || NOT_ROUTES.has(key) ? (Reflect.get(target, key) as unknown) : routeClient(link, [...path, key]),
+  })
 }
 
 /**
@@ -73,13 +71,18 @@ function withStaffCookie(fetch: FetchLike, origin: string): FetchLike {
 export function connect<TClient extends NestedClient<CallContext>>(
   routes: unknown,
   options: ClientOptions,
-  extraErrors: Readonly<Record<string, DeclaredErrors>> = {},
+  more: {
+    /** Error codes some routes answer beyond their contract's. */
+    extraErrors?: Readonly<Record<string, DeclaredErrors>>
+    /** Keeps the staff session for `staffCookies` (staff-cookie.ts): only the clients with staff routes ship it. */
+    keepStaffSession?: (fetch: FetchLike, origin: string) => FetchLike
+  } = {},
 ): TClient {
   const given = options.fetch
   const baseFetch: FetchLike = given ? (input, init) => given(input, init) : (input, init) => globalThis.fetch(input, init)
   const url = String(options.baseUrl).replace(/\/+$/, '')
   const transport: Transport = {
-    fetch: options.staffCookies ? withStaffCookie(baseFetch, new URL(url).origin) : baseFetch,
+    fetch: options.staffCookies && more.keepStaffSession ? more.keepStaffSession(baseFetch, new URL(url).origin) : baseFetch,
     timeoutMs: options.timeoutMs ?? 15_000,
     deadlineMs: options.deadlineMs ?? 30_000,
     retry: resolveRetry(options.retry),
@@ -90,9 +93,9 @@ export function connect<TClient extends NestedClient<CallContext>>(
     url,
     transport,
     headers: () => ({ ...options.headers, ...(options.boothKey ? { authorization: `Bearer ${options.boothKey}` } : {}) }),
-    extraErrors,
+    extraErrors: more.extraErrors ?? {},
   })
-  const client = createORPCClient<TClient>(link)
+  const client = routeClient(link) as TClient
   // Storage uploads (upload.ts) use the same fetch, timeout and retries, never the headers.
   registerTransport(client, { ...transport, fetch: baseFetch, uploadUrl: options.uploadUrl })
   return client

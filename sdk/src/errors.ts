@@ -1,4 +1,4 @@
-import { ORPCError } from '@orpc/client'
+import { COMMON_ORPC_ERROR_DEFS, ORPCError } from '@orpc/client'
 
 /** What the API answers for a domain error. Some errors add fields (a 422 lists `missing` keys). */
 export type ErrorBody = { error: string } & Record<string, unknown>
@@ -11,23 +11,12 @@ export type ValidationIssue = { code: string; path: (string | number)[]; message
 
 /**
  * The code the SDK gives each status when the route does not declare one for it (an undeclared
- * status is never a defined error: `isDefinedError` is false and the code is only informative).
+ * status is never a defined error: `isDefinedError` is false and the code is only informative):
+ * oRPC's own names (`NOT_FOUND`, `TOO_MANY_REQUESTS`…), from its table rather than a copy of it.
  */
-export const ERROR_CODES: Readonly<Record<number, string>> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  412: 'PRECONDITION_FAILED',
-  413: 'PAYLOAD_TOO_LARGE',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  500: 'INTERNAL_SERVER_ERROR',
-  502: 'BAD_GATEWAY',
-  503: 'SERVICE_UNAVAILABLE',
-  504: 'GATEWAY_TIMEOUT',
-}
+export const ERROR_CODES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(COMMON_ORPC_ERROR_DEFS).map(([code, { status }]) => [status, code]),
+)
 
 /** The error codes a route declares, with their statuses: what the minified contract carries. */
 export type DeclaredErrors = Readonly<Record<string, { status?: number } | undefined>>
@@ -117,22 +106,11 @@ export function declaredCode(declared: DeclaredErrors | undefined, status: numbe
   return undefined
 }
 
-/** S3's (and the local bucket's) XML error: `<Error><Code>…</Code><Message>…</Message></Error>`. */
-function parseS3Error(text: string): { code: string; message: string | undefined } | undefined {
-  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
-  if (code === undefined) return undefined
-  const message = /<Message>([^<]*)<\/Message>/
-    .exec(text)?.[1]
-    ?.replace(/&#(\d+);|&(amp|lt|gt|quot|apos);/g, (_, n: string, name: string) =>
-      n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name]!,
-    )
-  return { code, message }
-}
-
 /**
  * Turns an error answer's body into an `ApiError`: `code` from the route's declared codes (else
  * from `ERROR_CODES`, not defined), `message` from `error`, extra fields as `data`, a validation
- * failure's issues as `data.issues`, storage's XML code as `data.storageCode`.
+ * failure's issues as `data.issues`, a text answer as the message (storage's XML is read by the
+ * upload helper).
  */
 export function decodeErrorBody(
   body: unknown,
@@ -151,8 +129,6 @@ export function decodeErrorBody(
     return new ApiError(code, { ...base, message: error, data: Object.keys(extra).length > 0 ? extra : undefined })
   }
   if (typeof body === 'string') {
-    const s3 = parseS3Error(body)
-    if (s3) return new ApiError(code, { ...base, message: s3.message ?? s3.code, data: { storageCode: s3.code } })
     // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes.
     return new ApiError(code, { ...base, message: body || `HTTP ${status}`, data: undefined })
   }

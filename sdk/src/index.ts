@@ -6,6 +6,7 @@ import type { ApiError, DeclaredErrors } from './errors.js'
 // The contract without its zod schemas: routes and their declared error codes. The server validates.
 import minifiedContract from './generated/contract.json' with { type: 'json' }
 import { connect, type ClientOptions } from './client.js'
+import { withStaffCookie } from './staff-cookie.js'
 import type { CallContext } from './fetch-link.js'
 
 export { isDefinedError, ORPCError, safe } from '@orpc/client'
@@ -83,5 +84,5 @@ export type PhotoBoothClient = Omit<RouterClient<Contract>, 'gallery'> & { galle
  * are retried with backoff on network errors, timeouts, 5xx and an in-flight 409.
  */
 export function createClient(options: ClientOptions): PhotoBoothClient {
-  return connect<PhotoBoothClient>(minifiedContract, options, BYTE_ROUTE_ERRORS)
+  return connect<PhotoBoothClient>(minifiedContract, options, { extraErrors: BYTE_ROUTE_ERRORS, keepStaffSession: withStaffCookie })
 }

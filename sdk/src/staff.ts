@@ -5,6 +5,7 @@
 import { connect, type ClientOptions } from './client.js'
 import routes from './generated/staff-routes.json' with { type: 'json' }
 import type { PhotoBoothClient } from './index.js'
+import { withStaffCookie } from './staff-cookie.js'
 
 export { isDefinedError, safe } from '@orpc/client'
 export type { ClientOptions } from './client.js'
@@ -18,5 +19,5 @@ export type StaffClient = Pick<PhotoBoothClient, 'staff'>
 
 /** A client for staff tools: in Node, `createStaffClient({ baseUrl, staffCookies: true })`. */
 export function createStaffClient(options: Omit<ClientOptions, 'boothKey' | 'uploadUrl'>): StaffClient {
-  return connect<StaffClient>(routes, options)
+  return connect<StaffClient>(routes, options, { keepStaffSession: withStaffCookie })
 }

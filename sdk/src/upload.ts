@@ -1,6 +1,6 @@
 import type { ClientPromiseResult } from '@orpc/client'
 
-import { ApiError, errorFromResponse } from './errors.js'
+import { ApiError, decodeErrorBody } from './errors.js'
 import type { PhotoBoothClient, RouteError } from './index.js'
 import { transportOf } from './registry.js'
 import { send, type Transport } from './transport.js'
@@ -48,9 +48,23 @@ export async function toBlob(photo: PhotoSource): Promise<Blob> {
   return new Blob([photo], { type: 'image/jpeg' })
 }
 
+/** S3's (and the local bucket's) XML error: `<Error><Code>…</Code><Message>…</Message></Error>`. */
+function parseS3Error(text: string): { code: string; message: string | undefined } | undefined {
+  const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1]
+  if (code === undefined) return undefined
+  const message = /<Message>([^<]*)<\/Message>/
+    .exec(text)?.[1]
+    ?.replace(/&#(\d+);|&(amp|lt|gt|quot|apos);/g, (_, n: string, name: string) =>
+      n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name]!,
+    )
+  return { code, message }
+}
+
 async function storageError(response: Response, key: string): Promise<ApiError> {
-  const error = await errorFromResponse(response, STORAGE_ERRORS)
-  const storageCode = (error.data as { storageCode?: string } | undefined)?.storageCode ?? `HTTP ${response.status}`
+  const text = await response.text()
+  const s3 = parseS3Error(text)
+  const error = decodeErrorBody(s3 ? (s3.message ?? s3.code) : text, response, STORAGE_ERRORS)
+  const storageCode = s3?.code ?? `HTTP ${response.status}`
   const explained = EXPLAINED[storageCode]
   return new ApiError(error.code, {
     status: error.status,

@@ -70,6 +70,33 @@ describe('the built SDK package', () => {
     expect(gzipped).toBeLessThanOrEqual(10 * 1024)
   })
 
+  it('when a kiosk app uses the kiosk entry, then its bundle carries the kiosk routes only: no staff, booth or gallery route, no zod, no upload helper', async () => {
+    const result = await build({
+      stdin: {
+        contents: [
+          "import { createKioskClient, safe } from './dist/kiosk.js'",
+          'const client = createKioskClient({ baseUrl: location.origin })',
+          "console.log(await safe(client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })))",
+        ].join('\n'),
+        resolveDir: sdkDir,
+        loader: 'js',
+      },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      metafile: true,
+    })
+    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path)
+    expect(shipped.filter((input) => /[/\\](zod|upload|contract\.json|booth-routes|staff-routes)\b/.test(input))).toEqual([])
+    const code = result.outputFiles[0]!.text
+    expect(code).toContain('/sets/{setId}/sessions')
+    for (const path of ['/staff/', '/booth/', '/gallery/', '/api/auth/']) expect(code).not.toContain(path)
+  })
+
   it('when its types are read, then the client and the contract types are declared', async () => {
     const types = await readFile(resolve(sdkDir, 'dist/index.d.ts'), 'utf8')
     expect(types).toMatch(/export declare function createClient\(options: ClientOptions\): PhotoBoothClient/)

@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { packSdk, repo, run, sdkDir, unpack, type Packer } from '../support/sdk-package.js'
 
 /**
  * The SDK as a third party gets it: packed by pnpm and by npm (each runs the package's own
@@ -19,26 +18,14 @@ import { seedEvent, startTestServer, type TestServer } from '../support/harness.
  * `skipLibCheck: false`. The README's ```ts examples are compiled there too.
  */
 
-const exec = promisify(execFile)
-const repo = resolve(import.meta.dirname, '../..')
-const sdkDir = join(repo, 'sdk')
 const tsc = join(repo, 'node_modules/.bin/tsc')
 const PUBLINT = { bin: 'publint', spec: 'publint@0.3.25' }
 const ATTW = { bin: 'attw', spec: '@arethetypeswrong/cli@0.18.5' }
 const PACKERS = ['pnpm', 'npm'] as const
-type Packer = (typeof PACKERS)[number]
 const SLOW = 300_000
+/** The per-area entries and the offline queue's, between the main one and the contract's. */
+const ENTRIES = ['kiosk', 'booth', 'staff', 'queue', 'queue-file']
 
-/** The environment without what `pnpm test` passes its scripts: each tool reads its own config. */
-const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_)/i.test(key)))
-const run = async (command: string, args: string[], cwd: string) => {
-  try {
-    return await exec(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 })
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error })
-  }
-}
 /** A linter from the workspace when it is a devDependency, else that exact version from the registry. */
 const tool = (name: { bin: string; spec: string }, args: string[], cwd: string) => {
   const local = join(repo, 'node_modules/.bin', name.bin)
@@ -56,28 +43,12 @@ let packDir: string
 let manifestBefore: string
 let app: TestServer
 let seeded: Awaited<ReturnType<typeof seedEvent>>
-const tarballs = {} as Record<Packer, string>
+let tarballs: Record<Packer, string>
 
 beforeAll(async () => {
   manifestBefore = await readFile(join(sdkDir, 'package.json'), 'utf8')
   work = await mkdtemp(join(tmpdir(), 'photobooth-sdk-pack-'))
-  const copy = join(work, 'repo')
-  packDir = join(copy, 'sdk')
-  await cp(sdkDir, packDir, {
-    recursive: true,
-    filter: (path) => !/^\/?(node_modules|dist|\.package\.dev\.json)(\/|$)/.test(path.slice(sdkDir.length)),
-  })
-  for (const file of ['tsconfig.json', 'tsconfig.base.json']) await cp(join(repo, file), join(copy, file))
-  await symlink(join(repo, 'node_modules'), join(copy, 'node_modules'))
-  await symlink(join(sdkDir, 'node_modules'), join(packDir, 'node_modules'))
-  // One after the other: each rebuilds sdk/dist in its prepack.
-  for (const packer of PACKERS) {
-    const destination = join(work, `${packer}-pack`)
-    await mkdir(destination)
-    await run(packer, ['pack', '--pack-destination', destination], packDir)
-    const [file] = await readdir(destination)
-    tarballs[packer] = join(destination, file!)
-  }
+  ;({ packDir, tarballs } = await packSdk(work, PACKERS))
   app = await startTestServer()
   seeded = await seedEvent(app.orm)
 }, SLOW)
@@ -116,8 +87,7 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([])
 
     unpacked = join(work, `${packer}-unpacked`)
-    await mkdir(unpacked)
-    await run('tar', ['-xzf', tarballs[packer], '-C', unpacked, '--strip-components=1'], work)
+    await unpack(tarballs[packer], unpacked)
     expect(await readFile(join(unpacked, 'LICENSE'), 'utf8')).toMatch(/^MIT License/)
     expect(await readFile(join(unpacked, 'CHANGELOG.md'), 'utf8')).toMatch(/^## \d+\.\d+\.\d+/m)
   })
@@ -136,7 +106,13 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     expect(manifest.dependencies).toEqual(sdkManifest.dependencies)
     // Types for `skipLibCheck: false`: oRPC's declarations import them.
     expect(manifest.dependencies['@opentelemetry/api']).toBeDefined()
-    expect(Object.keys(manifest.exports)).toEqual(['.', './contract', './schemas', './package.json'])
+    expect(Object.keys(manifest.exports)).toEqual([
+      '.',
+      ...ENTRIES.map((entry) => `./${entry}`),
+      './contract',
+      './schemas',
+      './package.json',
+    ])
     for (const [entry, target] of Object.entries(manifest.exports)) {
       if (entry === './package.json') continue
       expect(Object.keys(target as object)).toEqual(['types', 'default'])
@@ -163,14 +139,10 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
           .map((line) => line.split('│').map((cell) => cell.trim()))
           .map((cells) => [cells[1], cells.slice(2, -1)]),
       )
-      expect(rows['']).toEqual([
-        '"@photobooth/sdk"',
-        '"@photobooth/sdk/contract"',
-        '"@photobooth/sdk/schemas"',
-        '"@photobooth/sdk/package.json"',
-      ])
-      expect(rows['node16 (from ESM)']).toEqual(['OK (ESM)', 'OK (ESM)', 'OK (ESM)', 'OK (JSON)'])
-      expect(rows['bundler']).toEqual(['OK', 'OK', 'OK', 'OK (JSON)'])
+      const modules = ['', ...ENTRIES, 'contract', 'schemas'].map((entry) => `"@photobooth/sdk${entry && `/${entry}`}"`)
+      expect(rows['']).toEqual([...modules, '"@photobooth/sdk/package.json"'])
+      expect(rows['node16 (from ESM)']).toEqual([...modules.map(() => 'OK (ESM)'), 'OK (JSON)'])
+      expect(rows['bundler']).toEqual([...modules.map(() => 'OK'), 'OK (JSON)'])
     },
     SLOW,
   )

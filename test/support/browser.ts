@@ -7,8 +7,8 @@ import { chromium, type Browser, type BrowserContext, type BrowserContextOptions
 /** Debian's Chromium (`apt-get install chromium`); playwright-core only drives it, it downloads nothing. */
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+export function launchChromium(args: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', ...args] })
 }
 
 /** A phone as guests hold one (an iPhone 14's CSS size), and a laptop. */
