@@ -164,7 +164,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         "Errors: JSON `{ error }` (`ErrorBody`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
         '',
-        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
+        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body; the public reads (kiosk context, galleries and their files, health probes) list theirs here. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
         "Every answer carries `X-Request-Id`: the request's own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.",
         '',
@@ -297,7 +297,39 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   documentErrorExamples(document)
   documentGalleryValidators(document)
   documentRetryAfter(document)
+  documentHeadRequests(document)
   return document
+}
+
+/** The reads whose `HEAD` the document lists: every `GET` answers one, and these are the ones a link checker or a download manager sends. */
+const isPublicRead = (path: string, operation: OpenAPI.OperationObject) =>
+  operation.security?.length === 0 && !path.startsWith('/api/auth/')
+
+/**
+ * A `HEAD` operation beside each public `GET`: Express answers it with the `GET`'s status and
+ * headers and no body (the byte routes read no file and count no download). Without one, a
+ * validating proxy refuses a HEAD the service answers. Last, so it copies the `GET` as documented.
+ */
+function documentHeadRequests(document: OpenApiDocument): void {
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    const read = pathItem?.get
+    if (!pathItem || !read?.operationId || !isPublicRead(path, read)) continue
+    const responses: OpenAPI.ResponsesObject = {}
+    for (const [status, response] of Object.entries(read.responses ?? {})) {
+      responses[status] =
+        !response || '$ref' in response
+          ? response
+          : { description: response.description, ...(response.headers ? { headers: response.headers } : {}) }
+    }
+    pathItem.head = {
+      operationId: `${read.operationId}Head`,
+      summary: `The status and headers of \`GET ${path}\`, without the body`,
+      tags: read.tags,
+      parameters: read.parameters,
+      security: read.security,
+      responses,
+    }
+  }
 }
 
 /**

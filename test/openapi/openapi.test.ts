@@ -115,8 +115,33 @@ describe('the OpenAPI document', () => {
         // The health probes (issue 14).
         'GET /healthz',
         'GET /readyz',
+        // The public reads' HEAD (issue 23): every GET answers one, these are listed.
+        'HEAD /events/{eventSlug}/sets/{setSlug}',
+        'HEAD /gallery/events/{slug}',
+        'HEAD /gallery/{sessionId}',
+        'HEAD /gallery/{sessionId}/photos/{photoId}/download',
+        'HEAD /gallery/{sessionId}/zip',
+        'HEAD /healthz',
+        'HEAD /readyz',
       ].sort(),
     )
+  })
+
+  it('when read, then each listed HEAD is its GET without bodies: same parameters, credential and statuses, each with the same headers', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation & Record<string, unknown>>>)) {
+      const { get, head } = item
+      if (!head) continue
+      expect(head.operationId, path).toBe(`${get!.operationId}Head`)
+      expect([head.parameters, head.security], path).toEqual([get!.parameters, get!.security])
+      expect(Object.keys(head.responses), path).toEqual(Object.keys(get!.responses))
+      for (const [status, response] of Object.entries(head.responses)) {
+        expect(response.content, `${path} ${status}`).toBeUndefined()
+        expect((response as { headers?: unknown }).headers, `${path} ${status}`).toEqual(
+          (get!.responses[status] as { headers?: unknown }).headers,
+        )
+      }
+    }
   })
 
   it('when read, then booth routes require the bearer key and document the plain-text 401, staff routes the session cookie and a JSON 401, public routes none', async () => {
@@ -164,10 +189,11 @@ describe('the OpenAPI document', () => {
 
   it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
-    for (const { path, operation } of operations(document)) {
+    for (const { path, method, operation } of operations(document)) {
       // The byte routes answer their own media types; the health probes take no input and answer
-      // 200 or 503 only (the Redocly rule asking for a 4xx is ignored for them, redocly.yaml).
-      if (BYTE_ROUTES.includes(path) || PROBES.includes(path)) continue
+      // 200 or 503 only (the Redocly rule asking for a 4xx is ignored for them, redocly.yaml); a
+      // HEAD's answers have no body (its own test above).
+      if (BYTE_ROUTES.includes(path) || PROBES.includes(path) || method === 'head') continue
       const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
       if (path.startsWith('/api/auth/')) {
         // Better Auth's refusals, in the service's `{ error }`: never the validator's shape.

@@ -16,7 +16,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /events/{eventSlug}/sets/{setSlug}`, without the body */
+        head: operations["getKioskContextHead"];
         patch?: never;
         trace?: never;
     };
@@ -56,7 +57,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/events/{slug}`, without the body */
+        head: operations["getEventPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -76,7 +78,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}`, without the body */
+        head: operations["getGalleryHead"];
         patch?: never;
         trace?: never;
     };
@@ -93,7 +96,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}/photos/{photoId}/download`, without the body */
+        head: operations["downloadPhotoHead"];
         patch?: never;
         trace?: never;
     };
@@ -113,7 +117,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}/zip`, without the body */
+        head: operations["downloadZipHead"];
         patch?: never;
         trace?: never;
     };
@@ -938,7 +943,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /healthz`, without the body */
+        head: operations["liveHead"];
         patch?: never;
         trace?: never;
     };
@@ -958,7 +964,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /readyz`, without the body */
+        head: operations["readyHead"];
         patch?: never;
         trace?: never;
     };
@@ -1445,6 +1452,56 @@ export interface operations {
             };
         };
     };
+    getKioskContextHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventSlug: string;
+                setSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     registerGuests: {
         parameters: {
             query?: never;
@@ -1718,6 +1775,69 @@ export interface operations {
             };
         };
     };
+    getEventPageHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getGallery: {
         parameters: {
             query?: never;
@@ -1825,6 +1945,69 @@ export interface operations {
             };
         };
     };
+    getGalleryHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     downloadPhoto: {
         parameters: {
             query?: never;
@@ -1881,6 +2064,53 @@ export interface operations {
                         error: string;
                     };
                 };
+            };
+        };
+    };
+    downloadPhotoHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                photoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JPEG bytes, streamed from storage */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The exact size of the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not live, or not in this gallery: the plain text `Not Found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1950,6 +2180,59 @@ export interface operations {
                         error: string;
                     };
                 };
+            };
+        };
+    };
+    downloadZipHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip, streamed; its exact length is announced */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The exact size of the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not live, or not in this gallery: the plain text `Not Found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Over 60 requests a minute from this client IP. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -9114,6 +9397,26 @@ export interface operations {
             };
         };
     };
+    liveHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     ready: {
         parameters: {
             query?: never;
@@ -9153,6 +9456,36 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    readyHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run, `{ "error": "storage unreachable" }` after two failed storage checks in a row (until two succeed). */
+            503: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
