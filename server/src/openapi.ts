@@ -17,6 +17,7 @@ import {
 import { z } from 'zod'
 
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
+import { documentErrorExamples } from './openapi-examples.js'
 
 /** Better Auth's session cookie, under the prefix the service gives it (modules/staff/auth.ts). */
 const STAFF_COOKIE = 'photobooth.session_token'
@@ -314,7 +315,7 @@ function documentHeadRequests(document: OpenApiDocument): void {
   for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
     const read = pathItem?.get
     if (!pathItem || !read?.operationId || !isPublicRead(path, read)) continue
-    const responses: OpenAPI.ResponsesObject = {}
+    const responses: NonNullable<typeof read.responses> = {}
     for (const [status, response] of Object.entries(read.responses ?? {})) {
       responses[status] =
         !response || '$ref' in response
@@ -349,42 +350,6 @@ function documentMediaTypes(operation: OpenAPI.OperationObject, method: string):
         example: { error: `Unsupported Media Type: send ${types.join(' or ')}` },
       },
     },
-  }
-}
-
-/** Each operation's declared errors (their status and words), by operation id: from the contract. */
-function declaredErrors(): Map<string, { status?: number; message?: string }[]> {
-  const found = new Map<string, { status?: number; message?: string }[]>()
-  const walk = (node: unknown): void => {
-    const procedure = (
-      node as { '~orpc'?: { route: { operationId?: string }; errorMap: Record<string, { status?: number; message?: string }> } }
-    )['~orpc']
-    if (procedure?.route) {
-      if (procedure.route.operationId) found.set(procedure.route.operationId, Object.values(procedure.errorMap))
-      return
-    }
-    for (const child of Object.values(node as object)) walk(child)
-  }
-  walk(contract)
-  return found
-}
-
-/**
- * An example of each `{ error }` answer in the route's own words (the status's declared message):
- * not the one shared example of the schema, which read "no such set" on every answer of every route.
- */
-function documentErrorExamples(document: OpenApiDocument): void {
-  const errors = declaredErrors()
-  for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(pathItem ?? {})) {
-      if (typeof operation !== 'object' || operation === null || !('responses' in operation) || !operation.operationId) continue
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const media = response && 'content' in response ? response.content?.['application/json'] : undefined
-        if (!media || (media.schema as { $ref?: string } | undefined)?.$ref !== '#/components/schemas/ErrorBody') continue
-        const message = errors.get(operation.operationId)?.find((error) => String(error.status) === status)?.message
-        if (message) media.example = { error: message }
-      }
-    }
   }
 }
 

@@ -27,8 +27,8 @@ import { freePort } from '../support/processes.js'
 const DOCUMENT = resolve(import.meta.dirname, '../../openapi/openapi.json')
 const PRISM_CLI = resolve(dirname(createRequire(import.meta.url).resolve('@stoplight/prism-cli/package.json')), 'dist/index.js')
 
-/** One answer that passed through Prism: what was asked, its status, and what Prism made of it. */
-type Answer = { call: string; status: number; violations: unknown[]; refused: boolean }
+/** One answer that passed through Prism: what was asked, its status, what Prism made of it, and a refusal's body. */
+type Answer = { call: string; status: number; violations: unknown[]; refused: boolean; refusal?: string }
 
 let app: TestServer
 let prism: ChildProcess
@@ -50,6 +50,7 @@ const throughPrism: typeof fetch = async (input, init) => {
       status: response.status,
       violations: violations ? (JSON.parse(violations) as unknown[]) : [],
       refused: (response.headers.get('content-type') ?? '').startsWith('application/problem+json'),
+      refusal: response.status >= 400 && request.method !== 'HEAD' ? await response.clone().text() : undefined,
     })
   }
   return response
@@ -64,6 +65,10 @@ function expectAllValid(): Answer[] {
 }
 
 const statusesOf = (list: Answer[]) => list.map((answer) => `${answer.call} ${answer.status}`)
+
+type ExampleDocument = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>>
+}
 
 type OpenApiDocument = {
   paths: Record<string, { get?: { responses: Record<string, { content?: Record<string, { schema?: { required?: string[] } }> }> } }>
@@ -274,6 +279,36 @@ describe('Prism as a validating proxy over the service', () => {
         seen.some((line) => line.endsWith(` ${expected}`)),
         expected,
       ).toBe(true)
+  })
+
+  it("when the service refused a request of the flows, then the document's example of that status is one of its answers", async () => {
+    const document = JSON.parse(await readFile(DOCUMENT, 'utf8')) as ExampleDocument
+    const routes = Object.keys(document.paths).map((path) => ({
+      path,
+      pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`),
+      parameters: (path.match(/\{/g) ?? []).length,
+    }))
+    // The fewest parameters first: /gallery/events/x is the event page, not a gallery's zip.
+    routes.sort((a, b) => a.parameters - b.parameters)
+    const said = new Map<string, Set<string>>()
+    for (const { call, status, refusal } of answers) {
+      if (refusal === undefined) continue
+      const [method, pathname] = call.split(' ') as [string, string]
+      const { path } = routes.find((route) => route.pattern.test(pathname))!
+      const key = `${method} ${path} ${status}`
+      const text = refusal.startsWith('{') ? String((JSON.parse(refusal) as { error?: unknown }).error) : refusal
+      said.set(key, (said.get(key) ?? new Set()).add(text))
+    }
+    const unlike: string[] = []
+    for (const [key, texts] of said) {
+      const [method, path, status] = key.split(' ') as [string, string, string]
+      const content = document.paths[path]![method.toLowerCase()]!.responses[status]!.content ?? {}
+      const example = Object.values(content)[0]?.example
+      const text = typeof example === 'string' ? example : (example as { error?: string } | undefined)?.error
+      if (!text || !texts.has(text)) unlike.push(`${key}: documented ${JSON.stringify(example)}, answered ${JSON.stringify([...texts])}`)
+    }
+    expect(said.size).toBeGreaterThanOrEqual(9)
+    expect(unlike).toEqual([])
   })
 
   it('when a request or an answer is outside the document, then Prism says so (the checks are on)', async () => {

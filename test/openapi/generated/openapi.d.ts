@@ -1404,6 +1404,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventSlug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1415,7 +1424,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1549,6 +1558,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Ada needs an email or a phone number"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1561,7 +1575,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1727,6 +1741,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1738,7 +1761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1897,6 +1920,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1908,7 +1940,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such gallery"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2039,6 +2071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Not Found */
                     "text/plain": "Not Found";
                 };
             };
@@ -2048,6 +2081,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -2060,6 +2098,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -2144,6 +2187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Not Found */
                     "text/plain": "Not Found";
                 };
             };
@@ -2153,6 +2197,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Try again in a minute."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -2164,6 +2213,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -2176,6 +2230,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -2270,6 +2329,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Malformed Authorization header: expected \"Bearer <booth key>\""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2279,6 +2343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2366,6 +2431,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2375,6 +2449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2386,7 +2461,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2481,6 +2556,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2490,6 +2574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2502,7 +2587,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2517,7 +2602,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2576,7 +2661,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Photo storage is not configured"
+                     *       "error": "photo storage is not configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2635,6 +2720,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2644,6 +2738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2656,7 +2751,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2671,7 +2766,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2699,6 +2794,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Photo keys not in storage",
+                     *       "missing": [
+                     *         "sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2725,7 +2828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Photo storage is not configured"
+                     *       "error": "photo storage is not configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2771,6 +2874,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2780,6 +2892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2792,7 +2905,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2807,7 +2920,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2903,7 +3016,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "bad body"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2987,7 +3100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "Unknown fields: Fax"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3351,6 +3464,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"startAt\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3391,7 +3513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "An event with the slug summer-gala already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3541,6 +3663,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3580,7 +3711,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3660,6 +3791,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3700,7 +3840,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3715,7 +3855,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event has 2 active sessions; pass force=true to delete it anyway"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3897,6 +4037,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3937,7 +4086,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3952,7 +4101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "An event with the slug summer-gala already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4079,6 +4228,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4118,7 +4276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4183,6 +4341,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4222,7 +4389,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4311,6 +4478,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4351,7 +4527,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4366,7 +4542,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event already has a set with the slug photo-wall"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4476,6 +4652,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4516,7 +4701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4531,7 +4716,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The set has 1 active session; pass force=true to delete it anyway"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4649,6 +4834,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4689,7 +4883,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4704,7 +4898,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event already has a set with the slug photo-wall"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4917,6 +5111,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4956,7 +5159,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5053,6 +5256,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"keyId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5093,7 +5305,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such booth key"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5265,6 +5477,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5304,7 +5525,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5421,6 +5642,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5460,7 +5690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5538,6 +5768,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5578,7 +5817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5704,6 +5943,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5743,7 +5991,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5819,6 +6067,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5859,7 +6116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5874,7 +6131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The session is not a live gallery"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6029,6 +6286,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6069,7 +6335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6084,7 +6350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6201,6 +6467,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"messageId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6241,7 +6516,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such message"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6256,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Only a failed message can be retried; this one is delivered"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6360,6 +6635,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6400,7 +6684,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6415,7 +6699,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Messages were queued meanwhile: try again"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6519,6 +6803,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6559,7 +6852,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6574,7 +6867,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Messages were queued meanwhile: try again"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6680,6 +6973,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6785,6 +7087,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6825,7 +7136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "the address is not suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7164,6 +7475,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7203,7 +7523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "A staff member with the email grace@example.org already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7290,6 +7610,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7330,7 +7659,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such staff member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7345,7 +7674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "This is the last owner: make another member owner first"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7463,6 +7792,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7503,7 +7841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such staff member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7518,7 +7856,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "This is the last owner: make another member owner first"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7716,6 +8054,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"boolean\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"requireTwoFactor\"\n    ],\n    \"message\": \"Invalid input: expected boolean, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7756,7 +8103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Set up your own second factor first (POST /api/auth/two-factor/enable)"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7866,6 +8213,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -8011,6 +8367,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -8050,7 +8415,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8130,6 +8495,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -8170,7 +8544,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8308,6 +8682,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9520,6 +9903,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"RecordType\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9615,6 +10007,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageSid\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageStatus\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9705,6 +10106,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"From\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
