@@ -19,7 +19,7 @@ import { createStaffMember } from '@photobooth/server/modules/members/members.se
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { contactPage, startFakeCms, type FakeCms } from '../support/fake-cms.js'
-import { startFakePostmark, type FakePostmark } from '../support/fake-providers.js'
+import { contactMailVia, startFakePostmark, type FakePostmark } from '../support/fake-providers.js'
 import { seedEvent, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { freePort } from '../support/processes.js'
@@ -104,15 +104,7 @@ beforeAll(async () => {
     staffAuth: { secret: randomBytes(32).toString('base64url'), trustedOrigins: [prismUrl] },
     contact: {
       form: { kind: 'url', url: cms.url, labelsPath: 'data.attributes.form[].label', ttlMs: 300_000 },
-      mail: {
-        kind: 'postmark',
-        to: 'hello@photobooth.example',
-        serverToken: 'token',
-        from: 'Website <web@photobooth.example>',
-        messageStream: 'outbound',
-        apiUrl: postmark.url,
-        timeoutMs: 2_000,
-      },
+      mail: contactMailVia(postmark.url),
     },
   } as never)
   prism = await startPrism(port, app.url)
