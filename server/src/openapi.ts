@@ -17,6 +17,7 @@ import {
 import { z } from 'zod'
 
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
+import { documentErrorExamples } from './openapi-examples.js'
 
 /** Better Auth's session cookie, under the prefix the service gives it (modules/staff/auth.ts). */
 const STAFF_COOKIE = 'photobooth.session_token'
@@ -164,7 +165,7 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         "Errors: JSON `{ error }` (`ErrorBody`) for most; schema validation failures in the validator's own shape (`ValidationError`, told apart by `success: false`); the plain text `Unauthorized` for a booth key that is missing, unknown or revoked; the plain text `Not Found` on the byte routes (photo download, zip); 422 `{ error, missing | notJpeg }` when completing a session. Each operation lists its statuses with their content types.",
         '',
-        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
+        'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body; the public reads (kiosk context, galleries and their files, health probes) list theirs here. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
         "Every answer carries `X-Request-Id`: the request's own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.",
         '',
@@ -297,7 +298,39 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   documentErrorExamples(document)
   documentGalleryValidators(document)
   documentRetryAfter(document)
+  documentHeadRequests(document)
   return document
+}
+
+/** The reads whose `HEAD` the document lists: every `GET` answers one, and these are the ones a link checker or a download manager sends. */
+const isPublicRead = (path: string, operation: OpenAPI.OperationObject) =>
+  operation.security?.length === 0 && !path.startsWith('/api/auth/')
+
+/**
+ * A `HEAD` operation beside each public `GET`: Express answers it with the `GET`'s status and
+ * headers and no body (the byte routes read no file and count no download). Without one, a
+ * validating proxy refuses a HEAD the service answers. Last, so it copies the `GET` as documented.
+ */
+function documentHeadRequests(document: OpenApiDocument): void {
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    const read = pathItem?.get
+    if (!pathItem || !read?.operationId || !isPublicRead(path, read)) continue
+    const responses: NonNullable<typeof read.responses> = {}
+    for (const [status, response] of Object.entries(read.responses ?? {})) {
+      responses[status] =
+        !response || '$ref' in response
+          ? response
+          : { description: response.description, ...(response.headers ? { headers: response.headers } : {}) }
+    }
+    pathItem.head = {
+      operationId: `${read.operationId}Head`,
+      summary: `The status and headers of \`GET ${path}\`, without the body`,
+      tags: read.tags,
+      parameters: read.parameters,
+      security: read.security,
+      responses,
+    }
+  }
 }
 
 /**
@@ -317,42 +350,6 @@ function documentMediaTypes(operation: OpenAPI.OperationObject, method: string):
         example: { error: `Unsupported Media Type: send ${types.join(' or ')}` },
       },
     },
-  }
-}
-
-/** Each operation's declared errors (their status and words), by operation id: from the contract. */
-function declaredErrors(): Map<string, { status?: number; message?: string }[]> {
-  const found = new Map<string, { status?: number; message?: string }[]>()
-  const walk = (node: unknown): void => {
-    const procedure = (
-      node as { '~orpc'?: { route: { operationId?: string }; errorMap: Record<string, { status?: number; message?: string }> } }
-    )['~orpc']
-    if (procedure?.route) {
-      if (procedure.route.operationId) found.set(procedure.route.operationId, Object.values(procedure.errorMap))
-      return
-    }
-    for (const child of Object.values(node as object)) walk(child)
-  }
-  walk(contract)
-  return found
-}
-
-/**
- * An example of each `{ error }` answer in the route's own words (the status's declared message):
- * not the one shared example of the schema, which read "no such set" on every answer of every route.
- */
-function documentErrorExamples(document: OpenApiDocument): void {
-  const errors = declaredErrors()
-  for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(pathItem ?? {})) {
-      if (typeof operation !== 'object' || operation === null || !('responses' in operation) || !operation.operationId) continue
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const media = response && 'content' in response ? response.content?.['application/json'] : undefined
-        if (!media || (media.schema as { $ref?: string } | undefined)?.$ref !== '#/components/schemas/ErrorBody') continue
-        const message = errors.get(operation.operationId)?.find((error) => String(error.status) === status)?.message
-        if (message) media.example = { error: message }
-      }
-    }
   }
 }
 

@@ -135,6 +135,19 @@ describe('the API reference at /docs', () => {
         30_000,
       )
       expect(opened).toContain('ada@example.org')
+      // The filter box (`filter: true`): typing a tag's name leaves that tag's operations alone.
+      expect(await evaluate<boolean>(`document.querySelector('.operation-filter-input') !== null`)).toBe(true)
+      await evaluate(`(() => {
+        const input = document.querySelector('.operation-filter-input')
+        Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, 'Kiosk')
+        input.dispatchEvent(new Event('input', { bubbles: true }))
+      })()`)
+      const filtered = await until(
+        () => evaluate<string[]>(`[...document.querySelectorAll('.opblock-tag')].map((tag) => tag.getAttribute('data-tag'))`),
+        (tags) => tags.length === 1,
+        10_000,
+      )
+      expect(filtered).toEqual(['Kiosk'])
       // Give late requests (fonts, images, a validator badge) a moment to show up.
       await new Promise((resolve) => setTimeout(resolve, 1_000))
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { POSTMARK_INACTIVE, SERVER_ERROR, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
+import { contactMailVia, POSTMARK_INACTIVE, SERVER_ERROR, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
 import { contactPage, startFakeCms, type FakeCms } from '../support/fake-cms.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 
@@ -19,18 +19,7 @@ function contactSettings(overrides: { form?: object; mail?: object | null } = {}
     rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' },
     contact: {
       form: overrides.form ?? { kind: 'url' as const, url: cms.url, labelsPath: LABELS_PATH, ttlMs: TTL_MS },
-      mail:
-        overrides.mail === null
-          ? undefined
-          : {
-              kind: 'postmark' as const,
-              to: 'hello@photobooth.example',
-              serverToken: 'token',
-              from: 'Website <web@photobooth.example>',
-              messageStream: 'outbound',
-              apiUrl: postmark.url,
-              timeoutMs: 2_000,
-            },
+      mail: overrides.mail === null ? undefined : contactMailVia(postmark.url),
     },
   } as never
 }

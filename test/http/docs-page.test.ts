@@ -22,4 +22,14 @@ describe('GET /docs and its assets', () => {
       }
     }
   })
+
+  it('when the page starts Swagger UI, then the filter box is on', async () => {
+    const app = await startTestServer()
+    try {
+      const script = await (await fetch(`${app.url}/docs/assets/init.js`)).text()
+      expect(script).toMatch(/\bfilter: true\b/)
+    } finally {
+      await app.stop()
+    }
+  })
 })

@@ -27,7 +27,7 @@ const document = JSON.parse(await readFile(resolve(import.meta.dirname, '../../o
 /** Every change of the document, with the media types its body may have. */
 const changes = Object.entries(document.paths).flatMap(([path, item]) =>
   Object.entries(item)
-    .filter(([method]) => method !== 'get')
+    .filter(([method]) => method !== 'get' && method !== 'head')
     .map(([method, operation]) => ({
       method: method.toUpperCase(),
       path: path.replace(/\{\w+\}/g, 'AAAAAAAAAAAAAAAAAAAAAA'),

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import SwaggerParser from '@apidevtools/swagger-parser'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { buildOpenApiDocument } from '@photobooth/server/openapi'
 import { describe, expect, it } from 'vitest'
 
@@ -115,8 +116,33 @@ describe('the OpenAPI document', () => {
         // The health probes (issue 14).
         'GET /healthz',
         'GET /readyz',
+        // The public reads' HEAD (issue 23): every GET answers one, these are listed.
+        'HEAD /events/{eventSlug}/sets/{setSlug}',
+        'HEAD /gallery/events/{slug}',
+        'HEAD /gallery/{sessionId}',
+        'HEAD /gallery/{sessionId}/photos/{photoId}/download',
+        'HEAD /gallery/{sessionId}/zip',
+        'HEAD /healthz',
+        'HEAD /readyz',
       ].sort(),
     )
+  })
+
+  it('when read, then each listed HEAD is its GET without bodies: same parameters, credential and statuses, each with the same headers', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation & Record<string, unknown>>>)) {
+      const { get, head } = item
+      if (!head) continue
+      expect(head.operationId, path).toBe(`${get!.operationId}Head`)
+      expect([head.parameters, head.security], path).toEqual([get!.parameters, get!.security])
+      expect(Object.keys(head.responses), path).toEqual(Object.keys(get!.responses))
+      for (const [status, response] of Object.entries(head.responses)) {
+        expect(response.content, `${path} ${status}`).toBeUndefined()
+        expect((response as { headers?: unknown }).headers, `${path} ${status}`).toEqual(
+          (get!.responses[status] as { headers?: unknown }).headers,
+        )
+      }
+    }
   })
 
   it('when read, then booth routes require the bearer key and document the plain-text 401, staff routes the session cookie and a JSON 401, public routes none', async () => {
@@ -143,7 +169,9 @@ describe('the OpenAPI document', () => {
           'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
         })
       if (booth)
-        expect(operation.responses['401']?.content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] } } })
+        expect(operation.responses['401']?.content).toEqual({
+          'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] }, example: 'Unauthorized' },
+        })
       if (staff && path !== '/api/auth/sign-out')
         expect(operation.responses['401']?.content, path).toEqual({
           'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, example: { error: 'Staff sign-in required' } },
@@ -162,12 +190,49 @@ describe('the OpenAPI document', () => {
     expect(complete.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
   })
 
+  it("when read, then every error answer has one example, which its schema accepts, and the spec's words are the examples of its routes", async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    const ajv = new Ajv2020({ strict: false, validateFormats: false })
+    const missing: string[] = []
+    const invalid: string[] = []
+    for (const { path, method, operation } of operations(document)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue
+        for (const [type, media] of Object.entries(response.content ?? {}) as [string, { schema: object; example?: unknown }][]) {
+          const where = `${method.toUpperCase()} ${path} ${status} ${type}`
+          if (media.example === undefined) missing.push(where)
+          else if (!ajv.validate({ ...media.schema, components: document.components }, media.example)) invalid.push(where)
+        }
+      }
+    }
+    // Staff reads that take no input cannot fail the validator: their 400 has no example to give.
+    expect(missing.sort()).toEqual(
+      ['/staff/booth-keys', '/staff/events', '/staff/me', '/staff/members', '/staff/team'].map(
+        (path) => `GET ${path} 400 application/json`,
+      ),
+    )
+    expect(invalid).toEqual([])
+    const example = (path: string, method: string, status: string, type = 'application/json') =>
+      document.paths[path][method].responses[status].content[type].example
+    expect(example('/events/{eventSlug}/sets/{setSlug}', 'get', '404')).toEqual({ error: 'no such set' })
+    expect(example('/sets/{setId}/sessions', 'post', '404')).toEqual({ error: 'no such set' })
+    expect(example('/gallery/events/{slug}', 'get', '404')).toEqual({ error: 'no such event' })
+    expect(example('/gallery/{sessionId}', 'get', '404')).toEqual({ error: 'no such gallery' })
+    expect(example('/gallery/{sessionId}/zip', 'get', '404', 'text/plain')).toBe('Not Found')
+    expect(example('/track', 'post', '400')).toEqual({ error: 'bad body' })
+    expect(example('/booth/events', 'get', '401', 'text/plain')).toBe('Unauthorized')
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '409')).toEqual({ error: 'session is already completed' })
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '422')).toMatchObject({ missing: [expect.any(String)] })
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '500')).toEqual({ error: 'Internal server error' })
+  })
+
   it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {
     const document = JSON.parse(await readFile(committedPath, 'utf8'))
-    for (const { path, operation } of operations(document)) {
+    for (const { path, method, operation } of operations(document)) {
       // The byte routes answer their own media types; the health probes take no input and answer
-      // 200 or 503 only (the Redocly rule asking for a 4xx is ignored for them, redocly.yaml).
-      if (BYTE_ROUTES.includes(path) || PROBES.includes(path)) continue
+      // 200 or 503 only (the Redocly rule asking for a 4xx is ignored for them, redocly.yaml); a
+      // HEAD's answers have no body (its own test above).
+      if (BYTE_ROUTES.includes(path) || PROBES.includes(path) || method === 'head') continue
       const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
       if (path.startsWith('/api/auth/')) {
         // Better Auth's refusals, in the service's `{ error }`: never the validator's shape.
@@ -200,7 +265,9 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(photo.responses['200'].content)).toEqual(['image/jpeg'])
     expect(Object.keys(zip.responses['200'].content)).toEqual(['application/zip'])
     for (const operation of [photo, zip]) {
-      expect(operation.responses['404'].content).toEqual({ 'text/plain': { schema: { type: 'string', enum: ['Not Found'] } } })
+      expect(operation.responses['404'].content).toEqual({
+        'text/plain': { schema: { type: 'string', enum: ['Not Found'] }, example: 'Not Found' },
+      })
     }
   })
 

@@ -166,6 +166,19 @@ export async function startFakePostmark(): Promise<FakePostmark> {
   })
 }
 
+/** The contact form's mail settings of a test server, sending through a fake Postmark at `apiUrl`. */
+export function contactMailVia(apiUrl: string) {
+  return {
+    kind: 'postmark' as const,
+    to: 'hello@photobooth.example',
+    serverToken: 'token',
+    from: 'Website <web@photobooth.example>',
+    messageStream: 'outbound',
+    apiUrl,
+    timeoutMs: 2_000,
+  }
+}
+
 export function startFakeTwilio(): Promise<FakeProvider> {
   return startFake((request) => {
     const form = new URLSearchParams(request.body)

@@ -16,7 +16,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /events/{eventSlug}/sets/{setSlug}`, without the body */
+        head: operations["getKioskContextHead"];
         patch?: never;
         trace?: never;
     };
@@ -56,7 +57,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/events/{slug}`, without the body */
+        head: operations["getEventPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -76,7 +78,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}`, without the body */
+        head: operations["getGalleryHead"];
         patch?: never;
         trace?: never;
     };
@@ -93,7 +96,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}/photos/{photoId}/download`, without the body */
+        head: operations["downloadPhotoHead"];
         patch?: never;
         trace?: never;
     };
@@ -113,7 +117,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /gallery/{sessionId}/zip`, without the body */
+        head: operations["downloadZipHead"];
         patch?: never;
         trace?: never;
     };
@@ -938,7 +943,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /healthz`, without the body */
+        head: operations["liveHead"];
         patch?: never;
         trace?: never;
     };
@@ -958,7 +964,8 @@ export type paths = {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The status and headers of `GET /readyz`, without the body */
+        head: operations["readyHead"];
         patch?: never;
         trace?: never;
     };
@@ -1397,6 +1404,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventSlug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1408,7 +1424,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1442,6 +1458,56 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getKioskContextHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventSlug: string;
+                setSlug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1492,6 +1558,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Ada needs an email or a phone number"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1504,7 +1575,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1670,6 +1741,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1681,7 +1761,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1715,6 +1795,69 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getEventPageHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1777,6 +1920,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1788,7 +1940,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such gallery"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1825,6 +1977,69 @@ export interface operations {
             };
         };
     };
+    getGalleryHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
+                "If-None-Match"?: string;
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     downloadPhoto: {
         parameters: {
             query?: never;
@@ -1856,6 +2071,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Not Found */
                     "text/plain": "Not Found";
                 };
             };
@@ -1865,6 +2081,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -1877,10 +2098,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
                 };
+            };
+        };
+    };
+    downloadPhotoHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+                photoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JPEG bytes, streamed from storage */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The exact size of the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not live, or not in this gallery: the plain text `Not Found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1914,6 +2187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Not Found */
                     "text/plain": "Not Found";
                 };
             };
@@ -1923,6 +2197,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests. Try again in a minute."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -1934,6 +2213,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error"
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
@@ -1946,10 +2230,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment."
+                     *     }
+                     */
                     "application/json": {
                         error: string;
                     };
                 };
+            };
+        };
+    };
+    downloadZipHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip, streamed; its exact length is announced */
+            200: {
+                headers: {
+                    /** @description attachment, with the file name (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The exact size of the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not live, or not in this gallery: the plain text `Not Found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Over 60 requests a minute from this client IP. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1987,6 +2329,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Malformed Authorization header: expected \"Bearer <booth key>\""
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -1996,6 +2343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2083,6 +2431,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2092,6 +2449,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2103,7 +2461,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2198,6 +2556,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2207,6 +2574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2219,7 +2587,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2234,7 +2602,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2293,7 +2661,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Photo storage is not configured"
+                     *       "error": "photo storage is not configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2352,6 +2720,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2361,6 +2738,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2373,7 +2751,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2388,7 +2766,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2416,6 +2794,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Photo keys not in storage",
+                     *       "missing": [
+                     *         "sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2442,7 +2828,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Photo storage is not configured"
+                     *       "error": "photo storage is not configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2488,6 +2874,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -2497,6 +2892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example Unauthorized */
                     "text/plain": "Unauthorized";
                 };
             };
@@ -2509,7 +2905,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2524,7 +2920,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is no longer active"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2620,7 +3016,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "bad body"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2704,7 +3100,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "Unknown fields: Fax"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3068,6 +3464,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"startAt\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3108,7 +3513,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "An event with the slug summer-gala already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3258,6 +3663,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3297,7 +3711,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3377,6 +3791,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3417,7 +3840,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3432,7 +3855,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event has 2 active sessions; pass force=true to delete it anyway"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3614,6 +4037,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3654,7 +4086,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3669,7 +4101,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "An event with the slug summer-gala already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3796,6 +4228,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3835,7 +4276,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3900,6 +4341,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -3939,7 +4389,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4028,6 +4478,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4068,7 +4527,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4083,7 +4542,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event already has a set with the slug photo-wall"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4193,6 +4652,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4233,7 +4701,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4248,7 +4716,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The set has 1 active session; pass force=true to delete it anyway"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4366,6 +4834,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4406,7 +4883,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4421,7 +4898,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The event already has a set with the slug photo-wall"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4634,6 +5111,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4673,7 +5159,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4770,6 +5256,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"keyId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -4810,7 +5305,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such booth key"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4982,6 +5477,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5021,7 +5525,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5138,6 +5642,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5177,7 +5690,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5255,6 +5768,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5295,7 +5817,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5421,6 +5943,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5460,7 +5991,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5536,6 +6067,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5576,7 +6116,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5591,7 +6131,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "The session is not a live gallery"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5746,6 +6286,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5786,7 +6335,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5801,7 +6350,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "session is already completed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5918,6 +6467,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"messageId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -5958,7 +6516,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such message"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5973,7 +6531,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Only a failed message can be retried; this one is delivered"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6077,6 +6635,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6117,7 +6684,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6132,7 +6699,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Messages were queued meanwhile: try again"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6236,6 +6803,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6276,7 +6852,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6291,7 +6867,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Messages were queued meanwhile: try again"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6397,6 +6973,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6502,6 +7087,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6542,7 +7136,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "the address is not suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6881,6 +7475,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -6920,7 +7523,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "A staff member with the email grace@example.org already exists"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7007,6 +7610,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7047,7 +7659,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such staff member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7062,7 +7674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "This is the last owner: make another member owner first"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7180,6 +7792,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7220,7 +7841,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such staff member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7235,7 +7856,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "This is the last owner: make another member owner first"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7433,6 +8054,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"boolean\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"requireTwoFactor\"\n    ],\n    \"message\": \"Invalid input: expected boolean, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7473,7 +8103,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Conflict"
+                     *       "error": "Set up your own second factor first (POST /api/auth/two-factor/enable)"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7583,6 +8213,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7728,6 +8367,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7767,7 +8415,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7847,6 +8495,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -7887,7 +8544,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "no such person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8025,6 +8682,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9114,6 +9780,26 @@ export interface operations {
             };
         };
     };
+    liveHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     ready: {
         parameters: {
             query?: never;
@@ -9156,6 +9842,36 @@ export interface operations {
             };
         };
     };
+    readyHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run, `{ "error": "storage unreachable" }` after two failed storage checks in a row (until two succeed). */
+            503: {
+                headers: {
+                    /** @description `no-store` */
+                    "Cache-Control"?: "no-store";
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     postmarkWebhook: {
         parameters: {
             query?: never;
@@ -9187,6 +9903,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"RecordType\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9282,6 +10007,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageSid\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageStatus\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
@@ -9372,6 +10106,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"From\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };

@@ -23,6 +23,8 @@ const INIT_SCRIPT = `window.ui = window.SwaggerUIBundle({
   dom_id: '#swagger-ui',
   deepLinking: true,
   displayOperationId: true,
+  // The filter box: a reader finds a tag among some sixty operations by typing part of its name.
+  filter: true,
   // The public validator badge would call validator.swagger.io.
   validatorUrl: null,
 })
