@@ -31,7 +31,7 @@ let proxy: Server
 let proxyUrl: string
 let addresses = 0
 /** Sees each request before the proxy handles it. */
-let onRequest: ((method: string) => void) | undefined
+let onRequest: ((method: string, path: string) => void) | undefined
 let directory: string
 const queues: OfflineQueue[] = []
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'photobooth-queue-'))
   const target = new URL(app.url)
   proxy = createServer((req, res) => {
-    onRequest?.(req.method!)
+    onRequest?.(req.method!, req.url!)
     if (network === 'down') return req.socket.destroy()
     // Each try leaves from another address: Wi-Fi, then LTE, then Wi-Fi again.
     const ip = `203.0.113.${(++addresses % 250) + 1}`
@@ -215,7 +215,7 @@ describe('the offline queue of a booth', () => {
     boothKey = await createTestBoothKey(app)
   })
 
-  it('when the link resets during an upload and the app restarts, then the upload resumes: every photo stored, the session completed once', async () => {
+  it('when the link resets during an upload and the app restarts, then the upload resumes: every photo stored, and the session completed once though the completion's answer is lost', async () => {
     const { sets } = await seedEvent(app.orm)
     const session = await createKioskClient({ baseUrl: app.url }).kiosk.registerGuests({
       params: { setId: sets[0]!.id },
@@ -255,9 +255,13 @@ describe('the offline queue of a booth', () => {
     expect(notStored).toBeGreaterThanOrEqual(1)
     expect(notStored).toBeLessThan(photos.length)
 
-    // The booth app restarts and the network is back.
+    // The booth app restarts and the network is back, but the completion's first answer is lost.
     reached.length = 0
-    network = 'up'
+    network = 'losing answers'
+    let completions = 0
+    onRequest = (method, path) => {
+      if (method === 'POST' && path.endsWith('/complete') && ++completions === 1) answersToLose = 1
+    }
     const after = createOfflineQueue({ client: booth(), store, ...fast })
     queues.push(after)
     const events = record(after)
@@ -272,5 +276,9 @@ describe('the offline queue of a booth', () => {
     expect(await em.execute('select count(*)::int as n from outbox_message where session_id = ?', [session.id])).toEqual([{ n: 1 }])
     // Only the photos not known to be stored were sent again (the lost answer's one: storage's 412 says it is there).
     expect(reached.filter((each) => each.method === 'PUT')).toHaveLength(notStored!)
+    // The completion was sent again with its key, from another address, and replayed.
+    const completes = reached.filter((each) => each.path.endsWith('/complete'))
+    expect(completes.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(completes.map((each) => each.key)).size).toBe(1)
   })
 })
