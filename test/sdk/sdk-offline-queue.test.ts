@@ -215,7 +215,7 @@ describe('the offline queue of a booth', () => {
     boothKey = await createTestBoothKey(app)
   })
 
-  it('when the link resets during an upload and the app restarts, then the upload resumes: every photo stored, and the session completed once though the completion's answer is lost', async () => {
+  it('when the link resets during an upload and the app restarts, then the upload resumes: every photo stored, and the session completed once though the completion’s answer is lost', async () => {
     const { sets } = await seedEvent(app.orm)
     const session = await createKioskClient({ baseUrl: app.url }).kiosk.registerGuests({
       params: { setId: sets[0]!.id },
