@@ -205,6 +205,8 @@ export class OfflineQueue {
   /** Stops sending (the store keeps what waits); a call being sent finishes. */
   close(): void {
     this.stopped.abort()
+    // Calls still waiting for their first outcome are kept in the store: say so rather than never answer.
+    for (const id of [...this.firstOutcome.keys()]) this.settle(id, { queued: true })
     this.wake()
     browserWindow.removeEventListener?.('online', this.wake)
   }
@@ -273,7 +275,9 @@ export class OfflineQueue {
           continue
         }
         entry.tries++
-        await this.store.save(entry)
+        // A store that cannot write (a full disk, IndexedDB's quota) must not stop the queue: the
+        // entry stays as it was saved, with its key, and is tried again.
+        await this.store.save(entry).catch(() => undefined)
         this.waitingSince ??= this.clock.now()
         const retryInMs = pauseAfter(error, entry.tries - 1, this.retry, this.intervalMs)
         this.emit('waiting', { call: info(entry), error, retryInMs, count: this.count })
