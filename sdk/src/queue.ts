@@ -308,7 +308,8 @@ export class OfflineQueue {
       case 'booth.uploadPhotos':
         // The client itself, not a copy: the upload helper finds its transport by it.
         return resumeUpload(client as Pick<PhotoBoothClient, 'booth'>, entry.input.sessionId, entry.photos ?? [], entry.progress, () =>
-          this.store.save(entry),
+          // Progress not saved costs a photo sent again after a restart (storage's 412 then says it is there).
+          this.store.save(entry).catch(() => undefined),
         )
     }
   }
