@@ -12,8 +12,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 
-import { build } from 'esbuild'
-
+import { bundleApp, kioskApp, type Shipped } from '../test/support/sdk-bundle.js'
 import { reportRows, verdict } from './rows.js'
 
 /** The kiosk entry's target (issue 23); the whole client's, from before the entries. */
@@ -21,18 +20,6 @@ const KIOSK_LIMIT = 4 * 1024 // bytes, min+gzip
 const WHOLE_LIMIT = 10 * 1024
 
 const sdkDir = fileURLToPath(new URL('../sdk/', import.meta.url))
-
-/** A kiosk app that imports only what it uses: the client, `safe`, `isDefinedError`, `TimeoutError`. */
-const kioskApp = (client: string, entry: string) =>
-  [
-    `import { ${client}, isDefinedError, safe, TimeoutError } from './dist/${entry}.js'`,
-    `const client = ${client}({ baseUrl: location.origin, timeoutMs: 8000 })`,
-    "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })",
-    "const [error, session] = await safe(client.kiosk.registerGuests({ params: { setId: set.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
-    'if (isDefinedError(error)) console.log(error.code, error.message, error.requestId)',
-    'else if (error instanceof TimeoutError) console.log(error.timeoutMs)',
-    'else console.log(session)',
-  ].join('\n')
 
 /** The same kiosk with the offline queue in IndexedDB and its count on screen. */
 const QUEUED_KIOSK_APP = [
@@ -43,23 +30,11 @@ const QUEUED_KIOSK_APP = [
   "console.log(await queue.registerGuests({ params: { setId: 'x' }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
 ].join('\n')
 
-type Measured = { gzipped: number; minified: number; brotli: number; shipped: [string, { bytesInOutput: number }][] }
+type Measured = { gzipped: number; minified: number; brotli: number; shipped: Shipped[] }
 
 async function measure(app: string): Promise<Measured> {
-  const result = await build({
-    stdin: { contents: app, resolveDir: sdkDir, loader: 'js' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-  })
-  const bytes = result.outputFiles[0]!.contents
-  // The modules with bytes in the output (tree-shaken ones have none).
-  const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs).filter(([, input]) => input.bytesInOutput > 0)
-  return { gzipped: gzipSync(bytes).length, minified: bytes.length, brotli: brotliCompressSync(bytes).length, shipped }
+  const { output, shipped } = await bundleApp(app)
+  return { gzipped: gzipSync(output).length, minified: output.length, brotli: brotliCompressSync(output).length, shipped }
 }
 
 const bytes = (count: number) => `${count.toLocaleString('en-US')} B`
@@ -68,9 +43,9 @@ const bytes = (count: number) => `${count.toLocaleString('en-US')} B`
 function figures({ minified, brotli, shipped }: Measured, unwanted: RegExp): { text: string; clean: boolean } {
   const found = shipped.map(([path]) => path).filter((path) => unwanted.test(path) || path.startsWith('node:'))
   const biggest = [...shipped]
-    .sort(([, a], [, b]) => b.bytesInOutput - a.bytesInOutput)
+    .sort(([, a], [, b]) => b - a)
     .slice(0, 3)
-    .map(([path, input]) => `${path.replace(/^.*node_modules[/\\]/, '').replace(/^.*?sdk[/\\]/, '')} ${bytes(input.bytesInOutput)}`)
+    .map(([path, size]) => `${path.replace(/^.*node_modules[/\\]/, '').replace(/^.*?sdk[/\\]/, '')} ${bytes(size)}`)
   return {
     text:
       `${bytes(minified)} minified, ${bytes(brotli)} brotli; ${shipped.length} modules, largest: ${biggest.join(', ')}` +

@@ -5,15 +5,22 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 
-import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
+import { bundleApp, kioskApp } from '../support/sdk-bundle.js'
 
 const sdkDir = resolve(import.meta.dirname, '../../sdk')
 const run = promisify(execFile)
 
 let app: TestServer
+
+/** An app bundled with the built SDK: its bytes and the paths of the modules it ships. */
+async function bundlePaths(contents: string): Promise<{ output: Uint8Array; shipped: string[] }> {
+  const { output, shipped } = await bundleApp(contents)
+  return { output, shipped: shipped.map(([path]) => path) }
+}
+
 beforeAll(async () => {
   // The published build: the package's own build script.
   await run('pnpm', ['--filter', '@photobooth/sdk', 'build'], { cwd: sdkDir })
@@ -23,76 +30,30 @@ afterAll(() => app?.stop())
 
 describe('the built SDK package', () => {
   it('when bundled whole, then it ships the minified contract and no zod', async () => {
-    const result = await build({
-      entryPoints: [resolve(sdkDir, 'dist/index.js')],
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      metafile: true,
-    })
-    const inputs = Object.keys(result.metafile.inputs)
-    expect(inputs.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
-    expect(inputs.filter((input) => /[/\\]zod[/\\]/.test(input))).toEqual([])
-    const gzipped = gzipSync(result.outputFiles[0]!.contents).length
+    const { shipped, output } = await bundlePaths("export * from './dist/index.js'")
+    expect(shipped.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
+    expect(shipped.filter((input) => /[/\\]zod[/\\]/.test(input))).toEqual([])
+    const gzipped = gzipSync(output).length
     expect(gzipped).toBeLessThan(20 * 1024)
   })
 
   it('when a kiosk app is bundled for a browser, then the SDK it ships is at most 10 KB min+gzip, without the upload helper or Node modules', async () => {
-    // A kiosk app that imports only what it uses: the client and the error helpers.
-    const kioskApp = [
-      "import { createClient, isDefinedError, safe, TimeoutError } from './dist/index.js'",
-      'const client = createClient({ baseUrl: location.origin, timeoutMs: 8000 })',
-      "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })",
-      "const [error, session] = await safe(client.kiosk.registerGuests({ params: { setId: set.id }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
-      'if (isDefinedError(error)) console.log(error.code, error.message, error.requestId)',
-      'else if (error instanceof TimeoutError) console.log(error.timeoutMs)',
-      'else console.log(session)',
-    ].join('\n')
-    const result = await build({
-      stdin: { contents: kioskApp, resolveDir: sdkDir, loader: 'js' },
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      write: false,
-      metafile: true,
-    })
-    // What the bundle holds: the modules with bytes in its output (tree-shaken ones have none).
-    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([path]) => path)
+    const { shipped, output } = await bundlePaths(kioskApp('createClient', 'index'))
     expect(shipped.filter((input) => /[/\\](zod|upload|links)\b/.test(input) || input.startsWith('node:'))).toEqual([])
     expect(shipped.some((input) => input.endsWith('generated/contract.json'))).toBe(true)
-    const gzipped = gzipSync(result.outputFiles[0]!.contents).length
-    expect(gzipped).toBeLessThanOrEqual(10 * 1024)
+    expect(gzipSync(output).length).toBeLessThanOrEqual(10 * 1024)
   })
 
   it('when a kiosk app uses the kiosk entry, then its bundle carries the kiosk routes only: no staff, booth or gallery route, no zod, no upload helper', async () => {
-    const result = await build({
-      stdin: {
-        contents: [
-          "import { createKioskClient, safe } from './dist/kiosk.js'",
-          'const client = createKioskClient({ baseUrl: location.origin })',
-          "console.log(await safe(client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })))",
-        ].join('\n'),
-        resolveDir: sdkDir,
-        loader: 'js',
-      },
-      bundle: true,
-      minify: true,
-      format: 'esm',
-      platform: 'browser',
-      write: false,
-      metafile: true,
-    })
-    const shipped = Object.entries(Object.values(result.metafile.outputs)[0]!.inputs)
-      .filter(([, input]) => input.bytesInOutput > 0)
-      .map(([path]) => path)
+    const { shipped, output } = await bundlePaths(
+      [
+        "import { createKioskClient, safe } from './dist/kiosk.js'",
+        'const client = createKioskClient({ baseUrl: location.origin })',
+        "console.log(await safe(client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })))",
+      ].join('\n'),
+    )
     expect(shipped.filter((input) => /[/\\](zod|upload|contract\.json|booth-routes|staff-routes)\b/.test(input))).toEqual([])
-    const code = result.outputFiles[0]!.text
+    const code = new TextDecoder().decode(output)
     expect(code).toContain('/sets/{setId}/sessions')
     for (const path of ['/staff/', '/booth/', '/gallery/', '/api/auth/']) expect(code).not.toContain(path)
   })

@@ -6,8 +6,6 @@
  * restart stores every photo and completes the session once.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, request, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -19,57 +17,25 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import { startVenueProxy, type VenueProxy } from '../support/venue-proxy.js'
 
 const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip', trustedProxies: ['loopback'] } })
 
-/** How the venue's network treats the next requests. */
-let network: 'up' | 'down' | 'losing answers' = 'up'
-let answersToLose = 0
-/** Every request that reached the service: its key and the address it came from. */
-const reached: { method: string; path: string; key: string | undefined; ip: string }[] = []
-let proxy: Server
-let proxyUrl: string
-let addresses = 0
-/** Sees each request before the proxy handles it. */
-let onRequest: ((method: string, path: string) => void) | undefined
+let venue: VenueProxy
 let directory: string
 const queues: OfflineQueue[] = []
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'photobooth-queue-'))
-  const target = new URL(app.url)
-  proxy = createServer((req, res) => {
-    onRequest?.(req.method!, req.url!)
-    if (network === 'down') return req.socket.destroy()
-    // Each try leaves from another address: Wi-Fi, then LTE, then Wi-Fi again.
-    const ip = `203.0.113.${(++addresses % 250) + 1}`
-    reached.push({ method: req.method!, path: req.url!, key: req.headers['idempotency-key'] as string | undefined, ip })
-    const upstream = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-test-client-ip': ip } },
-      (answer) => {
-        if (network === 'losing answers' && answersToLose > 0) {
-          answersToLose--
-          answer.resume()
-          answer.on('end', () => res.socket?.destroy())
-          return
-        }
-        res.writeHead(answer.statusCode!, answer.headers)
-        answer.pipe(res)
-      },
-    )
-    req.pipe(upstream)
-  })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  venue = await startVenueProxy(app.url, { clientIpHeader: 'x-test-client-ip' })
 })
 afterEach(() => {
   queues.splice(0).forEach((queue) => queue.close())
-  network = 'up'
-  onRequest = undefined
+  venue.network = 'up'
+  venue.onRequest = undefined
 })
 afterAll(async () => {
-  proxy?.closeAllConnections()
-  await new Promise((resolve) => proxy?.close(resolve))
+  await venue?.close()
   await rm(directory, { recursive: true, force: true })
 })
 
@@ -77,7 +43,7 @@ type Options = Omit<Parameters<typeof createOfflineQueue>[0], 'client'>
 const fast = { retry: { minDelayMs: 5, maxDelayMs: 20 }, perMinute: 6000 } satisfies Options
 
 function kioskQueue(options: Options = {}): OfflineQueue {
-  const client = createKioskClient({ baseUrl: proxyUrl, retry: false })
+  const client = createKioskClient({ baseUrl: venue.url, retry: false })
   const queue = createOfflineQueue({ client, ...fast, ...options })
   queues.push(queue)
   return queue
@@ -109,7 +75,7 @@ describe('the offline queue of a kiosk', () => {
     const { sets } = await seedEvent(app.orm)
     const setId = sets[0]!.id
     const store = fileStore(join(directory, 'kiosk'))
-    network = 'down'
+    venue.network = 'down'
     const before = kioskQueue({ store })
     const names = ['Ada Lovelace', 'Grace Hopper', 'Katherine Johnson']
     const outcomes = []
@@ -126,9 +92,9 @@ describe('the offline queue of a kiosk', () => {
     await after.ready
     expect(after.list().map((call) => call.id)).toEqual(outcomes.map((outcome) => (outcome as { id: string }).id))
 
-    reached.length = 0
-    network = 'losing answers'
-    answersToLose = 2
+    venue.reached.length = 0
+    venue.network = 'losing answers'
+    venue.answersToLose = 2
     after.wake()
     await after.drained()
 
@@ -138,7 +104,7 @@ describe('the offline queue of a kiosk', () => {
     expect(sent.map((event) => (event.result as { label: string }).label)).toEqual(names)
     expect(sent.map((event) => event.count)).toEqual([2, 1, 0])
     // The lost answers were tried again with the same key, from another address, and replayed.
-    const first = reached.filter((each) => each.key === sent[0]!.id)
+    const first = venue.reached.filter((each) => each.key === sent[0]!.id)
     expect(first.length).toBeGreaterThanOrEqual(2)
     expect(new Set(first.map((each) => each.ip)).size).toBe(first.length)
     expect(after.count).toBe(0)
@@ -147,7 +113,7 @@ describe('the offline queue of a kiosk', () => {
 
   it('when a queued registration is refused for good (its set is gone), then it is surfaced as failed and dropped, and the next one goes', async () => {
     const { sets } = await seedEvent(app.orm)
-    network = 'down'
+    venue.network = 'down'
     const queue = kioskQueue({ store: memoryStore() })
     const events = record(queue)
     const gone = await queue.registerGuests({
@@ -159,7 +125,7 @@ describe('the offline queue of a kiosk', () => {
       body: { guests: [{ name: 'Kept', email: 'kept@example.org' }] },
     })
     expect([gone.status, kept.status]).toEqual(['queued', 'queued'])
-    network = 'up'
+    venue.network = 'up'
     queue.wake()
     await queue.drained()
     const settled = events.filter((event) => event.type === 'sent' || event.type === 'failed')
@@ -191,7 +157,7 @@ describe('the offline queue of a kiosk', () => {
     const { sets } = await seedEvent(app.orm)
     let now = 0
     const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) }
-    network = 'down'
+    venue.network = 'down'
     const queue = kioskQueue({ perMinute: 30, clock, retry: { minDelayMs: 1000, maxDelayMs: 1000 } })
     for (let index = 0; index < 4; index++)
       await queue.registerGuests({
@@ -200,7 +166,7 @@ describe('the offline queue of a kiosk', () => {
       })
     const sentAt: number[] = []
     queue.on('sent', () => sentAt.push(now))
-    network = 'up'
+    venue.network = 'up'
     queue.wake()
     await queue.drained()
     expect(sentAt).toHaveLength(4)
@@ -225,10 +191,10 @@ describe('the offline queue of a booth', () => {
     // Upload URLs name the service's address: this booth sends them through the venue's proxy too.
     const booth = () =>
       createBoothClient({
-        baseUrl: proxyUrl,
+        baseUrl: venue.url,
         boothKey,
         retry: false,
-        uploadUrl: (url) => url.replace(new URL(app.url).origin, proxyUrl),
+        uploadUrl: (url) => url.replace(new URL(app.url).origin, venue.url),
       })
     const photos = [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
 
@@ -236,16 +202,16 @@ describe('the offline queue of a booth', () => {
     const before = createOfflineQueue({ client: booth(), store, ...fast })
     queues.push(before)
     before.on('waiting', () => {
-      network = 'down'
+      venue.network = 'down'
     })
     let puts = 0
-    onRequest = (method) => {
-      if (method === 'PUT' && ++puts === 2) answersToLose = 1
+    venue.onRequest = (method) => {
+      if (method === 'PUT' && ++puts === 2) venue.answersToLose = 1
     }
-    network = 'losing answers'
-    answersToLose = 0
+    venue.network = 'losing answers'
+    venue.answersToLose = 0
     expect(await before.uploadPhotos(session.id, photos)).toMatchObject({ status: 'queued' })
-    onRequest = undefined
+    venue.onRequest = undefined
     before.close()
     const saved = await fileStore(join(directory, 'booth')).load()
     expect(saved).toHaveLength(1)
@@ -256,11 +222,11 @@ describe('the offline queue of a booth', () => {
     expect(notStored).toBeLessThan(photos.length)
 
     // The booth app restarts and the network is back, but the completion's first answer is lost.
-    reached.length = 0
-    network = 'losing answers'
+    venue.reached.length = 0
+    venue.network = 'losing answers'
     let completions = 0
-    onRequest = (method, path) => {
-      if (method === 'POST' && path.endsWith('/complete') && ++completions === 1) answersToLose = 1
+    venue.onRequest = (method, path) => {
+      if (method === 'POST' && path.endsWith('/complete') && ++completions === 1) venue.answersToLose = 1
     }
     const after = createOfflineQueue({ client: booth(), store, ...fast })
     queues.push(after)
@@ -275,9 +241,9 @@ describe('the offline queue of a booth', () => {
     expect(await em.execute('select count(*)::int as n from photo where session_id = ?', [session.id])).toEqual([{ n: 3 }])
     expect(await em.execute('select count(*)::int as n from outbox_message where session_id = ?', [session.id])).toEqual([{ n: 1 }])
     // Only the photos not known to be stored were sent again (the lost answer's one: storage's 412 says it is there).
-    expect(reached.filter((each) => each.method === 'PUT')).toHaveLength(notStored!)
+    expect(venue.reached.filter((each) => each.method === 'PUT')).toHaveLength(notStored!)
     // The completion was sent again with its key, from another address, and replayed.
-    const completes = reached.filter((each) => each.path.endsWith('/complete'))
+    const completes = venue.reached.filter((each) => each.path.endsWith('/complete'))
     expect(completes.length).toBeGreaterThanOrEqual(2)
     expect(new Set(completes.map((each) => each.key)).size).toBe(1)
   })
