@@ -52,8 +52,11 @@ export type QueueEvents = {
   queued: { call: QueuedCallInfo; count: number }
   /** The service took it (`result`: the route's answer; a replay of an earlier try's answer included). */
   sent: { call: QueuedCallInfo; result: unknown; count: number }
-  /** The service refused it for good (a 4xx no retry fixes): dropped from the queue. */
-  failed: { call: QueuedCallInfo; error: unknown; count: number }
+  /**
+   * The service refused it for good (a 4xx no retry fixes): dropped from the queue. An upload's
+   * photos come with it, read into memory before the store let them go: keep them if they matter.
+   */
+  failed: { call: QueuedCallInfo; error: unknown; count: number; photos?: Uint8Array[] }
   /** No usable answer (offline, a timeout, a 5xx, a 429): it stays first, tried again in `retryInMs`. */
   waiting: { call: QueuedCallInfo; error: unknown; retryInMs: number; count: number }
 }
@@ -61,9 +64,14 @@ export type QueueEvents = {
 /** What a queued call gives its caller: the answer if it went at once, else its place in the queue. */
 export type QueueOutcome<T> = { status: 'sent'; result: T } | { status: 'queued'; id: string }
 
-export type OfflineQueueOptions = {
+/** A client with the routes a queue sends: a kiosk's, a booth's, or both (`createClient`'s). */
+export type QueueClient = Partial<Pick<PhotoBoothClient, 'kiosk' | 'booth'>>
+type WithKiosk = Pick<PhotoBoothClient, 'kiosk'>
+type WithBooth = Pick<PhotoBoothClient, 'booth'>
+
+export type OfflineQueueOptions<TClient extends QueueClient = QueueClient> = {
   /** A client of the routes it sends (`createKioskClient`, `createBoothClient` or `createClient`). */
-  client: Partial<Pick<PhotoBoothClient, 'kiosk' | 'booth'>>
+  client: TClient
   /** Default `memoryStore()`, which does not survive a reload: use `indexedDbStore()` or `fileStore()`. */
   store?: QueueStore
   /** Calls sent per minute at most while the queue drains. Default 50: under the service's 60 a minute per address. */
@@ -112,7 +120,7 @@ type Listener<K extends keyof QueueEvents> = (event: QueueEvents[K]) => void
  * calls before it), and rejects with the route's `ApiError` when the service refused it for good.
  * Later outcomes come as events.
  */
-export class OfflineQueue {
+export class OfflineQueue<TClient extends QueueClient = QueueClient> {
   private readonly store: QueueStore
   private readonly clock: NonNullable<OfflineQueueOptions['clock']>
   private readonly intervalMs: number
@@ -130,7 +138,7 @@ export class OfflineQueue {
   readonly ready: Promise<void>
   private idle: (() => void)[] = []
 
-  constructor(private readonly options: OfflineQueueOptions) {
+  constructor(private readonly options: OfflineQueueOptions<TClient>) {
     this.store = options.store ?? memoryStore()
     this.clock = options.clock ?? realClock
     this.intervalMs = 60_000 / (options.perMinute ?? 50)
@@ -140,6 +148,8 @@ export class OfflineQueue {
       this.nextSeq = (this.entries.at(-1)?.seq ?? 0) + 1
       void this.drain()
     })
+    // Awaited by every call and by the app; a store that cannot load must not also crash the process.
+    this.ready.catch(() => undefined)
     // A browser says when it is back online: no need to wait out the pause.
     browserWindow.addEventListener?.('online', this.wake)
   }
@@ -161,16 +171,20 @@ export class OfflineQueue {
   }
 
   /** Registers guests: sent now if it can be, else kept and sent in its turn (`kiosk.registerGuests`). */
-  registerGuests(input: InputOf<Kiosk['registerGuests']>): Promise<QueueOutcome<Awaited<ReturnType<Kiosk['registerGuests']>>>> {
+  // Each method is typed for the queues whose client has its routes: a kiosk's queue has no `complete`.
+  registerGuests(
+    this: OfflineQueue<WithKiosk>,
+    input: InputOf<Kiosk['registerGuests']>,
+  ): Promise<QueueOutcome<Awaited<ReturnType<Kiosk['registerGuests']>>>> {
     return this.add({ route: 'kiosk.registerGuests', input })
   }
 
   /** Completes a session with photos already stored (`booth.complete`). */
-  complete(input: InputOf<Booth['complete']>): Promise<QueueOutcome<CompletedSession>> {
+  complete(this: OfflineQueue<WithBooth>, input: InputOf<Booth['complete']>): Promise<QueueOutcome<CompletedSession>> {
     return this.add({ route: 'booth.complete', input })
   }
 
-  cancel(input: InputOf<Booth['cancel']>): Promise<QueueOutcome<Awaited<ReturnType<Booth['cancel']>>>> {
+  cancel(this: OfflineQueue<WithBooth>, input: InputOf<Booth['cancel']>): Promise<QueueOutcome<Awaited<ReturnType<Booth['cancel']>>>> {
     return this.add({ route: 'booth.cancel', input })
   }
 
@@ -178,7 +192,11 @@ export class OfflineQueue {
    * A booth's whole upload, kept with its photos: after a reset or a restart it resumes, photos
    * already stored are not sent again, and the session is completed once.
    */
-  async uploadPhotos(sessionId: string, photos: readonly PhotoSource[]): Promise<QueueOutcome<CompletedSession>> {
+  async uploadPhotos(
+    this: OfflineQueue<WithBooth>,
+    sessionId: string,
+    photos: readonly PhotoSource[],
+  ): Promise<QueueOutcome<CompletedSession>> {
     // Kept as bytes: a stream can be read once, and a file store writes bytes.
     const kept = await Promise.all(photos.map(async (photo) => (photo instanceof ReadableStream ? new Response(photo).blob() : photo)))
     const id = newIdempotencyKey()
@@ -202,7 +220,10 @@ export class OfflineQueue {
     this.pause = new AbortController()
   }
 
-  /** Stops sending (the store keeps what waits); a call being sent finishes. */
+  /**
+   * Stops sending: a call being sent is abandoned (its try aborted) and, like every other, stays in
+   * the store for the next start, which sends it again with its key. No event comes after.
+   */
   close(): void {
     this.stopped.abort()
     // Calls still waiting for their first outcome are kept in the store: say so rather than never answer.
@@ -232,6 +253,7 @@ export class OfflineQueue {
   }
 
   private emit<K extends keyof QueueEvents>(type: K, event: QueueEvents[K]): void {
+    if (this.stopped.signal.aborted) return
     for (const listener of this.listeners.get(type) ?? []) {
       try {
         ;(listener as Listener<K>)(event)
@@ -262,15 +284,18 @@ export class OfflineQueue {
       if (this.stopped.signal.aborted) return
       this.lastSentAt = this.clock.now()
       try {
-        const result = await this.send(entry)
+        const result = await this.send(entry, this.stopped.signal)
         this.waitingSince = undefined
         await this.forget(entry)
         this.emit('sent', { call: info(entry), result, count: this.count })
         this.settle(entry.id, { sent: result })
       } catch (error) {
+        // Closed while it was being sent: it stays in the store as it was, for the next start.
+        if (this.stopped.signal.aborted) return
         if (!isTransient(error)) {
+          const photos = await Promise.all((entry.photos ?? []).map(inMemory)).catch(() => undefined)
           await this.forget(entry)
-          this.emit('failed', { call: info(entry), error, count: this.count })
+          this.emit('failed', { call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) })
           this.settle(entry.id, { failed: error })
           continue
         }
@@ -294,26 +319,35 @@ export class OfflineQueue {
     await this.store.remove(entry.id).catch(() => undefined)
   }
 
-  private send(entry: QueueEntry): Promise<unknown> {
+  private send(entry: QueueEntry, signal: AbortSignal): Promise<unknown> {
     const { client } = this.options
     const { kiosk, booth } = client
     const context = { idempotencyKey: entry.id, deadlineMs: this.options.deadlineMs ?? 10_000 }
     switch (entry.route) {
       case 'kiosk.registerGuests':
-        return kiosk!.registerGuests(entry.input, { context })
+        return kiosk!.registerGuests(entry.input, { context, signal })
       case 'booth.complete':
-        return booth!.complete(entry.input, { context })
+        return booth!.complete(entry.input, { context, signal })
       case 'booth.cancel':
-        return booth!.cancel(entry.input, { context })
+        return booth!.cancel(entry.input, { context, signal })
       case 'booth.uploadPhotos':
         // The client itself, not a copy: the upload helper finds its transport by it.
-        return resumeUpload(client as Pick<PhotoBoothClient, 'booth'>, entry.input.sessionId, entry.photos ?? [], entry.progress, () =>
-          // Progress not saved costs a photo sent again after a restart (storage's 412 then says it is there).
-          this.store.save(entry).catch(() => undefined),
+        return resumeUpload(
+          client as Pick<PhotoBoothClient, 'booth'>,
+          entry.input.sessionId,
+          entry.photos ?? [],
+          entry.progress,
+          () =>
+            // Progress not saved costs a photo sent again after a restart (storage's 412 then says it is there).
+            this.store.save(entry).catch(() => undefined),
+          // One try per photo: the queue's own pauses, which wake() and close() cut short, come between.
+          { signal, retry: false },
         )
     }
   }
 }
+
+const inMemory = async (photo: Blob | Uint8Array) => (photo instanceof Uint8Array ? photo : new Uint8Array(await photo.arrayBuffer()))
 
 function info(entry: QueueEntry): QueuedCallInfo {
   return { id: entry.id, route: entry.route, queuedAt: entry.queuedAt, tries: entry.tries }
@@ -329,7 +363,7 @@ function pauseAfter(error: unknown, attempt: number, retry: ReturnType<typeof re
 }
 
 /** A queue that starts loading its store and sending at once; see `OfflineQueue`. */
-export function createOfflineQueue(options: OfflineQueueOptions): OfflineQueue {
+export function createOfflineQueue<TClient extends QueueClient>(options: OfflineQueueOptions<TClient>): OfflineQueue<TClient> {
   return new OfflineQueue(options)
 }
 

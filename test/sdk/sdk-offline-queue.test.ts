@@ -5,12 +5,12 @@
  * goes out over LTE). Each registration makes one session, in order; an upload resumed after a
  * restart stores every photo and completes the session once.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { ApiError, createBoothClient } from '@photobooth/sdk/booth'
-import { createKioskClient } from '@photobooth/sdk/kiosk'
+import { createKioskClient, type KioskClient } from '@photobooth/sdk/kiosk'
 import { createOfflineQueue, memoryStore, type OfflineQueue, type QueueEvents } from '@photobooth/sdk/queue'
 import { fileStore } from '@photobooth/sdk/queue-file'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -23,7 +23,7 @@ const app = withTestServer({ rateLimits: { windowMs: 60_000, clientIpHeader: 'x-
 
 let venue: VenueProxy
 let directory: string
-const queues: OfflineQueue[] = []
+const queues: { close(): void }[] = []
 
 beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'photobooth-queue-'))
@@ -42,7 +42,7 @@ afterAll(async () => {
 type Options = Omit<Parameters<typeof createOfflineQueue>[0], 'client'>
 const fast = { retry: { minDelayMs: 5, maxDelayMs: 20 }, perMinute: 6000 } satisfies Options
 
-function kioskQueue(options: Options = {}): OfflineQueue {
+function kioskQueue(options: Options = {}): OfflineQueue<KioskClient> {
   const client = createKioskClient({ baseUrl: venue.url, retry: false })
   const queue = createOfflineQueue({ client, ...fast, ...options })
   queues.push(queue)
@@ -50,7 +50,7 @@ function kioskQueue(options: Options = {}): OfflineQueue {
 }
 
 /** Every event of a queue, in order. */
-function record(queue: OfflineQueue) {
+function record(queue: Pick<OfflineQueue, 'on'>) {
   const events: { type: keyof QueueEvents; id: string; error?: unknown; result?: unknown; count: number }[] = []
   for (const type of ['queued', 'sent', 'failed', 'waiting'] as const)
     queue.on(type, (event) =>
@@ -153,6 +153,44 @@ describe('the offline queue of a kiosk', () => {
     expect(await labelsOf(sets[0]!.id)).toEqual(['Now'])
   })
 
+  it('when its store holds what a crash left (an empty entry, a temporary file, a photo of no entry), then the queue sets it aside and works', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const folder = join(directory, 'crashed')
+    await mkdir(folder, { recursive: true })
+    await writeFile(join(folder, '11111111-2222-3333-4444-555555555555.json'), '')
+    await writeFile(join(folder, '66666666-7777-8888-9999-000000000000.json.3.tmp'), '{"id":')
+    await writeFile(join(folder, '66666666-7777-8888-9999-000000000000.0.jpg'), makeJpeg(8, 8, 1))
+    const queue = kioskQueue({ store: fileStore(folder) })
+    const outcome = await queue.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'After Crash', email: 'crash@example.org' }] },
+    })
+    expect(outcome.status).toBe('sent')
+    expect(await readdir(folder)).toEqual(['11111111-2222-3333-4444-555555555555.json.unreadable'])
+  })
+
+  it('when it is closed while a call hangs on a stalled link, then the try is abandoned at once, the call stays stored for the next start, and no event follows', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const store = memoryStore()
+    venue.network = 'stalled'
+    const queue = kioskQueue({ store, deadlineMs: 60_000 })
+    const events = record(queue)
+    const abandoned = venue.abandoned.next()
+    const arrived = new Promise<void>((resolve) => {
+      venue.onRequest = () => resolve()
+    })
+    const registering = queue.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Stalled', email: 'stalled@example.org' }] },
+    })
+    await arrived
+    queue.close()
+    expect(await registering).toMatchObject({ status: 'queued' })
+    await abandoned
+    expect((await store.load()).map((entry) => entry.route)).toEqual(['kiosk.registerGuests'])
+    expect(events.map((event) => event.type)).toEqual(['queued'])
+  })
+
   it('when a backlog drains, then the calls are paced at the configured rate (an injected clock)', async () => {
     const { sets } = await seedEvent(app.orm)
     let now = 0
@@ -246,5 +284,27 @@ describe('the offline queue of a booth', () => {
     const completes = venue.reached.filter((each) => each.path.endsWith('/complete'))
     expect(completes.length).toBeGreaterThanOrEqual(2)
     expect(new Set(completes.map((each) => each.key)).size).toBe(1)
+  })
+
+  it('when a queued upload is refused for good (its session was cancelled meanwhile), then the failed event hands the photos back', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const session = await createKioskClient({ baseUrl: app.url }).kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Cancelled', email: 'cancelled@example.org' }] },
+    })
+    const booth = createBoothClient({ baseUrl: venue.url, boothKey, retry: false })
+    const queue = createOfflineQueue({ client: booth, store: fileStore(join(directory, 'refused')), ...fast })
+    queues.push(queue)
+    const failed = new Promise<QueueEvents['failed']>((resolve) => queue.on('failed', resolve))
+    venue.network = 'down'
+    const photos = [makeJpeg(12, 10, 7), makeJpeg(10, 12, 8)]
+    expect(await queue.uploadPhotos(session.id, photos)).toMatchObject({ status: 'queued' })
+    await createBoothClient({ baseUrl: app.url, boothKey }).booth.cancel({ params: { sessionId: session.id } })
+    venue.network = 'up'
+    queue.wake()
+    const { error, photos: handedBack } = await failed
+    expect(error).toMatchObject({ status: 409 })
+    expect(handedBack?.map((photo) => Buffer.from(photo))).toEqual(photos)
+    expect(await readdir(join(directory, 'refused'))).toEqual([])
   })
 })
