@@ -78,5 +78,7 @@ export function encodeErrorBody(error: ORPCError<string, unknown>): ErrorAnswer 
     // The spec's shape, exactly; `code` is an addition beside it (a sibling of `success`), as on every other error.
     return { success: false, error: { name: zodError.name, message: zodError.message }, code: 'invalid_input' satisfies ErrorCode }
   }
-  return { error: error.message, code: code ?? genericErrorCode(error.status), ...(data !== null && typeof data === 'object' ? data : {}) }
+  // oRPC's own 400 (a body that is not JSON) is a request it could not read.
+  const fallback = error.status === 400 ? 'malformed_request' : genericErrorCode(error.status)
+  return { error: error.message, code: code ?? fallback, ...(data !== null && typeof data === 'object' ? data : {}) }
 }

@@ -105,7 +105,7 @@ describe.each(boothRoutes)('auth on $method $path', (route) => {
     it(`when the header has ${label}, then 400 { error }`, async () => {
       const response = await call(route, header)
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: expect.stringMatching(/Authorization/) })
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/Authorization/), code: 'malformed_authorization' })
     })
   }
 

@@ -43,7 +43,8 @@ describe('scoped booth keys', () => {
     expect(unscopedByManager.status).toBe(403)
     expect(await unscopedByManager.json()).toEqual({
       error: 'Your role (manager) does not allow this: it needs owner (a key for every event: give eventIds)',
-    })
+ code: 'insufficient_role',
+})
     expect((await createKey(manager, { name: 'Nowhere', eventIds: ['no-such-event'] })).status).toBe(404)
     const scoped = await createKey(manager, { name: 'Scoped', eventIds: [mine.eventId, mine.eventId] })
     expect(scoped.status).toBe(201)

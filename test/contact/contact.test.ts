@@ -190,7 +190,7 @@ describe('POST /contact', () => {
     extra.push(server)
     const response = await submit({ fields: { Name: 'Ada' } }, server)
     expect(response.status).toBe(503)
-    expect(await response.json()).toEqual({ error: 'The contact form is unavailable' })
+    expect(await response.json()).toEqual({ error: 'The contact form is unavailable', code: 'contact_form_unavailable' })
   })
 
   it('when a client sends 61 submissions in a minute, then the 61st answers 429 in the spec shape and is not relayed', async () => {

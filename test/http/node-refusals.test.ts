@@ -146,7 +146,7 @@ describe("Node's own refusals", () => {
   it('when a malformed request follows a good one on a keep-alive connection, then the good answer comes whole, then the refusal', async () => {
     const answers = await exchange('GET /no/such/route HTTP/1.1\r\nHost: localhost\r\n\r\nGET /a b HTTP/1.1\r\nHost: localhost\r\n\r\n')
     expect(answers.map((answer) => answer.status)).toEqual([404, 400])
-    expect(JSON.parse(answers[0]!.body)).toEqual({ error: 'Not Found' })
+    expect(JSON.parse(answers[0]!.body)).toEqual({ error: 'Not Found', code: 'not_found' })
     expectRefusal(answers.slice(1), 400)
   })
 
@@ -161,6 +161,6 @@ describe("Node's own refusals", () => {
     })
     const response = await fetch(`${app.url}/no/such/route`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'Not Found' })
+    expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
   })
 })

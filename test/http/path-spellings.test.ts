@@ -47,7 +47,7 @@ describe('a path spelled with dot segments or backslashes', () => {
     for (let i = 0; i < 60; i++) expect((await raw('POST', '/track', { headers, body: '{}' })).status).toBe(400)
     const response = await raw('POST', spell('/track'), { headers, body: '{}' })
     expect(response.status).toBe(429)
-    expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.' })
+    expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.', code: 'rate_limited' })
   })
 
   it.each(SPELLINGS)(

@@ -137,7 +137,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 10; i++) {
       const response = await signIn()
       expect(response.status).toBe(401)
-      expect(await response.json()).toEqual({ error: 'Invalid email or password' })
+      expect(await response.json()).toEqual({ error: 'Invalid email or password', code: 'unauthorized' })
     }
     await expectTooManyRequests(await signIn())
     // Any sign-in path counts, a method Better Auth does not have included.

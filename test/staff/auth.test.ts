@@ -139,7 +139,7 @@ describe.each(routes)('staff auth on $method $path', (route) => {
       for (const headers of refusals) {
         const response = await call(route, headers)
         expect(response.status, JSON.stringify(headers)).toBe(403)
-        expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i) })
+        expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i), code: 'untrusted_origin' })
       }
     })
   }
@@ -151,7 +151,7 @@ describe.each(routes)('staff auth on $method $path', (route) => {
     // Staff answers hold guests' contact details: nothing may cache them.
     expect(response.headers.get('cache-control')).toBe('private, no-store')
     if (expected.status === 400) expect(await response.json()).toMatchObject({ success: false, error: { name: 'ZodError' } })
-    if (expected.error) expect(await response.json()).toEqual({ error: expected.error })
+    if (expected.error) expect(await response.json()).toEqual({ error: expected.error, code: 'no_such_person' })
   })
 })
 

@@ -10,4 +10,4 @@ import { ERROR_CODE_LIST } from '../error-codes.js'
 export const ErrorCode = z.enum(ERROR_CODE_LIST)
 export type ErrorCode = z.infer<typeof ErrorCode>
 
-export { ERROR_CODE_TABLE, genericErrorCode, isErrorCode } from '../error-codes.js'
+export { ERROR_CODE_LIST, ERROR_CODE_TABLE, genericErrorCode, isErrorCode } from '../error-codes.js'

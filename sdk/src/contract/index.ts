@@ -45,4 +45,4 @@ export type { EdgePolicy } from './base.js'
 export { takesIdempotencyKey } from './base.js'
 export type Contract = typeof contract
 export type ServedContract = typeof servedContract
-export { ErrorCode, ERROR_CODE_TABLE, genericErrorCode, isErrorCode } from './error-codes.js'
+export { ErrorCode, ERROR_CODE_LIST, ERROR_CODE_TABLE, genericErrorCode, isErrorCode } from './error-codes.js'
