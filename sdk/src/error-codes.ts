@@ -7,7 +7,10 @@
 export const ERROR_CODE_TABLE = {
   // 400: retrying the same request is pointless.
   invalid_input: { status: 400, meaning: "A schema validation failure (the validator's shape): `error.message` lists the field errors." },
-  invalid_phone: { status: 400, meaning: 'A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).' },
+  invalid_phone: {
+    status: 400,
+    meaning: 'A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).',
+  },
   missing_contact: { status: 400, meaning: 'A guest with neither an email nor a phone. `field` names the guest (`guests.1`).' },
   bad_body: { status: 400, meaning: 'A tracking beacon, or a webhook body, that is not what the route takes.' },
   no_such_target: { status: 400, meaning: "A tracking beacon's session or event does not exist." },
@@ -21,13 +24,25 @@ export const ERROR_CODE_TABLE = {
   weak_password: { status: 400, meaning: 'A password of the wrong length, or too easy to guess.' },
   malformed_authorization: { status: 400, meaning: 'An Authorization header that is not `Bearer <booth key>`.' },
   invalid_idempotency_key: { status: 400, meaning: 'An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.' },
-  guessable_idempotency_key: { status: 400, meaning: "A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID." },
+  guessable_idempotency_key: {
+    status: 400,
+    meaning: "A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID.",
+  },
   body_too_large: { status: 400, meaning: "A body over the route's byte limit (the contact form's is a 413)." },
   not_utf8: { status: 400, meaning: 'A text body whose bytes are not UTF-8.' },
-  malformed_request: { status: 400, meaning: 'A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).' },
-  bad_request: { status: 400, meaning: "Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password)." },
+  malformed_request: {
+    status: 400,
+    meaning: 'A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).',
+  },
+  bad_request: {
+    status: 400,
+    meaning: "Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).",
+  },
   // 401, 403
-  unauthorized: { status: 401, meaning: 'No staff session, no or wrong credentials (the booth\'s bearer failures are the plain text `Unauthorized`, without a code).' },
+  unauthorized: {
+    status: 401,
+    meaning: "No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).",
+  },
   forbidden: { status: 403, meaning: 'Refused for this caller (a webhook without its signature, a sign-in refusal).' },
   insufficient_role: { status: 403, meaning: "The staff member's role is below what the route or the change needs. Nothing changed." },
   untrusted_origin: { status: 403, meaning: 'A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.' },
@@ -47,7 +62,10 @@ export const ERROR_CODE_TABLE = {
   // 409
   session_not_active: { status: 409, meaning: 'The session is already completed or cancelled, or was concurrently: re-read the queue.' },
   session_not_live: { status: 409, meaning: 'The session is not a live gallery (no links to send).' },
-  concurrent_change: { status: 409, meaning: 'Another change got there first (the same contacts being saved, a role changed meanwhile): try again.' },
+  concurrent_change: {
+    status: 409,
+    meaning: 'Another change got there first (the same contacts being saved, a role changed meanwhile): try again.',
+  },
   slug_taken: { status: 409, meaning: 'An event or set with that slug already exists.' },
   active_sessions: { status: 409, meaning: 'Active sessions are in the way: pass `force=true` to delete anyway.' },
   message_already_queued: { status: 409, meaning: 'A message to this guest on this channel is already waiting to be sent.' },
@@ -57,13 +75,19 @@ export const ERROR_CODE_TABLE = {
   cannot_remove_self: { status: 409, meaning: 'A member cannot remove themselves.' },
   own_two_factor_required: { status: 409, meaning: 'Requiring a second factor of the team needs one of your own first.' },
   conflict: { status: 409, meaning: 'A conflict with the current state that no more precise code names.' },
-  idempotency_in_flight: { status: 409, meaning: 'The first request with this `Idempotency-Key` is still running: retry later with the same key.' },
+  idempotency_in_flight: {
+    status: 409,
+    meaning: 'The first request with this `Idempotency-Key` is still running: retry later with the same key.',
+  },
   // 413, 415, 422, 429, 431
   payload_too_large: { status: 413, meaning: "A body over the route's limit (the contact form's 16 KB: `Message too long`)." },
   unsupported_media_type: { status: 415, meaning: 'A body of a media type the route does not take, or without one. Nothing changed.' },
   photo_keys_missing: { status: 422, meaning: 'Photo keys not in storage: `missing` lists them. Nothing was written.' },
   photos_not_jpeg: { status: 422, meaning: 'Uploads that are not JPEG images: `notJpeg` lists them. Nothing was written.' },
-  idempotency_key_reused: { status: 422, meaning: 'This `Idempotency-Key` was used for another route or body: a new request needs a new key.' },
+  idempotency_key_reused: {
+    status: 422,
+    meaning: 'This `Idempotency-Key` was used for another route or body: a new request needs a new key.',
+  },
   rate_limited: { status: 429, meaning: 'Over the rate limit for this client IP: wait a minute (no Retry-After).' },
   headers_too_large: { status: 431, meaning: "The request's headers are too large." },
   request_timeout: { status: 408, meaning: 'The request was not received in time.' },

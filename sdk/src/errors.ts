@@ -152,7 +152,11 @@ export function decodeErrorBody(
   const base = { status, defined: own !== undefined, requestId: headers?.get('x-request-id') ?? undefined, headers }
   if (isValidationErrorBody(body)) {
     const issues = parseIssues(body.error.message)
-    return new ApiError(code, { ...base, message: 'Invalid input', data: { issues, ...(isErrorCode(body.code) ? { code: body.code } : {}) } })
+    return new ApiError(code, {
+      ...base,
+      message: 'Invalid input',
+      data: { issues, ...(isErrorCode(body.code) ? { code: body.code } : {}) },
+    })
   }
   if (isObject(body) && typeof body.error === 'string') {
     const { error, ...extra } = body

@@ -177,7 +177,8 @@ function lastResort(services: Services): ErrorRequestHandler {
     if (res.headersSent) return void res.destroy()
     // Express's own refusals (a malformed %-escape in the path) carry a 4xx status: bad input.
     const status = (error as { status?: unknown }).status
-    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, status, errorBody(status === 400 ? 'malformed_request' : genericErrorCode(status), 'Malformed request'))
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return sendError(res, status, errorBody(status === 400 ? 'malformed_request' : genericErrorCode(status), 'Malformed request'))
     // The routes Express answers itself (gallery reads, bytes, the CSV export) meet outages too.
     const outage = outageOf(error)
     if (outage) {

@@ -51,9 +51,7 @@ export const errorBody = (code: ErrorCode, message: string, extra?: Record<strin
 export type CodedErrorBody = { error: string; code: ErrorCode } & Record<string, unknown>
 
 /** Every JSON error answer: `{ error, code, … }`, or a schema failure in the validator's shape with `code` beside it. */
-export type ErrorAnswer =
-  | CodedErrorBody
-  | { success: false; error: { name: string; message: string }; code: 'invalid_input' }
+export type ErrorAnswer = CodedErrorBody | { success: false; error: { name: string; message: string }; code: 'invalid_input' }
 
 export const INTERNAL_ERROR_BODY = errorBody('internal', 'Internal server error')
 

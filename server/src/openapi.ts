@@ -76,7 +76,7 @@ const ErrorSchema: OpenAPI.SchemaObject = {
   // Not `Error`: code generated from the document would shadow the language's own Error type.
   title: 'ErrorBody',
   description:
-    'A domain error: one human-readable string, and its stable `code` (lower_snake, from one closed list, one status each) for a client to act on or translate. Never has `success`. Some errors add fields: `field` (a guest\'s field at registration, such as `guests.1.phone`), `missing` and `notJpeg` (completion\'s 422).',
+    "A domain error: one human-readable string, and its stable `code` (lower_snake, from one closed list, one status each) for a client to act on or translate. Never has `success`. Some errors add fields: `field` (a guest's field at registration, such as `guests.1.phone`), `missing` and `notJpeg` (completion's 422).",
   properties: {
     error: { type: 'string', description: 'The text: for the guest where the route says so; the spec fixes several word for word.' },
     code: ErrorCodeSchema,

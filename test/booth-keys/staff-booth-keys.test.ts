@@ -51,7 +51,11 @@ describe('POST /staff/booth-keys', () => {
     for (const body of [{}, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'Booth', secret: 'mine' }]) {
       const response = await createKey(body)
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
+      expect(await response.json()).toEqual({
+        success: false,
+        error: { name: 'ZodError', message: expect.any(String) },
+        code: 'invalid_input',
+      })
     }
     expect(await keyRows()).toBe(before)
   })

@@ -39,7 +39,7 @@ const answerPastAuthentication: Record<BoothProcedure, (response: Response) => P
   },
   listQueue: async (response) => {
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   },
   createUploads: async (response) => {
     expect(response.status).toBe(400)
@@ -55,7 +55,7 @@ const answerPastAuthentication: Record<BoothProcedure, (response: Response) => P
   },
   cancel: async (response) => {
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   },
 }
 

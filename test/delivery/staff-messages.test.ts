@@ -139,7 +139,10 @@ describe('POST /staff/messages/:messageId/retry', () => {
     const [message] = await messagesOf(gallery.sessionId)
     const response = await retry(message!.id)
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'Only a failed message can be retried; this one is pending', code: 'message_not_failed' })
+    expect(await response.json()).toEqual({
+      error: 'Only a failed message can be retried; this one is pending',
+      code: 'message_not_failed',
+    })
     expect(await messagesOf(gallery.sessionId)).toEqual([message])
   })
 
@@ -151,7 +154,10 @@ describe('POST /staff/messages/:messageId/retry', () => {
 
     const response = await retry(failed!.id)
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'A message to this guest on this channel is already waiting to be sent', code: 'message_already_queued' })
+    expect(await response.json()).toEqual({
+      error: 'A message to this guest on this channel is already waiting to be sent',
+      code: 'message_already_queued',
+    })
     expect((await messagesOf(gallery.sessionId)).map((row) => row.status)).toEqual(['failed', 'pending'])
   })
 
@@ -224,7 +230,7 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
     expect(await unknownSession.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
     const unknownEvent = await retryEvent('AAAAAAAAAAAAAAAAAAAAAA')
     expect(unknownEvent.status).toBe(404)
-    expect(await unknownEvent.json()).toEqual({ error: 'no such event' })
+    expect(await unknownEvent.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })
 

@@ -275,7 +275,10 @@ describe('DELETE /staff/events/:eventId', () => {
     for (const query of ['', '?force=false']) {
       const refused = await remove(event.id, query)
       expect(refused.status).toBe(409)
-      expect(await refused.json()).toEqual({ error: 'The event has 2 active sessions; pass force=true to delete it anyway', code: 'active_sessions' })
+      expect(await refused.json()).toEqual({
+        error: 'The event has 2 active sessions; pass force=true to delete it anyway',
+        code: 'active_sessions',
+      })
     }
     expect(await (await api(`/staff/events/${event.id}`)).json()).toEqual(before)
 

@@ -64,7 +64,7 @@ describe('GET /gallery/:sessionId', () => {
   it('when the id is not one we hand out (a space, a dot, 65 characters), then 404 "no such gallery"', async () => {
     for (const id of ['bad%20id', 'a.b', 'a'.repeat(65)]) {
       const response = await fetch(`${app.url}/gallery/${id}`)
-      expect([id, response.status, await response.json()]).toEqual([id, 404, { error: 'no such gallery' }])
+      expect([id, response.status, await response.json()]).toEqual([id, 404, { error: 'no such gallery', code: 'no_such_gallery' }])
     }
   })
 

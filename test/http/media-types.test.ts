@@ -64,7 +64,10 @@ describe('media types', () => {
         for (const headers of [{}, { origin: FOREIGN }, staff.headers] as Record<string, string>[]) {
           const response = await fetch(`${app.url}${path}`, { method, headers: { ...headers, 'content-type': type }, body })
           expect(response.status, `${type} ${JSON.stringify(headers)}`).toBe(415)
-          expect(await response.json()).toEqual({ error: `Unsupported Media Type: send ${accepted.join(' or ')}`, code: 'unsupported_media_type' })
+          expect(await response.json()).toEqual({
+            error: `Unsupported Media Type: send ${accepted.join(' or ')}`,
+            code: 'unsupported_media_type',
+          })
         }
       }
       // A body without a Content-Type is not JSON either.

@@ -50,11 +50,19 @@ function parseAnswers(raw: string): RawAnswer[] {
   return answers
 }
 
+/** The code of each status Node's parser refuses with. */
+const REFUSAL_CODES: Record<number, string> = {
+  400: 'malformed_request',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  431: 'headers_too_large',
+}
+
 function expectRefusal(answers: RawAnswer[], status: number, text = STATUS_CODES[status]) {
   expect(answers).toHaveLength(1)
   const [answer] = answers as [RawAnswer]
   expect(answer.statusLine).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`)
-  expect(JSON.parse(answer.body)).toEqual({ error: text })
+  expect(JSON.parse(answer.body)).toEqual({ error: text, code: REFUSAL_CODES[status] })
   expect(answer.headers).toMatchObject({
     'strict-transport-security': 'max-age=31536000; includeSubDomains',
     'x-frame-options': 'SAMEORIGIN',

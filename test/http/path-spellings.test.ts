@@ -57,13 +57,13 @@ describe('a path spelled with dot segments or backslashes', () => {
         headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
         body: '{bad',
       })
-      expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
+      expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body', code: 'bad_body' }])
 
       const contact = await raw('POST', spell('/contact'), {
         headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
         body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
       })
-      expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
+      expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long', code: 'payload_too_large' }])
 
       const zip = await raw('GET', spell('/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip'))
       expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])

@@ -439,7 +439,7 @@ describe('the OpenAPI document', () => {
     expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([
       404,
       null,
-      { error: 'no such session' },
+      { error: 'no such session', code: 'no_such_session' },
     ])
   })
 

@@ -128,26 +128,48 @@ describe('POST /sets/:setId/sessions: guest-facing errors', () => {
     const before = await countRows(app.orm)
     const response = await register({ guests: [{ name: 'Ada', email: email(), phone: 'abcdefg' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: "This doesn't look like a phone number: abcdefg", code: 'invalid_phone', field: 'guests.0.phone' })
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: abcdefg",
+      code: 'invalid_phone',
+      field: 'guests.0.phone',
+    })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('rule 4: when a phone has too few digits, then the same message quotes the input', async () => {
     const response = await register({ guests: [{ name: 'Ada', phone: '555-12' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: "This doesn't look like a phone number: 555-12", code: 'invalid_phone', field: 'guests.0.phone' })
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: 555-12",
+      code: 'invalid_phone',
+      field: 'guests.0.phone',
+    })
   })
 
   it("when guest 2's phone is bad, then its field path and the guest-facing text, and nothing is written", async () => {
     const before = await countRows(app.orm)
-    const response = await register({ guests: [{ name: 'Ada', phone: '(415) 555-2671' }, { name: 'Grace', email: email(), phone: 'call me' }] })
+    const response = await register({
+      guests: [
+        { name: 'Ada', phone: '(415) 555-2671' },
+        { name: 'Grace', email: email(), phone: 'call me' },
+      ],
+    })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: "This doesn't look like a phone number: call me", code: 'invalid_phone', field: 'guests.1.phone' })
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: call me",
+      code: 'invalid_phone',
+      field: 'guests.1.phone',
+    })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it("when guest 2's email is bad, then the validator's shape (code invalid_input) with the issue at guests.1.email", async () => {
-    const response = await register({ guests: [{ name: 'Ada', phone: '(415) 555-2671' }, { name: 'Grace', email: 'grace@' }] })
+    const response = await register({
+      guests: [
+        { name: 'Ada', phone: '(415) 555-2671' },
+        { name: 'Grace', email: 'grace@' },
+      ],
+    })
     expect(response.status).toBe(400)
     const answer = await response.json()
     expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
@@ -265,14 +287,17 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     const before = await countRows(app.orm)
     const body = JSON.stringify({ guests: [{ name: 'Ada', email: email() }] })
     const response = await fetch(`${app.url}/sets/${setId}/sessions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body })
-    expect([response.status, await response.json()]).toEqual([415, { error: 'Unsupported Media Type: send application/json' }])
+    expect([response.status, await response.json()]).toEqual([
+      415,
+      { error: 'Unsupported Media Type: send application/json', code: 'unsupported_media_type' },
+    ])
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('when the set id is not one we hand out, then 404 "no such set"; with a control character, the path parameter is refused; nothing is written', async () => {
     const before = await countRows(app.orm)
     const unknown = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%20id')
-    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no such set' }])
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no such set', code: 'no_such_set' }])
     const refused = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%01id')
     expect(refused.status).toBe(400)
     expect(JSON.parse((await refused.json()).error.message)).toEqual([expect.objectContaining({ path: ['setId'] })])

@@ -139,14 +139,17 @@ describe('GET /staff/events/:eventId/sessions', () => {
     ]) {
       expect(await list(event.id, `?cursor=${cursor}`)).toEqual({
         status: 400,
-        body: { error: 'Invalid cursor: pass the nextCursor of the previous page' },
- code: 'invalid_cursor',
-})
+        body: { error: 'Invalid cursor: pass the nextCursor of the previous page', code: 'invalid_cursor' },
+      })
     }
   })
 
   it('when the event is unknown, then 404 "no such event"', async () => {
-    expect(await list('AAAAAAAAAAAAAAAAAAAAAA')).toEqual({ status: 404, body: { error: 'no such event' }, code: 'no_such_event' })
+    expect(await list('AAAAAAAAAAAAAAAAAAAAAA')).toEqual({
+      status: 404,
+      body: { error: 'no such event', code: 'no_such_event' },
+      code: 'no_such_event',
+    })
   })
 })
 

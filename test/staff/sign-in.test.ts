@@ -25,7 +25,7 @@ const me = (cookie: string, server: TestServer = app) => fetch(`${server.url}/st
 async function expectNoSession(response: Response) {
   expect(response.status).toBe(401)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(await response.json()).toEqual({ error: 'Staff sign-in required' })
+  expect(await response.json()).toEqual({ error: 'Staff sign-in required', code: 'unauthorized' })
 }
 
 describe('POST /api/auth/sign-in/email', () => {

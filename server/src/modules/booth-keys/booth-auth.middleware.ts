@@ -23,7 +23,8 @@ export function boothAuthentication(deps: Pick<Services, 'orm' | 'now'>): Reques
     const header = req.headers.authorization
     if (header === undefined) return sendPlain(res, 401)
     const token = BEARER.exec(header)?.[1]
-    if (token === undefined) return sendError(res, 400, errorBody('malformed_authorization', 'Malformed Authorization header: expected "Bearer <booth key>"'))
+    if (token === undefined)
+      return sendError(res, 400, errorBody('malformed_authorization', 'Malformed Authorization header: expected "Bearer <booth key>"'))
     try {
       const caller = await authenticateBoothKey(deps.orm.em.fork(), token, deps.now())
       if (!caller) return sendPlain(res, 401)

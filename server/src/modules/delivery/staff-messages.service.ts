@@ -84,7 +84,8 @@ export async function retryFailedMessages(
     const [query, id] = 'sessionId' in scope ? [RETRY_QUERIES.session, scope.sessionId] : [RETRY_QUERIES.event, scope.eventId]
     const rows = await tx.execute<{ id: string }[]>(query, [id]).catch((error: unknown) => {
       // A resend racing this one queued a message for the same guest and channel first.
-      if (error instanceof UniqueConstraintViolationException) throw new AppError('concurrent_change', 'Messages were queued meanwhile: try again')
+      if (error instanceof UniqueConstraintViolationException)
+        throw new AppError('concurrent_change', 'Messages were queued meanwhile: try again')
       throw error
     })
     if (rows.length > 0) await notifyDispatchers(tx)

@@ -60,7 +60,11 @@ export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
     if (SAFE_METHODS.has(req.method)) return next()
     const origin = requestOrigin(req)
     if (origin === undefined)
-      return sendError(res, 403, errorBody('untrusted_origin', 'Missing Origin header: a change by staff must say which site it comes from'))
+      return sendError(
+        res,
+        403,
+        errorBody('untrusted_origin', 'Missing Origin header: a change by staff must say which site it comes from'),
+      )
     if (!trusted.has(origin)) return sendError(res, 403, errorBody('untrusted_origin', `Origin not trusted: ${origin}`))
     next()
   }
