@@ -91,6 +91,7 @@ export const ERROR_CODE_TABLE = {
   rate_limited: { status: 429, meaning: 'Over the rate limit for this client IP: wait a minute (no Retry-After).' },
   headers_too_large: { status: 431, meaning: "The request's headers are too large." },
   request_timeout: { status: 408, meaning: 'The request was not received in time.' },
+  expectation_failed: { status: 417, meaning: 'An `Expect` header other than `100-continue`.' },
   // 5xx
   internal: { status: 500, meaning: 'A fault of the service; nothing about it is disclosed. Retry with backoff.' },
   bad_gateway: { status: 502, meaning: 'An upstream answered badly.' },
@@ -125,6 +126,8 @@ export function genericErrorCode(status: number): ErrorCode {
       return 'payload_too_large'
     case 415:
       return 'unsupported_media_type'
+    case 417:
+      return 'expectation_failed'
     case 429:
       return 'rate_limited'
     case 431:

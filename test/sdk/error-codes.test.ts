@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises'
+
 import { ErrorCode } from '@photobooth/sdk/contract'
 import {
   decodeErrorBody,
@@ -16,11 +18,16 @@ describe('the stable error codes', () => {
   it('when listed, then lower_snake, unique, one status each, and the zod enum is the same list', () => {
     expect(new Set(ERROR_CODE_LIST).size).toBe(ERROR_CODE_LIST.length)
     for (const code of ERROR_CODE_LIST) {
-      expect(code).toMatch(/^[a-z]+(_[a-z]+)*$/)
+      expect(code).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/)
       expect(ERROR_CODE_TABLE[code].status).toBeGreaterThanOrEqual(400)
       expect(ERROR_CODE_TABLE[code].meaning.length).toBeGreaterThan(0)
     }
     expect(ErrorCode.options).toEqual(ERROR_CODE_LIST)
+  })
+
+  it('when docs/api.md is read, then its table lists every code with its status', async () => {
+    const doc = await readFile(new URL('../../docs/api.md', import.meta.url), 'utf8')
+    for (const code of ERROR_CODE_LIST) expect(doc).toContain(`| \`${code}\` | ${ERROR_CODE_TABLE[code].status} |`)
   })
 
   it("when an answer is decoded, then data.code is its code (a schema failure's too) and the text is the body's", () => {

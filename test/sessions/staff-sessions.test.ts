@@ -148,7 +148,6 @@ describe('GET /staff/events/:eventId/sessions', () => {
     expect(await list('AAAAAAAAAAAAAAAAAAAAAA')).toEqual({
       status: 404,
       body: { error: 'no such event', code: 'no_such_event' },
-      code: 'no_such_event',
     })
   })
 })

@@ -85,7 +85,7 @@ describe('POST /api/auth/sign-in/email', () => {
       body: JSON.stringify({ email: member.email, password: member.password }),
     })
     expect(response.status).toBe(403)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i), code: 'forbidden' })
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i), code: 'untrusted_origin' })
     expect(response.headers.getSetCookie()).toEqual([])
   })
 

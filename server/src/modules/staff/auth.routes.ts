@@ -1,4 +1,4 @@
-import { contract, genericErrorCode } from '@photobooth/sdk/contract'
+import { contract, ERROR_CODE_TABLE, genericErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
 import { fromNodeHeaders } from 'better-auth/node'
 import { Router, type RequestHandler, type Response } from 'express'
 
@@ -92,10 +92,14 @@ async function answer(res: Response, response: globalThis.Response): Promise<voi
   res.status(response.status).json(withoutTokens(json))
 }
 
-/** Better Auth's `{ message, code }` as the service's `{ error, code }`: its own code is its, not ours, so the status's generic one. */
+/** Better Auth's codes that mean one of ours; any other of its refusals gets its status's generic code. */
+const BETTER_AUTH_CODES: Record<string, ErrorCode> = { INVALID_ORIGIN: 'untrusted_origin', MISSING_OR_NULL_ORIGIN: 'untrusted_origin' }
+
+/** Better Auth's `{ message, code }` as the service's `{ error, code }`. */
 function betterAuthErrorBody(status: number, text: string): ErrorAnswer {
   const json = parseJson(text) as { message?: unknown; code?: unknown } | undefined
-  const code = genericErrorCode(status)
+  const own = typeof json?.code === 'string' ? BETTER_AUTH_CODES[json.code] : undefined
+  const code = own !== undefined && ERROR_CODE_TABLE[own].status === status ? own : genericErrorCode(status)
   if (typeof json?.message === 'string' && json.message) return errorBody(code, json.message)
   if (typeof json?.code === 'string' && json.code) return errorBody(code, json.code)
   return status === 404 ? NOT_FOUND_BODY : errorBody(code, text || `Request refused (${status})`)
