@@ -53,8 +53,10 @@ function parseAnswers(raw: string): RawAnswer[] {
 /** The code of each status Node's parser refuses with. */
 const REFUSAL_CODES: Record<number, string> = {
   400: 'malformed_request',
+  404: 'not_found',
   408: 'request_timeout',
   413: 'payload_too_large',
+  417: 'expectation_failed',
   431: 'headers_too_large',
 }
 
