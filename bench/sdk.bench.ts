@@ -63,8 +63,8 @@ async function main(): Promise<void> {
   const whole = await measure(kioskApp('createClient', 'index'))
   const queued = await measure(QUEUED_KIOSK_APP)
   // A kiosk ships no zod, no upload helper, no other area's route list.
-  const kioskFigures = figures(kiosk, /[/\\](zod|upload|links|contract\.json|booth-routes|staff-routes)\b/)
-  const wholeFigures = figures(whole, /[/\\](zod|upload|links)\b/)
+  const kioskFigures = figures(kiosk, /[/\\](zod|upload|links|error-codes|contract\.json|booth-routes|staff-routes)\b/)
+  const wholeFigures = figures(whole, /[/\\](zod|upload|links|error-codes)\b/)
   const queuedFigures = figures(queued, /[/\\](zod|contract\.json|booth-routes|staff-routes|queue-file)\b/)
   console.log(`kiosk entry ${kiosk.gzipped} B, whole client ${whole.gzipped} B, kiosk with the offline queue ${queued.gzipped} B (gzip)`)
   reportRows([

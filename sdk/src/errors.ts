@@ -1,10 +1,15 @@
 import { COMMON_ORPC_ERROR_DEFS, ORPCError } from '@orpc/client'
 
-/** What the API answers for a domain error. Some errors add fields (a 422 lists `missing` keys). */
-export type ErrorBody = { error: string } & Record<string, unknown>
+import type { ErrorCode } from './error-codes.js'
 
-/** What the API answers for a schema validation failure: zod's own shape. */
-export type ValidationErrorBody = { success: false; error: { name: string; message: string } }
+/**
+ * What the API answers for a domain error: the text and its stable `code`. Some errors add fields
+ * (`field` at registration, a 422's `missing` keys).
+ */
+export type ErrorBody = { error: string; code?: ErrorCode; field?: string } & Record<string, unknown>
+
+/** What the API answers for a schema validation failure: zod's own shape, with `code: 'invalid_input'` beside it. */
+export type ValidationErrorBody = { success: false; error: { name: string; message: string }; code?: 'invalid_input' }
 
 /** One field error of a validation failure: `path` is relative to the body or the path parameters. */
 export type ValidationIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>
@@ -39,7 +44,9 @@ type ApiErrorOptions<TData> = {
  * - `defined`: true only when the route declares that status, so a `switch` over `code` after
  *   `isDefinedError` is exhaustive; anything else is a generic HTTP error (`defined: false`);
  * - `message`: the API's `error` text (plain `Not Found`/`Unauthorized` for the plain answers);
- * - `data`: a schema failure's `issues`, a 422's `missing`/`notJpeg`, storage's `storageCode`;
+ * - `data`: the stable `code` of every JSON error answer (`no_such_set`, `invalid_phone`: see
+ *   `ERROR_CODE_TABLE`), a guest's `field` (`guests.1.phone`), a schema failure's `issues`, a 422's
+ *   `missing`/`notJpeg`, storage's `storageCode`;
  * - `requestId`: the `x-request-id` response header, when the server sends one.
  */
 export class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData> {
@@ -122,7 +129,12 @@ export function decodeErrorBody(
   const code = own ?? ERROR_CODES[status] ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'UNKNOWN')
   const base = { status, defined: own !== undefined, requestId: headers?.get('x-request-id') ?? undefined, headers }
   if (isValidationErrorBody(body)) {
-    return new ApiError(code, { ...base, message: 'Invalid input', data: { issues: parseIssues(body.error.message) } })
+    const issues = parseIssues(body.error.message)
+    return new ApiError(code, {
+      ...base,
+      message: 'Invalid input',
+      data: { issues, ...(isCodeLike(body.code) ? { code: body.code } : {}) },
+    })
   }
   if (isObject(body) && typeof body.error === 'string') {
     const { error, ...extra } = body
@@ -133,6 +145,24 @@ export function decodeErrorBody(
     return new ApiError(code, { ...base, message: body || `HTTP ${status}`, data: undefined })
   }
   return new ApiError(code, { ...base, message: `HTTP ${status}`, data: body })
+}
+
+/**
+ * Whether a body's `code` has the form of the service's codes. Not checked against the table of
+ * codes (error-codes.ts): a client would ship every code's meaning (7 KB) for it, and a newer
+ * server's new code must still reach the app.
+ */
+const isCodeLike = (value: unknown): value is ErrorCode => typeof value === 'string' && /^[a-z][a-z0-9_]*$/.test(value)
+
+/**
+ * The stable code of anything caught (`no_such_set`, `invalid_phone`, `rate_limited`): `data.code`
+ * of an `ApiError` from a JSON error answer, undefined for anything else (a plain-text answer, a
+ * network error, an older server's answer).
+ */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  if (!(error instanceof ApiError)) return undefined
+  const data: unknown = error.data
+  return isObject(data) && isCodeLike(data.code) ? data.code : undefined
 }
 
 /** Reads an error response's body (JSON, text or XML) and decodes it. */

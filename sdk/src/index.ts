@@ -3,6 +3,7 @@ import type { ContractProcedure, ErrorMapItem, InferSchemaInput, InferSchemaOutp
 
 import type { Contract } from './contract/index.js'
 import type { ApiError, DeclaredErrors } from './errors.js'
+import type { ERROR_CODE_TABLE, ErrorCode } from './error-codes.js'
 // The contract without its zod schemas: routes and their declared error codes. The server validates.
 import minifiedContract from './generated/contract.json' with { type: 'json' }
 import { connect, type ClientOptions } from './client.js'
@@ -11,9 +12,11 @@ import type { CallContext } from './fetch-link.js'
 
 export { isDefinedError, ORPCError, safe } from '@orpc/client'
 export type { Contract } from './contract/index.js'
-export { ApiError, decodeErrorBody, ERROR_CODES, isApiError, NetworkError, TimeoutError } from './errors.js'
+export { ApiError, decodeErrorBody, ERROR_CODES, errorCodeOf, isApiError, NetworkError, TimeoutError } from './errors.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
 export type { ClientOptions } from './client.js'
+export { ERROR_CODE_LIST, ERROR_CODE_TABLE, isErrorCode } from './error-codes.js'
+export type { ErrorCode } from './error-codes.js'
 export type { CallContext } from './fetch-link.js'
 export { pickPhotoCopy, photoSrcset } from './images.js'
 export type { PhotoWithCopies } from './images.js'
@@ -24,11 +27,38 @@ export { uploadPhotos } from './upload.js'
 export type { CompletedSession, PhotoSource, StorageError, StorageErrorCode, UploadError, UploadOptions } from './upload.js'
 export { SDK_VERSION } from './version.js'
 
-/** A route's defined errors: `ApiError<code, data>` for each code its contract declares. */
+/** The statuses of oRPC's codes that routes declare. */
+type DeclaredStatus = {
+  BAD_REQUEST: 400
+  UNAUTHORIZED: 401
+  FORBIDDEN: 403
+  NOT_FOUND: 404
+  CONFLICT: 409
+  PAYLOAD_TOO_LARGE: 413
+  UNPROCESSABLE_CONTENT: 422
+  TOO_MANY_REQUESTS: 429
+  INTERNAL_SERVER_ERROR: 500
+  BAD_GATEWAY: 502
+  SERVICE_UNAVAILABLE: 503
+}
+
+/** The stable codes answered with a status: `ErrorCodeOfStatus<404>` is `'not_found' | 'no_such_set' | …`. */
+export type ErrorCodeOfStatus<TStatus extends number> = {
+  [C in ErrorCode]: (typeof ERROR_CODE_TABLE)[C]['status'] extends TStatus ? C : never
+}[ErrorCode]
+
+/** A declared error's `data`: what the contract declares (`issues`, `missing`), and always the stable `code` of its status. */
+type DataWithCode<TData, K> = ([TData] extends [undefined] ? Record<string, unknown> : Exclude<TData, undefined>) & {
+  code: K extends keyof DeclaredStatus ? ErrorCodeOfStatus<DeclaredStatus[K]> : ErrorCode
+  /** Registration's guest field (`guests.1.phone`), on `invalid_phone` and `missing_contact`. */
+  field?: string
+}
+
+/** A route's defined errors: `ApiError<code, data>` for each code its contract declares, `data.code` its stable code. */
 export type ApiErrorFromErrorMap<TErrorMap> = {
   [K in keyof TErrorMap]: K extends string
     ? TErrorMap[K] extends ErrorMapItem<infer TData extends Schema<unknown, unknown>>
-      ? ApiError<K, InferSchemaOutput<TData>>
+      ? ApiError<K, DataWithCode<InferSchemaOutput<TData>, K>>
       : never
     : never
 }[keyof TErrorMap]
@@ -39,6 +69,20 @@ export type ApiErrorFromErrorMap<TErrorMap> = {
  * narrows to the route's declared `ApiError`s.
  */
 export type RouteError<TRoute> = TRoute extends Client<infer _C, infer _I, infer _O, infer E> ? E : never
+
+/**
+ * The stable codes a route's declared errors may carry (by the statuses it declares):
+ * `RouteErrorCode<PhotoBoothClient['kiosk']['registerGuests']>` includes `'invalid_phone'`,
+ * `'missing_contact'`, `'no_such_set'`, `'rate_limited'`, and not `'insufficient_role'`.
+ */
+export type RouteErrorCode<TRouteClient> =
+  TRouteClient extends Client<CallContext, infer _I, infer _O, infer UError>
+    ? UError extends ApiError<infer _K, infer UData>
+      ? UData extends { code: infer UCode extends ErrorCode }
+        ? UCode
+        : never
+      : never
+    : never
 
 /**
  * One route's client. It throws an `ApiError` of a code the route declares (`isDefinedError` is

@@ -8,10 +8,11 @@ import type { PhotoBoothClient } from './index.js'
 
 export { isDefinedError, safe } from '@orpc/client'
 export type { ClientOptions } from './client.js'
-export { ApiError, isApiError, NetworkError, TimeoutError } from './errors.js'
+export { ApiError, errorCodeOf, isApiError, NetworkError, TimeoutError } from './errors.js'
+export type { ErrorCode } from './error-codes.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
 export type { CallContext } from './fetch-link.js'
-export type { RouteError } from './index.js'
+export type { RouteError, RouteErrorCode } from './index.js'
 export { galleryLink } from './urls.js'
 
 /** The kiosk's routes: `getContext` and `registerGuests`, typed as in `createClient`'s client. */

@@ -3,12 +3,13 @@ import { StandardOpenAPIHandler } from '@orpc/openapi/standard'
 import type { ORPCError } from '@orpc/server'
 import { ResponseHeadersPlugin } from '@orpc/server/plugins'
 import { sendStandardResponse, toNodeHttpBody, toNodeHttpHeaders, toStandardLazyRequest } from '@orpc/standard-server-node'
+import { genericErrorCode } from '@photobooth/sdk/contract'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express'
 
 import { GALLERY_PAGES_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
-import { AppError, encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
-import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableError, UNAVAILABLE_MESSAGES } from './outages.js'
+import { AppError, encodeErrorBody, errorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableError, UNAVAILABLE_CODES, UNAVAILABLE_MESSAGES } from './outages.js'
 import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
@@ -176,13 +177,14 @@ function lastResort(services: Services): ErrorRequestHandler {
     if (res.headersSent) return void res.destroy()
     // Express's own refusals (a malformed %-escape in the path) carry a 4xx status: bad input.
     const status = (error as { status?: unknown }).status
-    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, status, { error: 'Malformed request' })
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return sendError(res, status, errorBody(status === 400 ? 'malformed_request' : genericErrorCode(status), 'Malformed request'))
     // The routes Express answers itself (gallery reads, bytes, the CSV export) meet outages too.
     const outage = outageOf(error)
     if (outage) {
       noteOutage(outage, error, services)
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS))
-      return sendError(res, 503, { error: UNAVAILABLE_MESSAGES[outage] })
+      return sendError(res, 503, errorBody(UNAVAILABLE_CODES[outage], UNAVAILABLE_MESSAGES[outage]))
     }
     logger.error('unhandled error', error)
     sendError(res, 500, INTERNAL_ERROR_BODY)

@@ -1,6 +1,6 @@
 import { OpenAPIGenerator, type OpenAPI } from '@orpc/openapi'
 import { JSON_SCHEMA_REGISTRY, ZodToJsonSchemaConverter } from '@orpc/zod/zod4'
-import { contract } from '@photobooth/sdk/contract'
+import { contract, ERROR_CODE_LIST, ERROR_CODE_TABLE } from '@photobooth/sdk/contract'
 import {
   CONTACT_LIMITS,
   ContactSubmission,
@@ -61,14 +61,34 @@ JSON_SCHEMA_REGISTRY.add(ContactSubmission.shape.fields, {
   maxProperties: CONTACT_LIMITS.fields,
 })
 
+/** `code`: optional in the schema (the spec's bodies have none, and an older server sent none), sent on every error answer. */
+const ErrorCodeSchema: OpenAPI.SchemaObject = {
+  type: 'string',
+  enum: [...ERROR_CODE_LIST],
+  description: [
+    'The stable code of the error (its status in brackets):',
+    '',
+    ...ERROR_CODE_LIST.map((code) => `- \`${code}\` (${ERROR_CODE_TABLE[code].status}): ${ERROR_CODE_TABLE[code].meaning}`),
+  ].join('\n'),
+}
+
 const ErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
   // Not `Error`: code generated from the document would shadow the language's own Error type.
   title: 'ErrorBody',
-  description: 'A domain error: one human-readable string. Never has `success`.',
-  properties: { error: { type: 'string' } },
+  description:
+    "A domain error: one human-readable string, and its stable `code` (lower_snake, from one closed list, one status each) for a client to act on or translate. Never has `success`. Some errors add fields: `field` (a guest's field at registration, such as `guests.1.phone`), `missing` and `notJpeg` (completion's 422).",
+  properties: {
+    error: { type: 'string', description: 'The text: for the guest where the route says so; the spec fixes several word for word.' },
+    code: ErrorCodeSchema,
+    field: {
+      type: 'string',
+      description:
+        "Registration only: the guest's field the error is about, as a path in the body (`guests.1.phone`; `guests.1` for a guest with neither contact).",
+    },
+  },
   required: ['error'],
-  examples: [{ error: 'no such set' }],
+  examples: [{ error: 'no such set', code: 'no_such_set' }],
 }
 
 /** One field error inside a `ValidationError`'s `error.message`. */
@@ -105,9 +125,10 @@ const ValidationErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
   title: 'ValidationError',
   description:
-    "A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
+    "A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, with `code: invalid_input` beside it. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
   properties: {
     success: { const: false },
+    code: { const: 'invalid_input', description: "Beside the validator's shape, as on every error answer: always `invalid_input`." },
     error: {
       type: 'object',
       properties: {

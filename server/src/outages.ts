@@ -1,3 +1,5 @@
+import type { ErrorCode } from '@photobooth/sdk/contract'
+
 import { AppError } from './errors.js'
 import { describeError, type Logger } from './logger.js'
 import type { Dependency, Metrics } from './metrics.js'
@@ -23,11 +25,17 @@ export const UNAVAILABLE_MESSAGES: Record<Outage, string> = {
   storage: 'Photo storage is unavailable. Try again in a moment.',
 }
 
+/** The stable code of each outage's 503. */
+export const UNAVAILABLE_CODES = { database: 'database_unavailable', storage: 'storage_unavailable' } as const satisfies Record<
+  Outage,
+  ErrorCode
+>
+
 /** A dependency's outage is a failover or a restart away from over: asked back after this long. */
 export const RETRY_AFTER_SECONDS = 5
 
 export function unavailableError(outage: Outage, cause: unknown): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outage], undefined, cause)
+  return new AppError(UNAVAILABLE_CODES[outage], UNAVAILABLE_MESSAGES[outage], undefined, cause)
 }
 
 /**

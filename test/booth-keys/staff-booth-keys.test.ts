@@ -51,7 +51,11 @@ describe('POST /staff/booth-keys', () => {
     for (const body of [{}, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'Booth', secret: 'mine' }]) {
       const response = await createKey(body)
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
+      expect(await response.json()).toEqual({
+        success: false,
+        error: { name: 'ZodError', message: expect.any(String) },
+        code: 'invalid_input',
+      })
     }
     expect(await keyRows()).toBe(before)
   })
@@ -105,6 +109,6 @@ describe('POST /staff/booth-keys/:keyId/revoke', () => {
   it('when the key is unknown, then 404 "no such booth key"', async () => {
     const response = await revokeKey('nosuchkey123')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such booth key' })
+    expect(await response.json()).toEqual({ error: 'no such booth key', code: 'no_such_booth_key' })
   })
 })

@@ -39,7 +39,7 @@ const answerPastAuthentication: Record<BoothProcedure, (response: Response) => P
   },
   listQueue: async (response) => {
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   },
   createUploads: async (response) => {
     expect(response.status).toBe(400)
@@ -55,7 +55,7 @@ const answerPastAuthentication: Record<BoothProcedure, (response: Response) => P
   },
   cancel: async (response) => {
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   },
 }
 
@@ -105,7 +105,7 @@ describe.each(boothRoutes)('auth on $method $path', (route) => {
     it(`when the header has ${label}, then 400 { error }`, async () => {
       const response = await call(route, header)
       expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ error: expect.stringMatching(/Authorization/) })
+      expect(await response.json()).toEqual({ error: expect.stringMatching(/Authorization/), code: 'malformed_authorization' })
     })
   }
 

@@ -59,7 +59,7 @@ describe('POST /booth/sessions/:id/complete', () => {
     const keys = await upload(session.id, 4, 2)
     const response = await complete(session.id, keys)
     expect(response.status).toBe(422)
-    expect(await response.json()).toEqual({ error: 'Photo keys not in storage', missing: [keys[2], keys[3]] })
+    expect(await response.json()).toEqual({ error: 'Photo keys not in storage', missing: [keys[2], keys[3]], code: 'photo_keys_missing' })
     expect(await stateOf(session.id)).toEqual({ status: 'active', photoCount: 0, photos: 0, messages: 0 })
   })
 
@@ -68,7 +68,7 @@ describe('POST /booth/sessions/:id/complete', () => {
     const keys = await upload(session.id, 2, 1)
     const [error] = await safe(booth.booth.complete({ params: { sessionId: session.id }, body: { photos: keys } }))
     if (!isDefinedError(error) || error.code !== 'UNPROCESSABLE_CONTENT') throw new Error('expected a 422')
-    expect(error.data).toEqual({ missing: [keys[1]] })
+    expect(error.data).toEqual({ missing: [keys[1]], code: 'photo_keys_missing' })
   })
 
   it('when a stored object is not a JPEG, then 422 names it and nothing is written', async () => {
@@ -77,7 +77,11 @@ describe('POST /booth/sessions/:id/complete', () => {
     await fetch(uploads[0]!.url, { method: 'PUT', headers: uploads[0]!.headers, body: Buffer.from('GIF89a not a jpeg') })
     const response = await complete(session.id, [uploads[0]!.key])
     expect(response.status).toBe(422)
-    expect(await response.json()).toEqual({ error: 'Uploads that are not JPEG images', notJpeg: [uploads[0]!.key] })
+    expect(await response.json()).toEqual({
+      error: 'Uploads that are not JPEG images',
+      notJpeg: [uploads[0]!.key],
+      code: 'photos_not_jpeg',
+    })
     expect((await stateOf(session.id)).status).toBe('active')
   })
 
@@ -96,7 +100,7 @@ describe('POST /booth/sessions/:id/complete', () => {
     const [key] = await upload(session.id, 1)
     const response = await complete(session.id, [key!, key!])
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: `Photo keys given more than once: ${key}` })
+    expect(await response.json()).toEqual({ error: `Photo keys given more than once: ${key}`, code: 'photo_keys_repeated' })
     expect((await stateOf(session.id)).status).toBe('active')
   })
 
@@ -129,7 +133,7 @@ describe('POST /booth/sessions/:id/complete', () => {
   it('when the session is unknown, then 404 "no such session"', async () => {
     const response = await complete('AAAAAAAAAAAAAAAAAAAAAA', [])
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   })
 
   it('when the session is completed or cancelled already, then completing or cancelling again answers 409', async () => {
@@ -141,7 +145,10 @@ describe('POST /booth/sessions/:id/complete', () => {
     for (const session of [done, cancelled]) {
       const again = await complete(session.id, [])
       expect(again.status).toBe(409)
-      expect(await again.json()).toEqual({ error: expect.stringMatching(/^session is already (completed|cancelled)$/) })
+      expect(await again.json()).toEqual({
+        error: expect.stringMatching(/^session is already (completed|cancelled)$/),
+        code: 'session_not_active',
+      })
       const [error] = await safe(booth.booth.cancel({ params: { sessionId: session.id } }))
       expect(isDefinedError(error) && error.code).toBe('CONFLICT')
     }

@@ -62,7 +62,10 @@ describe('uploads of a revoked booth key', () => {
     expect((await put(own!)).status).toBe(200)
 
     const refused = await asBooth(live, `/booth/sessions/${sessionId}/complete`, { photos: [planted!.key, own!.key] })
-    expect([refused.status, await refused.json()]).toEqual([422, { error: 'Photo keys not in storage', missing: [planted!.key] }])
+    expect([refused.status, await refused.json()]).toEqual([
+      422,
+      { error: 'Photo keys not in storage', missing: [planted!.key], code: 'photo_keys_missing' },
+    ])
     const completed = await asBooth(live, `/booth/sessions/${sessionId}/complete`, { photos: [own!.key] })
     expect(completed.status).toBe(200)
   })

@@ -43,6 +43,7 @@ describe('scoped booth keys', () => {
     expect(unscopedByManager.status).toBe(403)
     expect(await unscopedByManager.json()).toEqual({
       error: 'Your role (manager) does not allow this: it needs owner (a key for every event: give eventIds)',
+      code: 'insufficient_role',
     })
     expect((await createKey(manager, { name: 'Nowhere', eventIds: ['no-such-event'] })).status).toBe(404)
     const scoped = await createKey(manager, { name: 'Scoped', eventIds: [mine.eventId, mine.eventId] })
@@ -68,7 +69,7 @@ describe('scoped booth keys', () => {
 
     expect((await asBooth(key, `/booth/sets/${mine.setId}/sessions`)).status).toBe(200)
     const otherSet = await asBooth(key, `/booth/sets/${theirs.setId}/sessions`)
-    expect([otherSet.status, await otherSet.json()]).toEqual([404, { error: 'no such set' }])
+    expect([otherSet.status, await otherSet.json()]).toEqual([404, { error: 'no such set', code: 'no_such_set' }])
 
     for (const [path, body] of [
       [`/booth/sessions/${theirs.sessionId}/uploads`, { count: 1 }],
@@ -76,7 +77,7 @@ describe('scoped booth keys', () => {
       [`/booth/sessions/${theirs.sessionId}/cancel`, {}],
     ] as const) {
       const refused = await asBooth(key, path, { method: 'POST', body })
-      expect([refused.status, await refused.json()], path).toEqual([404, { error: 'no such session' }])
+      expect([refused.status, await refused.json()], path).toEqual([404, { error: 'no such session', code: 'no_such_session' }])
     }
     const [row] = await app.orm.em.fork().execute<{ status: string }[]>('select status from session where id = ?', [theirs.sessionId])
     expect(row!.status).toBe('active')

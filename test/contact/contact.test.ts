@@ -77,13 +77,17 @@ describe('POST /contact', () => {
   it('when labels are not on the published page, then 400 "Unknown fields: <labels>" and nothing is sent', async () => {
     await expectAnswer(await submit({ fields: { Name: 'Ada', Company: 'X', Budget: '1' } }), 400, {
       error: 'Unknown fields: Company, Budget',
+      code: 'unknown_fields',
     })
     expect(postmark.requests).toHaveLength(0)
   })
 
   it('when a label is "__proto__", then it is an unknown field like any other, not silently dropped', async () => {
     // Written as text: JSON.parse keeps "__proto__" as an own key, which a plain copy would lose.
-    await expectAnswer(await submit('{"fields":{"__proto__":"x","Name":"Ada"}}'), 400, { error: 'Unknown fields: __proto__' })
+    await expectAnswer(await submit('{"fields":{"__proto__":"x","Name":"Ada"}}'), 400, {
+      error: 'Unknown fields: __proto__',
+      code: 'unknown_fields',
+    })
     expect(postmark.requests).toHaveLength(0)
   })
 
@@ -100,14 +104,14 @@ describe('POST /contact', () => {
     ['malformed JSON', '{"fields": {'],
   ] as const) {
     it(`when the body has ${label}, then 400 "Invalid submission"`, async () => {
-      await expectAnswer(await submit(body), 400, { error: 'Invalid submission' })
+      await expectAnswer(await submit(body), 400, { error: 'Invalid submission', code: 'invalid_submission' })
       expect(postmark.requests).toHaveLength(0)
     })
   }
 
   it('when the body is over 16 KB, then 413 "Message too long", decided before anything else', async () => {
     const fields = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`Field ${i}`, 'x'.repeat(2000)]))
-    await expectAnswer(await submit({ fields }), 413, { error: 'Message too long' })
+    await expectAnswer(await submit({ fields }), 413, { error: 'Message too long', code: 'payload_too_large' })
   })
 
   it('when the body is over 16 KB without a Content-Length, then 413 "Message too long" all the same', async () => {
@@ -119,7 +123,7 @@ describe('POST /contact', () => {
         else controller.close()
       },
     })
-    await expectAnswer(await submit(stream, app, { duplex: 'half' }), 413, { error: 'Message too long' })
+    await expectAnswer(await submit(stream, app, { duplex: 'half' }), 413, { error: 'Message too long', code: 'payload_too_large' })
   })
 
   it('when a value tries to inject a header, then it stays in the body and Reply-To is only ever one address', async () => {
@@ -138,9 +142,15 @@ describe('POST /contact', () => {
   })
 
   it('when a label or a value holds a control character other than a line break, then 400 "Invalid submission"', async () => {
-    await expectAnswer(await submit({ fields: { 'Na\u0000me': 'Ada' } }), 400, { error: 'Invalid submission' })
-    await expectAnswer(await submit({ fields: { Message: 'hi\u0000there' } }), 400, { error: 'Invalid submission' })
-    await expectAnswer(await submit({ fields: { Message: 'lone \ud800' } }), 400, { error: 'Invalid submission' })
+    await expectAnswer(await submit({ fields: { 'Na\u0000me': 'Ada' } }), 400, { error: 'Invalid submission', code: 'invalid_submission' })
+    await expectAnswer(await submit({ fields: { Message: 'hi\u0000there' } }), 400, {
+      error: 'Invalid submission',
+      code: 'invalid_submission',
+    })
+    await expectAnswer(await submit({ fields: { Message: 'lone \ud800' } }), 400, {
+      error: 'Invalid submission',
+      code: 'invalid_submission',
+    })
     expect(postmark.requests).toHaveLength(0)
   })
 
@@ -152,18 +162,21 @@ describe('POST /contact', () => {
     await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
     // The copy was out of date: the content system was asked, and its 503 did not matter.
     expect(cms.requests).toBe(asked + 1)
-    await expectAnswer(await submit({ fields: { Unknown: 'x' } }), 400, { error: 'Unknown fields: Unknown' })
+    await expectAnswer(await submit({ fields: { Unknown: 'x' } }), 400, { error: 'Unknown fields: Unknown', code: 'unknown_fields' })
   })
 
   it('when the published page changes, then the new labels apply after the time to live, not before', async () => {
     await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
     cms.page = contactPage(['Full name', 'Email'])
     now += TTL_MS - 1
-    await expectAnswer(await submit({ fields: { 'Full name': 'Ada' } }), 400, { error: 'Unknown fields: Full name' })
+    await expectAnswer(await submit({ fields: { 'Full name': 'Ada' } }), 400, {
+      error: 'Unknown fields: Full name',
+      code: 'unknown_fields',
+    })
     await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 200, { ok: true })
     now += 1
     await expectAnswer(await submit({ fields: { 'Full name': 'Ada' } }), 200, { ok: true })
-    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 400, { error: 'Unknown fields: Name' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 400, { error: 'Unknown fields: Name', code: 'unknown_fields' })
   })
 
   it('when the content system is slow, then the submission waits for it', async () => {
@@ -179,7 +192,7 @@ describe('POST /contact', () => {
     extra.push(server)
     const response = await submit({ fields: { Name: 'Ada' } }, server)
     expect(response.status).toBe(503)
-    expect(await response.json()).toEqual({ error: 'The contact form is unavailable' })
+    expect(await response.json()).toEqual({ error: 'The contact form is unavailable', code: 'contact_form_unavailable' })
   })
 
   it('when a client sends 61 submissions in a minute, then the 61st answers 429 in the spec shape and is not relayed', async () => {
@@ -193,7 +206,7 @@ describe('POST /contact', () => {
     const refused = await fromOneClient()
     expect(refused.headers.get('retry-after')).toBeNull()
     expect([...refused.headers.keys()].filter((name) => name.includes('ratelimit'))).toEqual([])
-    await expectAnswer(refused, 429, { error: 'Too many requests. Try again in a minute.' })
+    await expectAnswer(refused, 429, { error: 'Too many requests. Try again in a minute.', code: 'rate_limited' })
     expect(postmark.requests).toHaveLength(60)
     // Another client is not limited by it.
     await expectAnswer(await submit({ fields: { Name: 'Grace' } }), 200, { ok: true })
@@ -201,15 +214,24 @@ describe('POST /contact', () => {
 
   it('when the provider refuses, then 502', async () => {
     postmark.queue(POSTMARK_INACTIVE)
-    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, { error: 'The mail provider refused the message' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, {
+      error: 'The mail provider refused the message',
+      code: 'mail_refused',
+    })
     postmark.queue(SERVER_ERROR)
-    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, { error: 'The mail provider refused the message' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }), 502, {
+      error: 'The mail provider refused the message',
+      code: 'mail_refused',
+    })
   })
 
   it('when mail is not configured, then 503', async () => {
     const server = await startTestServer(contactSettings({ mail: null }))
     extra.push(server)
-    await expectAnswer(await submit({ fields: { Name: 'Ada' } }, server), 503, { error: 'Mail is not configured' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada' } }, server), 503, {
+      error: 'Mail is not configured',
+      code: 'mail_not_configured',
+    })
   })
 
   it('when the development default is used, then the labels come from the local file and the console accepts', async () => {
@@ -221,6 +243,9 @@ describe('POST /contact', () => {
     )
     extra.push(server)
     await expectAnswer(await submit({ fields: { Name: 'Ada', 'Event date': '2027-06-12' } }, server), 200, { ok: true })
-    await expectAnswer(await submit({ fields: { Name: 'Ada', Budget: '9' } }, server), 400, { error: 'Unknown fields: Budget' })
+    await expectAnswer(await submit({ fields: { Name: 'Ada', Budget: '9' } }, server), 400, {
+      error: 'Unknown fields: Budget',
+      code: 'unknown_fields',
+    })
   })
 })

@@ -121,7 +121,7 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
     ]) {
       const response = await resend(session.id)
       expect(response.status).toBe(409)
-      expect(await response.json()).toEqual({ error: 'The session is not a live gallery' })
+      expect(await response.json()).toEqual({ error: 'The session is not a live gallery', code: 'session_not_live' })
       expect(await messagesOf(session.id)).toEqual([])
     }
   })
@@ -129,7 +129,7 @@ describe('POST /staff/sessions/:sessionId/resend', () => {
   it('when the session is unknown, then 404 "no such session"', async () => {
     const response = await resend('AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   })
 })
 
@@ -139,7 +139,10 @@ describe('POST /staff/messages/:messageId/retry', () => {
     const [message] = await messagesOf(gallery.sessionId)
     const response = await retry(message!.id)
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'Only a failed message can be retried; this one is pending' })
+    expect(await response.json()).toEqual({
+      error: 'Only a failed message can be retried; this one is pending',
+      code: 'message_not_failed',
+    })
     expect(await messagesOf(gallery.sessionId)).toEqual([message])
   })
 
@@ -151,14 +154,17 @@ describe('POST /staff/messages/:messageId/retry', () => {
 
     const response = await retry(failed!.id)
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'A message to this guest on this channel is already waiting to be sent' })
+    expect(await response.json()).toEqual({
+      error: 'A message to this guest on this channel is already waiting to be sent',
+      code: 'message_already_queued',
+    })
     expect((await messagesOf(gallery.sessionId)).map((row) => row.status)).toEqual(['failed', 'pending'])
   })
 
   it('when the message is unknown, then 404 "no such message"', async () => {
     const response = await retry('AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such message' })
+    expect(await response.json()).toEqual({ error: 'no such message', code: 'no_such_message' })
   })
 })
 
@@ -221,10 +227,10 @@ describe('POST /staff/sessions/:sessionId/messages/retry and POST /staff/events/
   it('when the session or the event is unknown, then 404 and nothing changes', async () => {
     const unknownSession = await retrySession('AAAAAAAAAAAAAAAAAAAAAA')
     expect(unknownSession.status).toBe(404)
-    expect(await unknownSession.json()).toEqual({ error: 'no such session' })
+    expect(await unknownSession.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
     const unknownEvent = await retryEvent('AAAAAAAAAAAAAAAAAAAAAA')
     expect(unknownEvent.status).toBe(404)
-    expect(await unknownEvent.json()).toEqual({ error: 'no such event' })
+    expect(await unknownEvent.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })
 

@@ -26,7 +26,7 @@ import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 import { explain, notJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
-const DATABASE_UNAVAILABLE = { error: 'The database is unavailable. Try again in a moment.' }
+const DATABASE_UNAVAILABLE = { error: 'The database is unavailable. Try again in a moment.', code: 'database_unavailable' }
 /** The documented bound on any request while the database is away (docs/production.md, Outages). */
 const LONGEST_WAIT_MS = DEFAULT_DATABASE_TIMEOUTS.acquireMs + DEFAULT_DATABASE_TIMEOUTS.statementMs + 1_000
 const CUT_MS = 5_000

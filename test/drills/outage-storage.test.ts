@@ -25,7 +25,7 @@ import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 import { explain, notJson } from '../support/drill-output.js'
 
 const IP_HEADER = 'x-drill-client-ip'
-const STORAGE_UNAVAILABLE = { error: 'Photo storage is unavailable. Try again in a moment.' }
+const STORAGE_UNAVAILABLE = { error: 'Photo storage is unavailable. Try again in a moment.', code: 'storage_unavailable' }
 const LONGEST_WAIT_MS = 10_000
 /**
  * /readyz turns after two checks in a row say so, at most one every 5 s, each failing within S3's
@@ -246,7 +246,7 @@ async function startRig(how: 'cut' | 'stall') {
     else proxy.stall()
     // Meanwhile, the booth tries to complete its sessions, one after the other, again and again.
     const completing = startLoad([() => complete(waiting[turn++ % waiting.length]!)])
-    const notReadyMs = await readyTurns(503, { error: 'storage unreachable' }, brokenAt, READY_TURNS_WITHIN_MS).catch(
+    const notReadyMs = await readyTurns(503, { error: 'storage unreachable', code: 'not_ready' }, brokenAt, READY_TURNS_WITHIN_MS).catch(
       (error: Error) => error,
     )
     const left = FAULT_AT_LEAST_MS[how] - (Date.now() - brokenAt)

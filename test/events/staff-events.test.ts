@@ -140,7 +140,7 @@ describe('GET /staff/events/:eventId', () => {
   it('when the event is unknown, then 404 "no such event"', async () => {
     const response = await api('/staff/events/AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })
 
@@ -182,7 +182,7 @@ describe('POST /staff/events', () => {
     expect((await createEvent({ slug, name: 'First', startAt: 0 })).status).toBe(201)
     const response = await createEvent({ slug, name: 'Second', startAt: 0 })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: `An event with the slug ${slug} already exists` })
+    expect(await response.json()).toEqual({ error: `An event with the slug ${slug} already exists`, code: 'slug_taken' })
     expect(await eventRows(slug)).toBe(1)
   })
 
@@ -242,7 +242,7 @@ describe('PATCH /staff/events/:eventId', () => {
     const created = await (await createEvent({ slug: uniqueSlug(), name: 'Mine', startAt: 0 })).json()
     const response = await update(created.id, { slug: taken.slug, name: 'Renamed' })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: `An event with the slug ${taken.slug} already exists` })
+    expect(await response.json()).toEqual({ error: `An event with the slug ${taken.slug} already exists`, code: 'slug_taken' })
     expect(await (await api(`/staff/events/${created.id}`)).json()).toEqual(created)
   })
 
@@ -258,7 +258,7 @@ describe('PATCH /staff/events/:eventId', () => {
   it('when the event is unknown, then 404 "no such event"', async () => {
     const response = await update('AAAAAAAAAAAAAAAAAAAAAA', { name: 'Gala' })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })
 
@@ -275,7 +275,10 @@ describe('DELETE /staff/events/:eventId', () => {
     for (const query of ['', '?force=false']) {
       const refused = await remove(event.id, query)
       expect(refused.status).toBe(409)
-      expect(await refused.json()).toEqual({ error: 'The event has 2 active sessions; pass force=true to delete it anyway' })
+      expect(await refused.json()).toEqual({
+        error: 'The event has 2 active sessions; pass force=true to delete it anyway',
+        code: 'active_sessions',
+      })
     }
     expect(await (await api(`/staff/events/${event.id}`)).json()).toEqual(before)
 
@@ -384,6 +387,6 @@ describe('DELETE /staff/events/:eventId', () => {
   it('when the event is unknown, then 404 "no such event"', async () => {
     const response = await remove('AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })

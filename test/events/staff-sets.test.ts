@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@photobooth/sdk/contract'
 import { randomBytes } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -25,9 +26,9 @@ async function setRows(eventId: string): Promise<{ slug: string; name: string }[
   return app.orm.em.fork().execute('select slug, name from event_set where event_id = ? order by slug', [eventId])
 }
 
-async function expectError(response: Response, status: number, error: string) {
+async function expectError(response: Response, status: number, error: string, code: ErrorCode) {
   expect(response.status).toBe(status)
-  expect(await response.json()).toEqual({ error })
+  expect(await response.json()).toEqual({ error, code })
 }
 
 describe('POST /staff/events/:eventId/sets', () => {
@@ -59,7 +60,12 @@ describe('POST /staff/events/:eventId/sets', () => {
 
   it('when the slug is taken in the event, then 409 and nothing is written; another event may use it', async () => {
     const { event } = await seedEvent(app.orm, { sets: 1 })
-    await expectError(await createSet(event.id, { slug: 'set-1', name: 'Again' }), 409, 'The event already has a set with the slug set-1')
+    await expectError(
+      await createSet(event.id, { slug: 'set-1', name: 'Again' }),
+      409,
+      'The event already has a set with the slug set-1',
+      'slug_taken',
+    )
     expect(await setRows(event.id)).toEqual([{ slug: 'set-1', name: 'Set 1' }])
 
     const other = await seedEvent(app.orm, { sets: 0 })
@@ -76,7 +82,12 @@ describe('POST /staff/events/:eventId/sets', () => {
   })
 
   it('when the event is unknown, then 404 "no such event"', async () => {
-    await expectError(await createSet('AAAAAAAAAAAAAAAAAAAAAA', { slug: 'photo-wall', name: 'Photo Wall' }), 404, 'no such event')
+    await expectError(
+      await createSet('AAAAAAAAAAAAAAAAAAAAAA', { slug: 'photo-wall', name: 'Photo Wall' }),
+      404,
+      'no such event',
+      'no_such_event',
+    )
   })
 
   it('when KIOSK_URL is a template, then kiosk URLs are made from it', async () => {
@@ -121,7 +132,7 @@ describe('PATCH /staff/sets/:setId', () => {
 
   it("when the slug is another set's of the event, then 409 and the set is unchanged", async () => {
     const { event, sets } = await seedEvent(app.orm, { sets: 2 })
-    await expectError(await updateSet(sets[1]!.id, { slug: 'set-1' }), 409, 'The event already has a set with the slug set-1')
+    await expectError(await updateSet(sets[1]!.id, { slug: 'set-1' }), 409, 'The event already has a set with the slug set-1', 'slug_taken')
     expect(await setRows(event.id)).toEqual([
       { slug: 'set-1', name: 'Set 1' },
       { slug: 'set-2', name: 'Set 2' },
@@ -137,7 +148,7 @@ describe('PATCH /staff/sets/:setId', () => {
   })
 
   it('when the set is unknown, then 404 "no such set"', async () => {
-    await expectError(await updateSet('AAAAAAAAAAAAAAAAAAAAAA', { name: 'Photo Wall' }), 404, 'no such set')
+    await expectError(await updateSet('AAAAAAAAAAAAAAAAAAAAAA', { name: 'Photo Wall' }), 404, 'no such set', 'no_such_set')
   })
 })
 
@@ -149,7 +160,12 @@ describe('DELETE /staff/sets/:setId', () => {
     await seedSession(app.orm, sets[1]!.id, { status: 'completed', photos: 4 })
     const before = await staffEvent(event.id)
 
-    await expectError(await removeSet(sets[0]!.id), 409, 'The set has 1 active session; pass force=true to delete it anyway')
+    await expectError(
+      await removeSet(sets[0]!.id),
+      409,
+      'The set has 1 active session; pass force=true to delete it anyway',
+      'active_sessions',
+    )
     expect(await staffEvent(event.id)).toEqual(before)
 
     const forced = await removeSet(sets[0]!.id, '?force=true')
@@ -225,6 +241,6 @@ describe('DELETE /staff/sets/:setId', () => {
   })
 
   it('when the set is unknown, then 404 "no such set"', async () => {
-    await expectError(await removeSet('AAAAAAAAAAAAAAAAAAAAAA'), 404, 'no such set')
+    await expectError(await removeSet('AAAAAAAAAAAAAAAAAAAAAA'), 404, 'no such set', 'no_such_set')
   })
 })

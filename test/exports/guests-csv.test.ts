@@ -101,7 +101,7 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     const response = await exportOf('AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 
   it('when the event id holds a control character or is over 200 characters, then 400 in the validator shape, as on every other route', async () => {

@@ -1,7 +1,10 @@
 /**
  * The properties every answer must have (the issue's, from docs/api.md's Errors section and the
- * spec's section 7), and the grouping of failures into classes for the report.
+ * spec's section 7, and issue 23's stable `code` on every JSON error), and the grouping of failures
+ * into classes for the report.
  */
+import { ERROR_CODE_TABLE, isErrorCode } from '@photobooth/sdk/contract'
+
 import { routeOf } from './openapi.js'
 import type { Exchange, ParsedResponse, WireRequest } from './wire.js'
 
@@ -19,6 +22,13 @@ export type Problem = {
 export const isNodeRefusal = (response: ParsedResponse) => response.headers.date === undefined
 
 const preview = (body: Buffer) => JSON.stringify(body.subarray(0, 160).toString('utf8'))
+
+/** Every JSON error answer carries a `code` of the closed list (ERROR_CODE_TABLE), answered with that code's own status. */
+function codeProblem(code: unknown, status: number): string | undefined {
+  if (!isErrorCode(code)) return `an error answer without a known code (${JSON.stringify(code)})`
+  const expected = ERROR_CODE_TABLE[code].status
+  return expected === status ? undefined : `code ${code} (a ${expected}) answered with ${status}`
+}
 
 function shapeProblem(response: ParsedResponse): string | undefined {
   const { status } = response
@@ -45,11 +55,12 @@ function shapeProblem(response: ParsedResponse): string | undefined {
       return `application/json that does not parse: ${preview(body)}`
     }
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const { error, success } = parsed as { error?: unknown; success?: unknown }
-      if (typeof error === 'string') return undefined
+      const { error, success, code } = parsed as { error?: unknown; success?: unknown; code?: unknown }
+      const problem = codeProblem(code, status)
+      if (typeof error === 'string') return problem && `${problem}: ${preview(body)}`
       if (success === false && error !== null && typeof error === 'object') {
         const { name, message } = error as { name?: unknown; message?: unknown }
-        if (typeof name === 'string' && typeof message === 'string') return undefined
+        if (typeof name === 'string' && typeof message === 'string') return problem && `${problem}: ${preview(body)}`
       }
     }
     return `JSON that is neither { error: string } nor { success: false, error: { name, message } }: ${preview(body)}`

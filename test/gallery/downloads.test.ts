@@ -285,7 +285,8 @@ describe('byte routes with no photo storage configured (production without a buc
         const response = await fetch(`${bare.url}${path}`, { method })
         expect([method, path, response.status]).toEqual([method, path, 503])
         expect(response.headers.get('strict-transport-security')).toBeTruthy()
-        if (method === 'GET') expect(await response.json()).toEqual({ error: 'photo storage is not configured' })
+        if (method === 'GET')
+          expect(await response.json()).toEqual({ error: 'photo storage is not configured', code: 'storage_not_configured' })
       }
     }
     const counts = await bare.orm.em.fork().execute('select count(*)::int as n from tracking_event where session_id = ?', [live.id])

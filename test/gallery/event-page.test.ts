@@ -74,14 +74,14 @@ describe('GET /gallery/events/:slug', () => {
     const live = await seedSession(app.orm, sets[0]!.id, { photos: 1 })
     const response = await fetch(`${app.url}/gallery/events/${event.slug}`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
     expect((await fetch(`${app.url}/gallery/${live.id}`)).status).toBe(200)
   })
 
   it('when no event has the slug, then 404 "no such event"', async () => {
     const response = await fetch(`${app.url}/gallery/events/no-such-event`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 
   it('when an event is slugged "zip", then /gallery/events/zip is its page, not the zip of a session "events", and no zip limit counts it', async () => {

@@ -124,7 +124,7 @@ describe('a live gallery as a CDN may cache it', () => {
     expect((await staffFetch(app, staff, `/staff/sessions/${session.id}`, { method: 'DELETE' })).status).toBe(200)
     const gone = await revalidate(`/gallery/${session.id}`, galleryTag)
     expect(gone.response.status).toBe(404)
-    expect(JSON.parse(gone.body)).toEqual({ error: 'no such gallery' })
+    expect(JSON.parse(gone.body)).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
   })
 
   it('when an instance builds photo URLs on another CDN, then its ETags differ', async () => {

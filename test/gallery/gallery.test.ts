@@ -34,7 +34,7 @@ describe('GET /gallery/:sessionId', () => {
       const session = await seedSession(app.orm, sets[0]!.id, options)
       const response = await fetch(`${app.url}/gallery/${session.id}`)
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'no such gallery' })
+      expect(await response.json()).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
     })
   }
 
@@ -58,13 +58,13 @@ describe('GET /gallery/:sessionId', () => {
   it('when no session has the id, then 404 "no such gallery"', async () => {
     const response = await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such gallery' })
+    expect(await response.json()).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
   })
 
   it('when the id is not one we hand out (a space, a dot, 65 characters), then 404 "no such gallery"', async () => {
     for (const id of ['bad%20id', 'a.b', 'a'.repeat(65)]) {
       const response = await fetch(`${app.url}/gallery/${id}`)
-      expect([id, response.status, await response.json()]).toEqual([id, 404, { error: 'no such gallery' }])
+      expect([id, response.status, await response.json()]).toEqual([id, 404, { error: 'no such gallery', code: 'no_such_gallery' }])
     }
   })
 

@@ -1,3 +1,4 @@
+import { ERROR_CODE_TABLE, isErrorCode } from '@photobooth/sdk/contract'
 import { describe, expect, it } from 'vitest'
 
 import { postJson, seedEvent, startTestServer, withTestServer } from '../support/harness.js'
@@ -21,7 +22,10 @@ async function expectJsonError(response: Response, status: number) {
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
   const text = await response.text()
   expect(text).not.toMatch(/<html|<!DOCTYPE|at .*\.(ts|js):\d+/i)
-  return JSON.parse(text)
+  const body = JSON.parse(text) as { code?: unknown }
+  // Every JSON error carries a code of the closed list, whose status is the answer's.
+  expect(isErrorCode(body.code) && ERROR_CODE_TABLE[body.code].status, JSON.stringify(body)).toBe(status)
+  return body
 }
 
 describe('every response', () => {
@@ -64,7 +68,7 @@ describe('unknown routes and methods', () => {
   ] as const) {
     it(`when ${method} ${path} is asked, then 404 JSON { error }, never an HTML page`, async () => {
       const response = await fetch(`${app.url}${path}`, { method, body: method === 'GET' ? undefined : '<xml/>' })
-      expect(await expectJsonError(response, 404)).toEqual({ error: 'Not Found' })
+      expect(await expectJsonError(response, 404)).toEqual({ error: 'Not Found', code: 'not_found' })
       expectSecurityHeaders(response)
     })
   }
@@ -77,7 +81,7 @@ describe('server faults', () => {
     await broken.orm.close(true)
     try {
       const response = await fetch(`${broken.url}/gallery/events/${event.slug}`)
-      expect(await expectJsonError(response, 500)).toEqual({ error: 'Internal server error' })
+      expect(await expectJsonError(response, 500)).toEqual({ error: 'Internal server error', code: 'internal' })
       expectSecurityHeaders(response)
     } finally {
       await new Promise((resolve) => broken.server.close(resolve))

@@ -89,7 +89,7 @@ describe('CORS for a gallery site on another origin (CORS_ORIGINS)', () => {
     ] as const) {
       const response = await preflight(server, `/gallery/${gallery.sessionId}`, origin)
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'Not Found' })
+      expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
       const read = await fetch(`${server.url}/gallery/nope`, { headers: { origin } })
       expect(read.headers.get('access-control-allow-origin')).toBeNull()
     }

@@ -55,7 +55,7 @@ describe('GET /healthz and GET /readyz', () => {
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200)
       const before = await fetch(`${app.url}/readyz`)
       expect(before.status).toBe(503)
-      expect(await before.json()).toEqual({ error: 'migrations pending' })
+      expect(await before.json()).toEqual({ error: 'migrations pending', code: 'not_ready' })
       // The SDK's probe (contract: operations) tells the same: an ApiError with the 503 and its reason.
       const client = createClient({ baseUrl: app.url })
       expect(await client.operations.live()).toEqual({ status: 'ok' })
@@ -135,7 +135,7 @@ describe('GET /healthz and GET /readyz', () => {
     const stopped = app.stop()
     const ready = await fetch(`${app.url}/readyz`)
     expect(ready.status).toBe(503)
-    expect(await ready.json()).toEqual({ error: 'draining' })
+    expect(await ready.json()).toEqual({ error: 'draining', code: 'not_ready' })
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200)
     expect((await fetch(`${app.url}/gallery/no-such-session`)).status).toBe(404)
     await stopped

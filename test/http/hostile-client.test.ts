@@ -52,10 +52,13 @@ describe('a body over the limit to a path no route matches', () => {
       body: Buffer.alloc(70_000, 0x20),
     })
     expect(declared.status).toBe(400)
-    expect(await declared.json()).toEqual({ error: 'Request body too large: at most 65536 bytes' })
+    expect(await declared.json()).toEqual({
+      error: 'Request body too large: at most 65536 bytes',
+      code: 'body_too_large',
+    })
     const chunked = await sendChunked(`${app.url}/sets/abc/sessions`, 'POST', 300_000)
     expect(chunked.status).toBe(400)
-    expect(JSON.parse(chunked.body)).toEqual({ error: 'Request body too large: at most 65536 bytes' })
+    expect(JSON.parse(chunked.body)).toEqual({ error: 'Request body too large: at most 65536 bytes', code: 'body_too_large' })
     expect((await fetch(`${app.url}/openapi.json`)).status).toBe(200)
   })
 })
@@ -72,14 +75,14 @@ describe('malformed %-escapes and OPTIONS', () => {
 
   it('when a JSON route is asked with a malformed %-escape, then its own 404 text', async () => {
     const response = await fetch(`${app.url}/gallery/%ff`)
-    expect([response.status, await response.json()]).toEqual([404, { error: 'no such gallery' }])
+    expect([response.status, await response.json()]).toEqual([404, { error: 'no such gallery', code: 'no_such_gallery' }])
   })
 
   for (const path of ['/photos/sessions/a/b.jpg', '/gallery/abc/zip', '/track', '/sets/abc/sessions', '/openapi.json', '/booth/events']) {
     it(`when OPTIONS ${path}, then 404 JSON { error: "Not Found" } as on every other route`, async () => {
       const response = await fetch(`${app.url}${path}`, { method: 'OPTIONS' })
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'Not Found' })
+      expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
       expect(response.headers.get('allow')).toBeNull()
     })
   }

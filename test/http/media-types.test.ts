@@ -51,7 +51,7 @@ describe('media types', () => {
       body: 'guests[0][name]=Form Spam&guests[0][email]=spam@example.org',
     })
     expect(response.status).toBe(415)
-    expect(await response.json()).toEqual({ error: 'Unsupported Media Type: send application/json' })
+    expect(await response.json()).toEqual({ error: 'Unsupported Media Type: send application/json', code: 'unsupported_media_type' })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
@@ -64,7 +64,10 @@ describe('media types', () => {
         for (const headers of [{}, { origin: FOREIGN }, staff.headers] as Record<string, string>[]) {
           const response = await fetch(`${app.url}${path}`, { method, headers: { ...headers, 'content-type': type }, body })
           expect(response.status, `${type} ${JSON.stringify(headers)}`).toBe(415)
-          expect(await response.json()).toEqual({ error: `Unsupported Media Type: send ${accepted.join(' or ')}` })
+          expect(await response.json()).toEqual({
+            error: `Unsupported Media Type: send ${accepted.join(' or ')}`,
+            code: 'unsupported_media_type',
+          })
         }
       }
       // A body without a Content-Type is not JSON either.
@@ -76,7 +79,7 @@ describe('media types', () => {
   it('when a change has no body and no Content-Type, then it passes to the route (a bodiless POST)', async () => {
     const response = await fetch(`${app.url}/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA/resend`, { method: 'POST', headers: staff.headers })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   })
 
   it('when JSON comes with a charset, then it is JSON', async () => {
@@ -92,7 +95,7 @@ describe('media types', () => {
     for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded']) {
       const response = await fetch(`${app.url}/track`, { method: 'POST', headers: { 'content-type': type }, body: '{"type":"nonsense"}' })
       expect(response.status, type).toBe(400)
-      expect(await response.json()).toEqual({ error: 'bad body' })
+      expect(await response.json()).toEqual({ error: 'bad body', code: 'bad_body' })
     }
   })
 })

@@ -77,7 +77,7 @@ describe('GET /metrics', () => {
     try {
       const response = await scrape(plain)
       expect(response.status).toBe(404)
-      expect(await response.json()).toEqual({ error: 'Not Found' })
+      expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
     } finally {
       await plain.stop()
     }

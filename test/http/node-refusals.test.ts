@@ -50,11 +50,21 @@ function parseAnswers(raw: string): RawAnswer[] {
   return answers
 }
 
+/** The code of each status Node's parser refuses with. */
+const REFUSAL_CODES: Record<number, string> = {
+  400: 'malformed_request',
+  404: 'not_found',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  417: 'expectation_failed',
+  431: 'headers_too_large',
+}
+
 function expectRefusal(answers: RawAnswer[], status: number, text = STATUS_CODES[status]) {
   expect(answers).toHaveLength(1)
   const [answer] = answers as [RawAnswer]
   expect(answer.statusLine).toBe(`HTTP/1.1 ${status} ${STATUS_CODES[status]}`)
-  expect(JSON.parse(answer.body)).toEqual({ error: text })
+  expect(JSON.parse(answer.body)).toEqual({ error: text, code: REFUSAL_CODES[status] })
   expect(answer.headers).toMatchObject({
     'strict-transport-security': 'max-age=31536000; includeSubDomains',
     'x-frame-options': 'SAMEORIGIN',
@@ -146,7 +156,7 @@ describe("Node's own refusals", () => {
   it('when a malformed request follows a good one on a keep-alive connection, then the good answer comes whole, then the refusal', async () => {
     const answers = await exchange('GET /no/such/route HTTP/1.1\r\nHost: localhost\r\n\r\nGET /a b HTTP/1.1\r\nHost: localhost\r\n\r\n')
     expect(answers.map((answer) => answer.status)).toEqual([404, 400])
-    expect(JSON.parse(answers[0]!.body)).toEqual({ error: 'Not Found' })
+    expect(JSON.parse(answers[0]!.body)).toEqual({ error: 'Not Found', code: 'not_found' })
     expectRefusal(answers.slice(1), 400)
   })
 
@@ -161,6 +171,6 @@ describe("Node's own refusals", () => {
     })
     const response = await fetch(`${app.url}/no/such/route`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'Not Found' })
+    expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
   })
 })

@@ -47,7 +47,7 @@ describe('a path spelled with dot segments or backslashes', () => {
     for (let i = 0; i < 60; i++) expect((await raw('POST', '/track', { headers, body: '{}' })).status).toBe(400)
     const response = await raw('POST', spell('/track'), { headers, body: '{}' })
     expect(response.status).toBe(429)
-    expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.' })
+    expect(JSON.parse(response.body)).toEqual({ error: 'Too many requests. Try again in a minute.', code: 'rate_limited' })
   })
 
   it.each(SPELLINGS)(
@@ -57,13 +57,13 @@ describe('a path spelled with dot segments or backslashes', () => {
         headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
         body: '{bad',
       })
-      expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body' }])
+      expect([track.status, JSON.parse(track.body)]).toEqual([400, { error: 'bad body', code: 'bad_body' }])
 
       const contact = await raw('POST', spell('/contact'), {
         headers: { 'content-type': 'application/json', 'cf-connecting-ip': someIp() },
         body: JSON.stringify({ fields: { Name: 'x'.repeat(17_000) } }),
       })
-      expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long' }])
+      expect([contact.status, JSON.parse(contact.body)]).toEqual([413, { error: 'Message too long', code: 'payload_too_large' }])
 
       const zip = await raw('GET', spell('/gallery/AAAAAAAAAAAAAAAAAAAAAA/zip'))
       expect([zip.status, zip.type, zip.body]).toEqual([404, 'text/plain; charset=utf-8', 'Not Found'])

@@ -30,7 +30,7 @@ const register = (ip: string, base = app.url) =>
 
 async function expectTooManyRequests(response: Response) {
   expect(response.status).toBe(429)
-  expect(await response.json()).toEqual({ error: 'Too many requests. Try again in a minute.' })
+  expect(await response.json()).toEqual({ error: 'Too many requests. Try again in a minute.', code: 'rate_limited' })
   expect(response.headers.get('retry-after')).toBeNull()
   expect([...response.headers.keys()].filter((name) => name.startsWith('ratelimit') || name.startsWith('x-ratelimit'))).toEqual([])
   expect(response.headers.get('strict-transport-security')).toBeTruthy()
@@ -137,7 +137,7 @@ describe('rate limits', () => {
     for (let i = 0; i < 10; i++) {
       const response = await signIn()
       expect(response.status).toBe(401)
-      expect(await response.json()).toEqual({ error: 'Invalid email or password' })
+      expect(await response.json()).toEqual({ error: 'Invalid email or password', code: 'unauthorized' })
     }
     await expectTooManyRequests(await signIn())
     // Any sign-in path counts, a method Better Auth does not have included.

@@ -28,7 +28,7 @@ describe('a text body whose bytes are not UTF-8', () => {
     const before = await countRows(app.orm)
     const response = await send(`/sets/${sets[0]!.id}/sessions`, withBadBytes('{"guests":[{"name":"a', 'b","email":"a@example.org"}]}'))
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'The body is not valid UTF-8' })
+    expect(await response.json()).toEqual({ error: 'The body is not valid UTF-8', code: 'not_utf8' })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
@@ -36,22 +36,22 @@ describe('a text body whose bytes are not UTF-8', () => {
     const slug = uniqueSlug()
     const response = await send('/staff/events', withBadBytes(`{"slug":"${slug}","name":"a`, 'b","startAt":1}'), staff.headers)
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'The body is not valid UTF-8' })
+    expect(await response.json()).toEqual({ error: 'The body is not valid UTF-8', code: 'not_utf8' })
     const [row] = await app.orm.em.fork().execute<{ count: string }[]>('select count(*) from event where slug = ?', [slug])
     expect(row!.count).toBe('0')
   })
 
   it('when a beacon or a contact form carries them, then their own 400 texts', async () => {
     const beacon = await send('/track', withBadBytes('{"kind":"view","sessionId":"a', '"}'), { 'content-type': 'text/plain' })
-    expect([beacon.status, await beacon.json()]).toEqual([400, { error: 'bad body' }])
+    expect([beacon.status, await beacon.json()]).toEqual([400, { error: 'bad body', code: 'bad_body' }])
     const contact = await send('/contact', withBadBytes('{"fields":{"Name":"a', '"}}'))
-    expect([contact.status, await contact.json()]).toEqual([400, { error: 'Invalid submission' }])
+    expect([contact.status, await contact.json()]).toEqual([400, { error: 'Invalid submission', code: 'invalid_submission' }])
   })
 
   it('when a sign-in carries them, then 400 { error }', async () => {
     const response = await send('/api/auth/sign-in/email', withBadBytes('{"email":"a', '@example.org","password":"x"}'), {
       origin: app.url,
     })
-    expect([response.status, await response.json()]).toEqual([400, { error: 'The body is not valid UTF-8' }])
+    expect([response.status, await response.json()]).toEqual([400, { error: 'The body is not valid UTF-8', code: 'not_utf8' }])
   })
 })

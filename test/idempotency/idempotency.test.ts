@@ -208,7 +208,7 @@ describe('Idempotency-Key on registration', () => {
     const key = newKey()
     const broken = await register(setId, { key, ip, body: '{"guests":' })
     expect(broken.status).toBe(400)
-    expect(await broken.json()).toEqual({ error: expect.any(String) })
+    expect(await broken.json()).toEqual({ error: expect.any(String), code: 'malformed_request' })
     expect(await keyRows(key)).toEqual([])
     // Nested too deep to fingerprint (JSON.parse takes it, JSON.stringify does not): answered as without a key.
     const deep = await register(setId, { key: newKey(), ip, body: `${'['.repeat(30_000)}${']'.repeat(30_000)}` })
@@ -439,7 +439,7 @@ describe('the OpenAPI document', () => {
     expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([
       404,
       null,
-      { error: 'no such session' },
+      { error: 'no such session', code: 'no_such_session' },
     ])
   })
 

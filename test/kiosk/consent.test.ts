@@ -89,7 +89,7 @@ describe('the event as the kiosk sees it', () => {
       body: { slug, name: 'X', startAt: 0, phoneCountry: 'XX' },
     })
     expect(unknown.status).toBe(400)
-    expect(await unknown.json()).toEqual({ error: 'No phone numbering plan is known for the country XX' })
+    expect(await unknown.json()).toEqual({ error: 'No phone numbering plan is known for the country XX', code: 'unknown_phone_country' })
     const lower = await staffFetch(app, staff, '/staff/events', {
       method: 'POST',
       body: { slug, name: 'X', startAt: 0, phoneCountry: 'it' },

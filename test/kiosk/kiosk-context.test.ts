@@ -27,7 +27,7 @@ describe('GET /events/:eventSlug/sets/:setSlug', () => {
     const { event } = await seedEvent(app.orm)
     const response = await fetch(`${app.url}/events/${event.slug}/sets/nope`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   })
 
   it('when the set belongs to another event, then 404 "no such set"', async () => {
@@ -35,19 +35,19 @@ describe('GET /events/:eventSlug/sets/:setSlug', () => {
     await seedEvent(app.orm, { sets: 2 })
     const response = await fetch(`${app.url}/events/${first.event.slug}/sets/set-2`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   })
 
   it('when the event slug names nothing, then 404 "no such set"', async () => {
     const response = await fetch(`${app.url}/events/no-such-event/sets/set-1`)
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   })
 
   it('when a slug is spelled as no slug is (capitals, underscores, a space, 101 characters), then 404 "no such set"', async () => {
     for (const slug of ['No-Such-Event', 'no_such_event', 'no%20such', 'x'.repeat(101)]) {
       const response = await fetch(`${app.url}/events/${slug}/sets/set-1`)
-      expect([slug, response.status, await response.json()]).toEqual([slug, 404, { error: 'no such set' }])
+      expect([slug, response.status, await response.json()]).toEqual([slug, 404, { error: 'no such set', code: 'no_such_set' }])
     }
   })
 

@@ -110,35 +110,79 @@ describe('POST /sets/:setId/sessions: guest-facing errors', () => {
     const before = await countRows(app.orm)
     const response = await register({ guests: [{ name: 'Ada', email: email() }, { name: 'Grace Hopper' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'Grace Hopper needs an email or a phone number' })
+    expect(await response.json()).toEqual({
+      error: 'Grace Hopper needs an email or a phone number',
+      code: 'missing_contact',
+      field: 'guests.1',
+    })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('rule 3: when both contacts are blank strings, then the guest has neither', async () => {
     const response = await register({ guests: [{ name: 'Ada', email: '', phone: '  ' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'Ada needs an email or a phone number' })
+    expect(await response.json()).toEqual({ error: 'Ada needs an email or a phone number', code: 'missing_contact', field: 'guests.0' })
   })
 
   it('rule 4: when a phone is letters, then 400 "This doesn\'t look like a phone number: <input>"', async () => {
     const before = await countRows(app.orm)
     const response = await register({ guests: [{ name: 'Ada', email: email(), phone: 'abcdefg' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: "This doesn't look like a phone number: abcdefg" })
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: abcdefg",
+      code: 'invalid_phone',
+      field: 'guests.0.phone',
+    })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('rule 4: when a phone has too few digits, then the same message quotes the input', async () => {
     const response = await register({ guests: [{ name: 'Ada', phone: '555-12' }] })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: "This doesn't look like a phone number: 555-12" })
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: 555-12",
+      code: 'invalid_phone',
+      field: 'guests.0.phone',
+    })
+  })
+
+  it("when guest 2's phone is bad, then its field path and the guest-facing text, and nothing is written", async () => {
+    const before = await countRows(app.orm)
+    const response = await register({
+      guests: [
+        { name: 'Ada', phone: '(415) 555-2671' },
+        { name: 'Grace', email: email(), phone: 'call me' },
+      ],
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      error: "This doesn't look like a phone number: call me",
+      code: 'invalid_phone',
+      field: 'guests.1.phone',
+    })
+    expect(await countRows(app.orm)).toEqual(before)
+  })
+
+  it("when guest 2's email is bad, then the validator's shape (code invalid_input) with the issue at guests.1.email", async () => {
+    const response = await register({
+      guests: [
+        { name: 'Ada', phone: '(415) 555-2671' },
+        { name: 'Grace', email: 'grace@' },
+      ],
+    })
+    expect(response.status).toBe(400)
+    const answer = await response.json()
+    expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
+    expect(JSON.parse(answer.error.message)).toEqual([
+      expect.objectContaining({ path: ['guests', 1, 'email'], message: 'Invalid email address' }),
+    ])
   })
 
   it('when the set does not exist, then 404 "no such set" and nothing is written', async () => {
     const before = await countRows(app.orm)
     const response = await register({ guests: [{ name: 'Ada', email: email() }] }, 'no-such-set')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
     expect(await countRows(app.orm)).toEqual(before)
   })
 })
@@ -152,7 +196,7 @@ async function expectSchemaFailure(body: unknown, init?: RequestInit): Promise<I
   expect(response.status).toBe(400)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
   const answer = await response.json()
-  expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
+  expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
   expect(await countRows(app.orm)).toEqual(before)
   const issues: Issue[] = JSON.parse(answer.error.message)
   for (const issue of issues)
@@ -245,14 +289,17 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     const before = await countRows(app.orm)
     const body = JSON.stringify({ guests: [{ name: 'Ada', email: email() }] })
     const response = await fetch(`${app.url}/sets/${setId}/sessions`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body })
-    expect([response.status, await response.json()]).toEqual([415, { error: 'Unsupported Media Type: send application/json' }])
+    expect([response.status, await response.json()]).toEqual([
+      415,
+      { error: 'Unsupported Media Type: send application/json', code: 'unsupported_media_type' },
+    ])
     expect(await countRows(app.orm)).toEqual(before)
   })
 
   it('when the set id is not one we hand out, then 404 "no such set"; with a control character, the path parameter is refused; nothing is written', async () => {
     const before = await countRows(app.orm)
     const unknown = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%20id')
-    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no such set' }])
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'no such set', code: 'no_such_set' }])
     const refused = await register({ guests: [{ name: 'Ada', email: email() }] }, 'bad%01id')
     expect(refused.status).toBe(400)
     expect(JSON.parse((await refused.json()).error.message)).toEqual([expect.objectContaining({ path: ['setId'] })])
@@ -263,7 +310,7 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     const before = await countRows(app.orm)
     const response = await register('{"guests": [')
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Malformed request/) })
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Malformed request/), code: 'malformed_request' })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
@@ -272,7 +319,7 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     const huge = JSON.stringify({ guests: [{ name: 'A'.repeat(1024 * 1024), email: email() }] })
     const response = await register(huge)
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Request body too large/) })
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Request body too large/), code: 'body_too_large' })
     expect(await countRows(app.orm)).toEqual(before)
   })
 
@@ -287,7 +334,7 @@ describe('POST /sets/:setId/sessions: bad input answers 400 and writes nothing',
     })
     const response = await register(undefined, setId, { body: stream, duplex: 'half' })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Request body too large/) })
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/^Request body too large/), code: 'body_too_large' })
   })
 })
 

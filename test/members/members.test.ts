@@ -83,7 +83,7 @@ describe('POST /staff/members', () => {
   it('when the email is taken, then 409 and no second member', async () => {
     const response = await staffFetch(app, staff, '/staff/members', { method: 'POST', body: { email: staff.email, name: 'Twin' } })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: `A staff member with the email ${staff.email} already exists` })
+    expect(await response.json()).toEqual({ error: `A staff member with the email ${staff.email} already exists`, code: 'email_taken' })
     expect(await staffRows(staff.email)).toBe(1)
   })
 
@@ -94,7 +94,7 @@ describe('POST /staff/members', () => {
     )
     expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
     for (const response of responses.filter((answer) => answer.status === 409)) {
-      expect(await response.json()).toEqual({ error: `A staff member with the email ${email} already exists` })
+      expect(await response.json()).toEqual({ error: `A staff member with the email ${email} already exists`, code: 'email_taken' })
     }
     expect(await staffRows(email)).toBe(1)
   })
@@ -141,7 +141,7 @@ describe('DELETE /staff/members/:id', () => {
     ])
     expect([byA.status, byB.status].sort()).toEqual([200, 409])
     const refused = byA.status === 409 ? byA : byB
-    expect(await refused.json()).toEqual({ error: 'You were removed by another staff member meanwhile' })
+    expect(await refused.json()).toEqual({ error: 'You were removed by another staff member meanwhile', code: 'concurrent_change' })
     const left = await app.orm.em
       .fork()
       .execute<{ id: string }[]>('select id from staff_member where id in (?, ?)', [a.memberId, b.memberId])
@@ -151,13 +151,13 @@ describe('DELETE /staff/members/:id', () => {
   it('when members try to remove themselves, then 409 and they stay', async () => {
     const response = await staffFetch(app, staff, `/staff/members/${staff.memberId}`, { method: 'DELETE' })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'You cannot remove yourself; ask another owner' })
+    expect(await response.json()).toEqual({ error: 'You cannot remove yourself; ask another owner', code: 'cannot_remove_self' })
     expect((await staffFetch(app, staff, '/staff/me')).status).toBe(200)
   })
 
   it('when the id names nobody, then 404', async () => {
     const response = await staffFetch(app, staff, '/staff/members/nobody', { method: 'DELETE' })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such staff member' })
+    expect(await response.json()).toEqual({ error: 'no such staff member', code: 'no_such_member' })
   })
 })

@@ -76,7 +76,7 @@ describe('an independent client generated from the document', () => {
 
     const missing = await client.GET('/gallery/{sessionId}', { params: { path: { sessionId: 'nothing-here' } } })
     expect(missing.response.status).toBe(404)
-    expect(missing.error).toEqual({ error: 'no such gallery' })
+    expect(missing.error).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
   })
 
   it('when a booth works its queue, then it uploads, completes and cancels sessions, and a missing key is the plain `Unauthorized`', async () => {
@@ -112,7 +112,7 @@ describe('an independent client generated from the document', () => {
     expect(completed.data).toMatchObject({ status: 'completed', photos: [{ width: 30 }, { width: 31 }] })
     const again = await booth.POST('/booth/sessions/{sessionId}/complete', { params: { path: { sessionId } }, body: { photos: keys } })
     expect(again.response.status).toBe(409)
-    expect(again.error).toEqual({ error: expect.any(String) })
+    expect(again.error).toEqual({ error: expect.any(String), code: 'session_not_active' })
 
     const cancelled = await booth.POST('/booth/sessions/{sessionId}/cancel', { params: { path: { sessionId: second.data!.id } } })
     expect(cancelled.data).toEqual({ id: second.data!.id, status: 'cancelled' })

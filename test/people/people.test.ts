@@ -86,7 +86,7 @@ describe('GET /staff/people', () => {
     expect((await find('email=a@example.org&phone=%2B14155552671')).status).toBe(400)
     const notPhone = await find('phone=call%20me')
     expect(notPhone.status).toBe(400)
-    expect(await notPhone.json()).toEqual({ error: "This doesn't look like a phone number: call me" })
+    expect(await notPhone.json()).toEqual({ error: "This doesn't look like a phone number: call me", code: 'invalid_phone' })
   })
 })
 
@@ -118,7 +118,7 @@ describe('GET /staff/people/:customerId/export', () => {
   it('when the id names nobody, then 404 "no such person"', async () => {
     const response = await staffFetch(app, staff, '/staff/people/AAAAAAAAAAAAAAAAAAAAAA/export')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such person' })
+    expect(await response.json()).toEqual({ error: 'no such person', code: 'no_such_person' })
   })
 })
 
@@ -183,6 +183,6 @@ describe('POST /staff/people/:customerId/erase', () => {
     expect((await staffFetch(app, staff, `/staff/people/${person.id}/erase`, { method: 'POST' })).status).toBe(200)
     const again = await staffFetch(app, staff, `/staff/people/${person.id}/erase`, { method: 'POST' })
     expect(again.status).toBe(404)
-    expect(await again.json()).toEqual({ error: 'no such person' })
+    expect(await again.json()).toEqual({ error: 'no such person', code: 'no_such_person' })
   })
 })

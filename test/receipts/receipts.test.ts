@@ -262,7 +262,7 @@ describe('Postmark webhooks', () => {
       const refused = await postmarkWebhook(app, bounce, credentials)
       expect(refused.status).toBe(401)
       expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /)
-      expect(await refused.json()).toEqual({ error: 'Webhook credentials required' })
+      expect(await refused.json()).toEqual({ error: 'Webhook credentials required', code: 'unauthorized' })
     }
     const garbled = await fetch(`${app.url}/webhooks/postmark`, {
       method: 'POST',
@@ -282,7 +282,7 @@ describe('Postmark webhooks', () => {
       body: '{"RecordType":',
     })
     expect(notJson.status).toBe(400)
-    expect(await notJson.json()).toEqual({ error: 'bad body' })
+    expect(await notJson.json()).toEqual({ error: 'bad body', code: 'bad_body' })
     expect((await postmarkWebhook(app, { RecordType: 42 })).status).toBe(400)
   })
 })
@@ -362,7 +362,7 @@ describe('Twilio callbacks', () => {
     ]
     for (const refused of refusals) {
       expect(refused.status).toBe(403)
-      expect(await refused.json()).toEqual({ error: 'Twilio signature required' })
+      expect(await refused.json()).toEqual({ error: 'Twilio signature required', code: 'forbidden' })
     }
     expect((await messagesOf(sessionId))[0]).toMatchObject({ status: 'sent' })
     expect(await suppressionsOf({ phone })).toEqual([])
@@ -385,7 +385,7 @@ describe('the suppression list, for staff', () => {
 
     const again = await staffPost('/staff/suppressions/lift', { email })
     expect(again.status).toBe(404)
-    expect(await again.json()).toEqual({ error: 'the address is not suppressed' })
+    expect(await again.json()).toEqual({ error: 'the address is not suppressed', code: 'not_suppressed' })
     // The last link went out more than a minute ago as far as resend is concerned only after a minute: moved back.
     await app.orm.em
       .fork()

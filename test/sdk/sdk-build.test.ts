@@ -52,7 +52,7 @@ describe('the built SDK package', () => {
         "console.log(await safe(client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'wall' })))",
       ].join('\n'),
     )
-    expect(shipped.filter((input) => /[/\\](zod|upload|contract\.json|booth-routes|staff-routes)\b/.test(input))).toEqual([])
+    expect(shipped.filter((input) => /[/\\](zod|upload|error-codes|contract\.json|booth-routes|staff-routes)\b/.test(input))).toEqual([])
     const code = new TextDecoder().decode(output)
     expect(code).toContain('/sets/{setId}/sessions')
     for (const path of ['/staff/', '/booth/', '/gallery/', '/api/auth/']) expect(code).not.toContain(path)

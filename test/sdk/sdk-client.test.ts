@@ -69,7 +69,8 @@ describe('the SDK against a live server', () => {
     expect(error.code === 'CONFLICT').toBe(false)
     switch (error.code) {
       case 'NOT_FOUND':
-        expect(error.data).toBeUndefined()
+        // The stable code, typed by the status: the route's 404s (`ErrorCodeOfStatus<404>`).
+        expect(error.data).toEqual({ code: 'no_such_set' })
         break
       case 'BAD_REQUEST':
       case 'INTERNAL_SERVER_ERROR':

@@ -45,7 +45,7 @@ describe('a deletion meets a request in flight', () => {
     await deleter.query('commit')
     const response = await registration
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such set' })
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
   })
 
   it('when an event is deleted while staff add a set to it, then the set answers 404 no such event', async () => {
@@ -57,6 +57,6 @@ describe('a deletion meets a request in flight', () => {
     await deleter.query('commit')
     const response = await creation
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such event' })
+    expect(await response.json()).toEqual({ error: 'no such event', code: 'no_such_event' })
   })
 })

@@ -139,13 +139,16 @@ describe('GET /staff/events/:eventId/sessions', () => {
     ]) {
       expect(await list(event.id, `?cursor=${cursor}`)).toEqual({
         status: 400,
-        body: { error: 'Invalid cursor: pass the nextCursor of the previous page' },
+        body: { error: 'Invalid cursor: pass the nextCursor of the previous page', code: 'invalid_cursor' },
       })
     }
   })
 
   it('when the event is unknown, then 404 "no such event"', async () => {
-    expect(await list('AAAAAAAAAAAAAAAAAAAAAA')).toEqual({ status: 404, body: { error: 'no such event' } })
+    expect(await list('AAAAAAAAAAAAAAAAAAAAAA')).toEqual({
+      status: 404,
+      body: { error: 'no such event', code: 'no_such_event' },
+    })
   })
 })
 
@@ -217,7 +220,7 @@ describe('GET /staff/sessions/:sessionId', () => {
   it('when the session is unknown, then 404 "no such session"', async () => {
     const response = await api('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA')
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   })
 })
 
@@ -244,7 +247,7 @@ describe('POST /staff/sessions/:sessionId/cancel', () => {
       },
     )
     expect(completed.status).toBe(409)
-    expect(await completed.json()).toEqual({ error: 'session is already cancelled' })
+    expect(await completed.json()).toEqual({ error: 'session is already cancelled', code: 'session_not_active' })
   })
 
   it('when the session is completed, then 409 and it stays completed', async () => {
@@ -252,14 +255,14 @@ describe('POST /staff/sessions/:sessionId/cancel', () => {
     const session = await seedSession(app.orm, sets[0]!.id, { status: 'completed', photos: 1 })
     const response = await api(`/staff/sessions/${session.id}/cancel`, { method: 'POST' })
     expect(response.status).toBe(409)
-    expect(await response.json()).toEqual({ error: 'session is already completed' })
+    expect(await response.json()).toEqual({ error: 'session is already completed', code: 'session_not_active' })
     expect((await (await api(`/staff/sessions/${session.id}`)).json()).status).toBe('completed')
   })
 
   it('when the session is unknown, then 404 "no such session"', async () => {
     const response = await api('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA/cancel', { method: 'POST' })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   })
 })
 
@@ -318,7 +321,7 @@ describe('DELETE /staff/sessions/:sessionId', () => {
   it('when the session is unknown, then 404 "no such session" and nothing is queued for storage', async () => {
     const response = await api('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA', { method: 'DELETE' })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'no such session' })
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
     const rows = await app.orm.em
       .fork()
       .execute('select prefix from storage_deletion where prefix = ?', ['sessions/AAAAAAAAAAAAAAAAAAAAAA/'])

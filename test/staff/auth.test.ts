@@ -40,42 +40,42 @@ const routes = staffRoutes()
 const CHANGES = new Set(['POST', 'PATCH', 'PUT', 'DELETE'])
 
 /** The route's own answer to a signed-in member, for ids that name nothing and the body `{}`: only a request past authentication gets it. */
-const OWN_ANSWER: Record<string, { status: number; error?: string }> = {
+const OWN_ANSWER: Record<string, { status: number; error?: string; code?: string }> = {
   'events.list': { status: 200 },
-  'events.get': { status: 404, error: 'no such event' },
+  'events.get': { status: 404, error: 'no such event', code: 'no_such_event' },
   'events.create': { status: 400 },
   'events.update': { status: 400 },
-  'events.delete': { status: 404, error: 'no such event' },
-  'events.stats': { status: 404, error: 'no such event' },
-  'events.exportGuests': { status: 404, error: 'no such event' },
+  'events.delete': { status: 404, error: 'no such event', code: 'no_such_event' },
+  'events.stats': { status: 404, error: 'no such event', code: 'no_such_event' },
+  'events.exportGuests': { status: 404, error: 'no such event', code: 'no_such_event' },
   'sets.create': { status: 400 },
   'sets.update': { status: 400 },
-  'sets.delete': { status: 404, error: 'no such set' },
+  'sets.delete': { status: 404, error: 'no such set', code: 'no_such_set' },
   'boothKeys.list': { status: 200 },
   'boothKeys.create': { status: 400 },
-  'boothKeys.revoke': { status: 404, error: 'no such booth key' },
-  'sessions.list': { status: 404, error: 'no such event' },
-  'sessions.get': { status: 404, error: 'no such session' },
-  'sessions.stats': { status: 404, error: 'no such session' },
-  'sessions.resend': { status: 404, error: 'no such session' },
-  'sessions.cancel': { status: 404, error: 'no such session' },
-  'sessions.delete': { status: 404, error: 'no such session' },
-  'messages.retry': { status: 404, error: 'no such message' },
-  'messages.retrySession': { status: 404, error: 'no such session' },
-  'messages.retryEvent': { status: 404, error: 'no such event' },
+  'boothKeys.revoke': { status: 404, error: 'no such booth key', code: 'no_such_booth_key' },
+  'sessions.list': { status: 404, error: 'no such event', code: 'no_such_event' },
+  'sessions.get': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'sessions.stats': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'sessions.resend': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'sessions.cancel': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'sessions.delete': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'messages.retry': { status: 404, error: 'no such message', code: 'no_such_message' },
+  'messages.retrySession': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'messages.retryEvent': { status: 404, error: 'no such event', code: 'no_such_event' },
   'messages.findSuppressions': { status: 400 },
   'messages.liftSuppression': { status: 400 },
   'members.me': { status: 200 },
   'members.list': { status: 200 },
   'members.invite': { status: 400 },
-  'members.remove': { status: 404, error: 'no such staff member' },
+  'members.remove': { status: 404, error: 'no such staff member', code: 'no_such_member' },
   'members.setRole': { status: 400 },
   'members.getTeam': { status: 200 },
   'members.updateTeam': { status: 400 },
   'audit.list': { status: 200 },
   'people.find': { status: 400 },
-  'people.export': { status: 404, error: 'no such person' },
-  'people.erase': { status: 404, error: 'no such person' },
+  'people.export': { status: 404, error: 'no such person', code: 'no_such_person' },
+  'people.erase': { status: 404, error: 'no such person', code: 'no_such_person' },
 }
 
 function call(route: Route, headers: Record<string, string>) {
@@ -90,7 +90,7 @@ function call(route: Route, headers: Record<string, string>) {
 async function expectNoSession(response: Response) {
   expect(response.status).toBe(401)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(await response.json()).toEqual({ error: 'Staff sign-in required' })
+  expect(await response.json()).toEqual({ error: 'Staff sign-in required', code: 'unauthorized' })
 }
 
 const origin = () => new URL(app.config.publicUrl).origin
@@ -139,7 +139,7 @@ describe.each(routes)('staff auth on $method $path', (route) => {
       for (const headers of refusals) {
         const response = await call(route, headers)
         expect(response.status, JSON.stringify(headers)).toBe(403)
-        expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i) })
+        expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i), code: 'untrusted_origin' })
       }
     })
   }
@@ -151,7 +151,7 @@ describe.each(routes)('staff auth on $method $path', (route) => {
     // Staff answers hold guests' contact details: nothing may cache them.
     expect(response.headers.get('cache-control')).toBe('private, no-store')
     if (expected.status === 400) expect(await response.json()).toMatchObject({ success: false, error: { name: 'ZodError' } })
-    if (expected.error) expect(await response.json()).toEqual({ error: expected.error })
+    if (expected.error) expect(await response.json()).toEqual({ error: expected.error, code: expected.code })
   })
 })
 

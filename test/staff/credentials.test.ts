@@ -47,7 +47,7 @@ describe('staff credentials', () => {
     const closed = await fetch(`${app.url}/staff/events`, { headers })
     expect([closed.status, await closed.json()]).toEqual([
       403,
-      { error: 'Change the password you were invited with first: POST /api/auth/change-password' },
+      { error: 'Change the password you were invited with first: POST /api/auth/change-password', code: 'password_change_required' },
     ])
 
     const weak = await changePassword({ cookie }, { currentPassword: password, newPassword: 'password12345' })

@@ -80,7 +80,10 @@ describe('roles on every staff route', () => {
         expect([401, 403], `${response.status} ${await response.clone().text()}`).not.toContain(response.status)
       } else {
         expect(response.status).toBe(403)
-        expect(await response.json()).toEqual({ error: `Your role (${role}) does not allow this: it needs ${route.role}` })
+        expect(await response.json()).toEqual({
+          error: `Your role (${role}) does not allow this: it needs ${route.role}`,
+          code: 'insufficient_role',
+        })
       }
     })
   })
@@ -114,7 +117,10 @@ describe('roles on every staff route', () => {
     )
     const retention = await staffFetch(app, sessions.manager, `/staff/events/${id}`, { method: 'PATCH', body: { retentionDays: 30 } })
     expect(retention.status).toBe(403)
-    expect(await retention.json()).toEqual({ error: 'Your role (manager) does not allow this: it needs owner (retentionDays)' })
+    expect(await retention.json()).toEqual({
+      error: 'Your role (manager) does not allow this: it needs owner (retentionDays)',
+      code: 'insufficient_role',
+    })
     expect((await staffFetch(app, sessions.owner, `/staff/events/${id}`, { method: 'PATCH', body: { retentionDays: 30 } })).status).toBe(
       200,
     )
@@ -177,7 +183,7 @@ describe('the team', () => {
     }
     const last = await staffFetch(team, first.session, `/staff/members/${first.id}`, { method: 'PATCH', body: { role: 'manager' } })
     expect(last.status).toBe(409)
-    expect(await last.json()).toEqual({ error: 'This is the last owner: make another member owner first' })
+    expect(await last.json()).toEqual({ error: 'This is the last owner: make another member owner first', code: 'last_owner' })
 
     const second = await member('manager')
     const promoted = await staffFetch(team, first.session, `/staff/members/${second.id}`, { method: 'PATCH', body: { role: 'owner' } })

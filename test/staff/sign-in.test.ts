@@ -25,7 +25,7 @@ const me = (cookie: string, server: TestServer = app) => fetch(`${server.url}/st
 async function expectNoSession(response: Response) {
   expect(response.status).toBe(401)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
-  expect(await response.json()).toEqual({ error: 'Staff sign-in required' })
+  expect(await response.json()).toEqual({ error: 'Staff sign-in required', code: 'unauthorized' })
 }
 
 describe('POST /api/auth/sign-in/email', () => {
@@ -60,7 +60,7 @@ describe('POST /api/auth/sign-in/email', () => {
     ] as const) {
       const response = await signIn(app, email, password)
       expect(response.status).toBe(401)
-      expect(await response.json()).toEqual({ error: 'Invalid email or password' })
+      expect(await response.json()).toEqual({ error: 'Invalid email or password', code: 'unauthorized' })
       expect(response.headers.getSetCookie()).toEqual([])
     }
   })
@@ -73,7 +73,7 @@ describe('POST /api/auth/sign-in/email', () => {
         body,
       })
       expect(response.status, body).toBe(400)
-      expect(await response.json(), body).toEqual({ error: expect.any(String) })
+      expect(await response.json(), body).toEqual({ error: expect.any(String), code: 'bad_request' })
     }
   })
 
@@ -85,7 +85,7 @@ describe('POST /api/auth/sign-in/email', () => {
       body: JSON.stringify({ email: member.email, password: member.password }),
     })
     expect(response.status).toBe(403)
-    expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i) })
+    expect(await response.json()).toEqual({ error: expect.stringMatching(/origin/i), code: 'untrusted_origin' })
     expect(response.headers.getSetCookie()).toEqual([])
   })
 
@@ -96,7 +96,7 @@ describe('POST /api/auth/sign-in/email', () => {
       body: JSON.stringify({ email: 'new@example.org', password: 'a-long-password-1', name: 'New' }),
     })
     expect(response.status).toBe(404)
-    expect(await response.json()).toEqual({ error: 'Not Found' })
+    expect(await response.json()).toEqual({ error: 'Not Found', code: 'not_found' })
     const count = await app.orm.em.fork().execute<{ count: string }[]>(`select count(*) from staff_member where email = 'new@example.org'`)
     expect(count[0]!.count).toBe('0')
   })
@@ -112,7 +112,7 @@ describe('POST /api/auth/sign-in/email', () => {
     ] as const) {
       const response = await staffFetch(app, staff, path, { method, body: method === 'POST' ? {} : undefined })
       expect(response.status, path).toBe(404)
-      expect(await response.json(), path).toEqual({ error: 'Not Found' })
+      expect(await response.json(), path).toEqual({ error: 'Not Found', code: 'not_found' })
     }
   })
 

@@ -108,7 +108,7 @@ describe('a second factor', () => {
     const tooSoon = await team(owner.cookie, true)
     expect([tooSoon.status, await tooSoon.json()]).toEqual([
       409,
-      { error: 'Set up your own second factor first (POST /api/auth/two-factor/enable)' },
+      { error: 'Set up your own second factor first (POST /api/auth/two-factor/enable)', code: 'own_two_factor_required' },
     ])
     const ownerCookie = (await setUp(owner.cookie)).cookie
     expect(await (await team(ownerCookie, true)).json()).toEqual({ requireTwoFactor: true })
@@ -124,7 +124,7 @@ describe('a second factor', () => {
     const held = await fetch(`${app.url}/staff/events`, { headers: { cookie: staff.cookie } })
     expect([held.status, await held.json()]).toEqual([
       403,
-      { error: 'Your team requires a second factor: set one up first (POST /api/auth/two-factor/enable)' },
+      { error: 'Your team requires a second factor: set one up first (POST /api/auth/two-factor/enable)', code: 'two_factor_required' },
     ])
     expect((await me(staff.cookie)).status).toBe(200)
     const staffCookie = (await setUp(staff.cookie)).cookie

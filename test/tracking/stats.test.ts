@@ -149,7 +149,13 @@ describe('staff statistics', () => {
   })
 
   it('when the event or the session is unknown, then 404', async () => {
-    expect(await stats('/staff/events/AAAAAAAAAAAAAAAAAAAAAA/stats')).toEqual({ status: 404, body: { error: 'no such event' } })
-    expect(await stats('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA/stats')).toEqual({ status: 404, body: { error: 'no such session' } })
+    expect(await stats('/staff/events/AAAAAAAAAAAAAAAAAAAAAA/stats')).toEqual({
+      status: 404,
+      body: { error: 'no such event', code: 'no_such_event' },
+    })
+    expect(await stats('/staff/sessions/AAAAAAAAAAAAAAAAAAAAAA/stats')).toEqual({
+      status: 404,
+      body: { error: 'no such session', code: 'no_such_session' },
+    })
   })
 })

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@photobooth/sdk/contract'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery, type LiveGallery } from '../support/gallery-fixture.js'
@@ -37,9 +38,9 @@ async function rows() {
     )
 }
 
-async function expectError(response: Response, error: string) {
+async function expectError(response: Response, error: string, code: ErrorCode) {
   expect(response.status).toBe(400)
-  expect(await response.json()).toEqual({ error })
+  expect(await response.json()).toEqual({ error, code })
 }
 
 describe('POST /track', () => {
@@ -85,7 +86,7 @@ describe('POST /track', () => {
   ] as const) {
     it(`when the body is ${label}, then 400 "bad body" and nothing is counted`, async () => {
       const before = (await rows()).length
-      await expectError(await beacon(body), 'bad body')
+      await expectError(await beacon(body), 'bad body', 'bad_body')
       expect((await rows()).length).toBe(before)
     })
   }
@@ -101,7 +102,7 @@ describe('POST /track', () => {
       { kind: 'view', eventId: 'AAAAAAAAAAAAAAAAAAAAAA' },
       { kind: 'view', eventId: event.id },
     ]) {
-      await expectError(await beacon(JSON.stringify(body)), 'no such session or event')
+      await expectError(await beacon(JSON.stringify(body)), 'no such session or event', 'no_such_target')
     }
   })
 

@@ -4,6 +4,8 @@ import { z } from 'zod'
 import { PathKey } from '../schemas/common.js'
 import type { STAFF_ROLES } from '../schemas/staff.js'
 
+import type { ErrorCode } from './error-codes.js'
+
 /** One field error of a schema validation failure, as the server reports it. */
 export const ValidationIssue = z.looseObject({
   code: z.string(),
@@ -16,8 +18,8 @@ export const ValidationIssue = z.looseObject({
  * `meta`) so that reading the contract tells its limits:
  * - `rateLimit`: at most `perMinute` requests a minute per client IP, counted in `bucket`;
  * - `textBody`: the body reaches the procedure as text whatever its declared type, cut at
- *   `maxBytes` of raw bytes with `tooLarge` (a status and the `error` text) as the answer, and
- *   refused with the 400 `{ error: notText }` when its bytes are not UTF-8.
+ *   `maxBytes` of raw bytes with `tooLarge` (a status, the `error` text and its `code`) as the answer,
+ *   and refused with the 400 `notText` (its `error` text and `code`) when its bytes are not UTF-8.
  */
 export type EdgePolicy = {
   rateLimit?: { bucket: string; perMinute: number }
@@ -26,7 +28,11 @@ export type EdgePolicy = {
    * the route takes no `Idempotency-Key` (a retry would replay the secret from the database).
    */
   secretAnswer?: true
-  textBody?: { maxBytes: number; tooLarge: { status: 400 | 413; error: string }; notText: string }
+  textBody?: {
+    maxBytes: number
+    tooLarge: { status: 400 | 413; error: string; code: ErrorCode }
+    notText: { error: string; code: ErrorCode }
+  }
   /**
    * A staff route's least role (`STAFF_ROLES`: owner, then manager, then staff): a member below it
    * is answered 403 and nothing changes. Every staff route declares one (test/staff/roles.test.ts).

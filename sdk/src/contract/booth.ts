@@ -12,6 +12,7 @@ import {
 import { SetSummary } from '../schemas/event.js'
 import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
 import { base, idempotencyErrors, notFound, pathKey } from './base.js'
+import { ErrorCode } from './error-codes.js'
 
 const tags = ['Booth']
 
@@ -105,7 +106,12 @@ export const boothContract = {
       UNPROCESSABLE_CONTENT: {
         status: 422,
         message: 'Photo keys not in storage',
-        data: z.object({ missing: z.array(z.string()).optional(), notJpeg: z.array(z.string()).optional() }),
+        // Loose, and naming its code: the server validates a thrown error's data against this, and a strict object would drop `code`.
+        data: z.looseObject({
+          code: ErrorCode.extract(['photo_keys_missing', 'photos_not_jpeg']),
+          missing: z.array(z.string()).optional(),
+          notJpeg: z.array(z.string()).optional(),
+        }),
       },
     })
     .input(sessionParams.extend({ body: CompleteRequest }))

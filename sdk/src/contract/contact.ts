@@ -29,7 +29,11 @@ export const contact = {
     })
     .meta({
       rateLimit: { bucket: 'contact', perMinute: 60 },
-      textBody: { maxBytes: CONTACT_LIMITS.bodyBytes, tooLarge: { status: 413, error: 'Message too long' }, notText: 'Invalid submission' },
+      textBody: {
+        maxBytes: CONTACT_LIMITS.bodyBytes,
+        tooLarge: { status: 413, error: 'Message too long', code: 'payload_too_large' },
+        notText: { error: 'Invalid submission', code: 'invalid_submission' },
+      },
     })
     .errors({
       ...rateLimited,

@@ -55,3 +55,4 @@ export const SDK_AREAS = {
   booth: ['booth'],
   staff: ['staff'],
 } as const satisfies Record<string, readonly (keyof Contract)[]>
+export { ErrorCode, ERROR_CODE_LIST, ERROR_CODE_TABLE, genericErrorCode, isErrorCode } from './error-codes.js'

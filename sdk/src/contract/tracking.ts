@@ -46,7 +46,11 @@ export const tracking = {
     })
     .meta({
       rateLimit: { bucket: 'track', perMinute: 60 },
-      textBody: { maxBytes: 4 * 1024, tooLarge: { status: 400, error: 'bad body' }, notText: 'bad body' },
+      textBody: {
+        maxBytes: 4 * 1024,
+        tooLarge: { status: 400, error: 'bad body', code: 'bad_body' },
+        notText: { error: 'bad body', code: 'bad_body' },
+      },
     })
     .errors(rateLimited)
     .input(AnyBody)

@@ -2,10 +2,9 @@ import { ORPCError, ValidationError } from '@orpc/server'
 import type { Response } from 'express'
 import type { z } from 'zod'
 
-import { encodeErrorBody } from '../errors.js'
+import { encodeErrorBody, errorBody, type ErrorAnswer } from '../errors.js'
 
-/** The `{ error }` body: every error answer's shape but the validator's. */
-export const errorBody = (message: string) => ({ error: message })
+export { errorBody } from '../errors.js'
 
 /**
  * The error answers the HTTP edge writes itself, in one place: every other error is an ORPCError,
@@ -13,7 +12,7 @@ export const errorBody = (message: string) => ({ error: message })
  * `{ error }`, the bare plain texts `Not Found` (byte routes) and `Unauthorized` (booth routes), and
  * the local bucket's S3-style XML.
  */
-export function sendError(res: Response, status: number, body: unknown): void {
+export function sendError(res: Response, status: number, body: ErrorAnswer): void {
   res.status(status).json(body)
 }
 
@@ -40,4 +39,4 @@ export function sendS3Error(res: Response, status: number, code: string, message
 }
 
 /** What no route answers (OPTIONS included, on every path): `{ "error": "Not Found" }`. */
-export const NOT_FOUND_BODY = { error: 'Not Found' } as const
+export const NOT_FOUND_BODY = errorBody('not_found', 'Not Found')

@@ -2,11 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isUtf8 } from 'node:buffer'
 import { Readable } from 'node:stream'
 
-import { ORPCError } from '@orpc/server'
 import { toStandardBody } from '@orpc/standard-server-node'
 import type { RequestHandler } from 'express'
 
-export const badRequest = (message: string) => new ORPCError('BAD_REQUEST', { message })
+import { AppError } from '../errors.js'
 
 /** Requests whose body already has a route's own, smaller limit. */
 const bodyLimited = new WeakSet<IncomingMessage>()
@@ -22,8 +21,8 @@ export function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: n
   if (bodyLimited.has(req)) return
   bodyLimited.add(req)
   const refuse: Refusals = {
-    tooLarge: () => badRequest(`Request body too large: at most ${maxBytes} bytes`),
-    notText: () => badRequest(NOT_UTF8),
+    tooLarge: () => new AppError('body_too_large', `Request body too large: at most ${maxBytes} bytes`),
+    notText: () => new AppError('not_utf8', NOT_UTF8),
     ...refusals,
   }
   let body: Promise<unknown> | undefined
@@ -36,7 +35,7 @@ export function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: n
 }
 
 /** The answers to a body over the limit, and to a text body that is not UTF-8. */
-type Refusals = { tooLarge: () => ORPCError<string, unknown>; notText: () => ORPCError<string, unknown> }
+type Refusals = { tooLarge: () => AppError; notText: () => AppError }
 
 async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes: number, refuse: Refusals) {
   const raw = await readLimited(req, maxBytes)
@@ -81,7 +80,7 @@ export function readLimited(req: IncomingMessage, maxBytes: number): Promise<Buf
       req.resume()
     }
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks)))
-    const onGone = () => settle(() => reject(badRequest('The request body ended before it was complete')))
+    const onGone = () => settle(() => reject(new AppError('malformed_request', 'The request body ended before it was complete')))
     req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone)
   })
 }

@@ -1,11 +1,11 @@
 import { isContractProcedure, type AnyContractRouter } from '@orpc/contract'
-import { ORPCError } from '@orpc/server'
 import { contract, type EdgePolicy } from '@photobooth/sdk/contract'
 import { Router, type RequestHandler } from 'express'
 
+import { AppError } from '../errors.js'
 import type { OpenApiDocument } from '../openapi.js'
 import { errorBody, sendError } from './answers.js'
-import { badRequest, textBody } from './body-limit.js'
+import { textBody } from './body-limit.js'
 
 type Route = {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete'
@@ -82,7 +82,7 @@ function mediaTypesOf(document: OpenApiDocument, template: string, method: strin
  * `Content-Type`. A request without a body and without a type (a bodiless POST) passes.
  */
 function onlyMediaTypes(types: string[]): RequestHandler {
-  const refusal = errorBody(`Unsupported Media Type: send ${types.join(' or ')}`)
+  const refusal = errorBody('unsupported_media_type', `Unsupported Media Type: send ${types.join(' or ')}`)
   return (req, res, next) => {
     const header = req.headers['content-type']
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined
@@ -115,12 +115,8 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
       const { maxBytes, tooLarge, notText } = policy.textBody
       handlers.push(
         textBody(maxBytes, {
-          tooLarge: () =>
-            new ORPCError(tooLarge.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST', {
-              status: tooLarge.status,
-              message: tooLarge.error,
-            }),
-          notText: () => badRequest(notText),
+          tooLarge: () => new AppError(tooLarge.code, tooLarge.error),
+          notText: () => new AppError(notText.code, notText.error),
         }),
       )
     }

@@ -34,7 +34,7 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
   const answer = (res: Response, notReady?: string) => {
     metrics.ready.set(notReady ? 0 : 1)
     res.setHeader('Cache-Control', 'no-store')
-    if (notReady) return sendError(res, 503, errorBody(notReady))
+    if (notReady) return sendError(res, 503, errorBody('not_ready', notReady))
     res.status(200).json({ status: 'ready' })
   }
   const router = Router()

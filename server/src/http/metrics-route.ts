@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto'
 import { Router } from 'express'
 
 import type { Services } from '../context.js'
-import { sendError } from './answers.js'
+import { errorBody, sendError } from './answers.js'
 
 /** The scheme is case-insensitive (RFC 9110 §11.1), followed by one space or more. */
 const BEARER = /^bearer +(.*)$/i
@@ -20,7 +20,7 @@ export function metricsRoute(token: string, metrics: Services['metrics']): Route
     const given = Buffer.from(BEARER.exec(req.headers.authorization ?? '')?.[1] ?? '')
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
-      return sendError(res, 401, { error: 'Unauthorized' })
+      return sendError(res, 401, errorBody('unauthorized', 'Unauthorized'))
     }
     res
       .setHeader('Cache-Control', 'no-store')

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 
+import { genericErrorCode } from '@photobooth/sdk/contract'
+
 import { requestContext } from '../logger.js'
 import { errorBody } from './answers.js'
 import type { RequestLine } from './request-log.js'
@@ -114,7 +116,8 @@ function statusOf(error: NodeJS.ErrnoException): number {
 
 const CONTENT_TYPE = 'application/json; charset=utf-8'
 
-const bodyOf = (status: number, text?: string) => JSON.stringify(errorBody(text ?? STATUS_CODES[status] ?? 'Error'))
+const bodyOf = (status: number, text?: string) =>
+  JSON.stringify(errorBody(status === 400 ? 'malformed_request' : genericErrorCode(status), text ?? STATUS_CODES[status] ?? 'Error'))
 
 /**
  * The method of the request the parser gave up on, when the chunk it was parsing shows it: the

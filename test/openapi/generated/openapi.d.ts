@@ -1035,17 +1035,95 @@ export type components = {
     schemas: {
         /**
          * ErrorBody
-         * @description A domain error: one human-readable string. Never has `success`.
+         * @description A domain error: one human-readable string, and its stable `code` (lower_snake, from one closed list, one status each) for a client to act on or translate. Never has `success`. Some errors add fields: `field` (a guest's field at registration, such as `guests.1.phone`), `missing` and `notJpeg` (completion's 422).
          * @example {
-         *       "error": "no such set"
+         *       "error": "no such set",
+         *       "code": "no_such_set"
          *     }
          */
         ErrorBody: {
+            /** @description The text: for the guest where the route says so; the spec fixes several word for word. */
             error: string;
+            /**
+             * @description The stable code of the error (its status in brackets):
+             *
+             *     - `invalid_input` (400): A schema validation failure (the validator's shape): `error.message` lists the field errors.
+             *     - `invalid_phone` (400): A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
+             *     - `missing_contact` (400): A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
+             *     - `bad_body` (400): A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `no_such_target` (400): A tracking beacon's session or event does not exist.
+             *     - `invalid_submission` (400): A contact form body that is not `{ fields }` of strings within the bounds.
+             *     - `unknown_fields` (400): Contact form labels that are not the published contact page's.
+             *     - `photo_keys_foreign` (400): Completion named photo keys outside the session.
+             *     - `photo_keys_repeated` (400): Completion named a photo key more than once.
+             *     - `invalid_cursor` (400): A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `unknown_phone_country` (400): An event's phone country with no known numbering plan.
+             *     - `invalid_name` (400): A booth key name that is not 1 to 100 characters.
+             *     - `weak_password` (400): A password of the wrong length, or too easy to guess.
+             *     - `malformed_authorization` (400): An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key` (400): An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `guessable_idempotency_key` (400): A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID.
+             *     - `body_too_large` (400): A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8` (400): A text body whose bytes are not UTF-8.
+             *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).
+             *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required` (403): The member must first change the password they were invited with.
+             *     - `two_factor_required` (403): The team requires a second factor and the member has none yet.
+             *     - `not_found` (404): No such route (or `OPTIONS` on any path), or a file that is not there.
+             *     - `no_such_set` (404): No such set (or no such event for the kiosk slugs).
+             *     - `no_such_event` (404): No such event, or a private event on the public event page.
+             *     - `no_such_session` (404): No such session (or not one the booth key's events hold).
+             *     - `no_such_gallery` (404): No such gallery, or not live yet (active, cancelled, or without photos).
+             *     - `no_such_message` (404): No such gallery-link message.
+             *     - `no_such_booth_key` (404): No such booth key.
+             *     - `no_such_member` (404): No such staff member.
+             *     - `no_such_person` (404): No such person (customer).
+             *     - `not_suppressed` (404): The address is not on the suppression list.
+             *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `session_not_live` (409): The session is not a live gallery (no links to send).
+             *     - `concurrent_change` (409): Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `slug_taken` (409): An event or set with that slug already exists.
+             *     - `active_sessions` (409): Active sessions are in the way: pass `force=true` to delete anyway.
+             *     - `message_already_queued` (409): A message to this guest on this channel is already waiting to be sent.
+             *     - `message_not_failed` (409): Only a failed message can be retried.
+             *     - `email_taken` (409): A staff member with this email already exists.
+             *     - `last_owner` (409): The change would leave the team without an owner.
+             *     - `cannot_remove_self` (409): A member cannot remove themselves.
+             *     - `own_two_factor_required` (409): Requiring a second factor of the team needs one of your own first.
+             *     - `conflict` (409): A conflict with the current state that no more precise code names.
+             *     - `idempotency_in_flight` (409): The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             *     - `payload_too_large` (413): A body over the route's limit (the contact form's 16 KB: `Message too long`).
+             *     - `unsupported_media_type` (415): A body of a media type the route does not take, or without one. Nothing changed.
+             *     - `photo_keys_missing` (422): Photo keys not in storage: `missing` lists them. Nothing was written.
+             *     - `photos_not_jpeg` (422): Uploads that are not JPEG images: `notJpeg` lists them. Nothing was written.
+             *     - `idempotency_key_reused` (422): This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             *     - `rate_limited` (429): Over the rate limit for this client IP: wait a minute (no Retry-After).
+             *     - `headers_too_large` (431): The request's headers are too large.
+             *     - `request_timeout` (408): The request was not received in time.
+             *     - `expectation_failed` (417): An `Expect` header other than `100-continue`.
+             *     - `internal` (500): A fault of the service; nothing about it is disclosed. Retry with backoff.
+             *     - `bad_gateway` (502): An upstream answered badly.
+             *     - `mail_refused` (502): The mail provider refused the message.
+             *     - `database_unavailable` (503): The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable` (503): Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured` (503): This deployment has no photo storage.
+             *     - `mail_not_configured` (503): This deployment has no mail provider.
+             *     - `contact_form_unavailable` (503): The published contact page could not be read.
+             *     - `service_unavailable` (503): Unavailable for a reason no more precise code names.
+             *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
+             * @enum {string}
+             */
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            /** @description Registration only: the guest's field the error is about, as a path in the body (`guests.1.phone`; `guests.1` for a guest with neither contact). */
+            field?: string;
         };
         /**
          * ValidationError
-         * @description A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.
+         * @description A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, with `code: invalid_input` beside it. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.
          * @example {
          *       "success": false,
          *       "error": {
@@ -1057,6 +1135,11 @@ export type components = {
         ValidationError: {
             /** @constant */
             success: false;
+            /**
+             * @description Beside the validator's shape, as on every error answer: always `invalid_input`.
+             * @constant
+             */
+            code?: "invalid_input";
             error: {
                 /** @constant */
                 name: "ZodError";
@@ -1410,7 +1493,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventSlug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -1747,7 +1831,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -1926,7 +2011,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2437,7 +2523,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2562,7 +2649,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2726,7 +2814,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2880,7 +2969,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3470,7 +3560,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"startAt\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3669,7 +3760,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3797,7 +3889,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4043,7 +4136,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4234,7 +4328,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4347,7 +4442,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4484,7 +4580,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4658,7 +4755,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4840,7 +4938,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5117,7 +5216,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5262,7 +5362,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"keyId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5483,7 +5584,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5648,7 +5750,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5774,7 +5877,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5949,7 +6053,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6073,7 +6178,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6292,7 +6398,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6473,7 +6580,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"messageId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6641,7 +6749,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6809,7 +6918,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6979,7 +7089,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7093,7 +7204,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7481,7 +7593,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7616,7 +7729,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7798,7 +7912,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8060,7 +8175,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"boolean\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"requireTwoFactor\"\n    ],\n    \"message\": \"Invalid input: expected boolean, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8219,7 +8335,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8373,7 +8490,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8501,7 +8619,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8688,7 +8807,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -9909,7 +10029,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"RecordType\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -10013,7 +10134,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageSid\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageStatus\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -10112,7 +10234,8 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"From\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       }
+                     *       },
+                     *       "code": "invalid_input"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];

@@ -16,7 +16,7 @@ export type AuditQuery = {
 /** The trail for owners, newest first, a page at a time; `nextCursor` names the last row given. */
 export async function listAuditEvents({ em }: Pick<AppContext, 'em'>, query: AuditQuery) {
   if (query.cursor !== undefined && (await em.count(AuditEvent, { id: query.cursor })) === 0) {
-    throw new AppError('BAD_REQUEST', 'The cursor names no audit event (it may have expired): start again without it')
+    throw new AppError('invalid_cursor', 'The cursor names no audit event (it may have expired): start again without it')
   }
   const twice = (value: unknown) => [value ?? null, value ?? null]
   const at = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http'
 import type { RequestHandler } from 'express'
 
 import type { Services } from '../../context.js'
-import { sendError, sendPlain } from '../../http/answers.js'
+import { errorBody, sendError, sendPlain } from '../../http/answers.js'
 import { authenticateBoothKey, type BoothCaller } from './booth-keys.service.js'
 
 /** RFC 6750: the scheme (any case), one space, a b64token, nothing else. */
@@ -23,7 +23,8 @@ export function boothAuthentication(deps: Pick<Services, 'orm' | 'now'>): Reques
     const header = req.headers.authorization
     if (header === undefined) return sendPlain(res, 401)
     const token = BEARER.exec(header)?.[1]
-    if (token === undefined) return sendError(res, 400, { error: 'Malformed Authorization header: expected "Bearer <booth key>"' })
+    if (token === undefined)
+      return sendError(res, 400, errorBody('malformed_authorization', 'Malformed Authorization header: expected "Bearer <booth key>"'))
     try {
       const caller = await authenticateBoothKey(deps.orm.em.fork(), token, deps.now())
       if (!caller) return sendPlain(res, 401)

@@ -31,7 +31,7 @@ export async function createBoothKey(
   eventIds: string[] | null = null,
 ): Promise<CreatedBoothKey> {
   const trimmed = name.trim()
-  if (!trimmed || trimmed.length > 100) throw new AppError('BAD_REQUEST', 'A booth key needs a name of 1 to 100 characters')
+  if (!trimmed || trimmed.length > 100) throw new AppError('invalid_name', 'A booth key needs a name of 1 to 100 characters')
   const id = newKeyId()
   const secret = randomBytes(32).toString('base64url')
   em.create(BoothKey, { id, name: trimmed, secretHash: hashSecret(secret), createdAt: now, eventIds })
@@ -103,7 +103,7 @@ export async function createStaffBoothKey(
 ) {
   if (!eventIds) requireOwnerFor(staff, 'a key for every event: give eventIds')
   const scope = eventIds ? [...new Set(eventIds)] : null
-  if (scope && (await em.count(Event, { id: { $in: scope } })) !== scope.length) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (scope && (await em.count(Event, { id: { $in: scope } })) !== scope.length) throw new AppError('no_such_event', NO_SUCH_EVENT)
   const created = await createBoothKey(em, name, now(), scope)
   return { ...toStaffBoothKey(created), key: created.key }
 }
@@ -112,6 +112,6 @@ export async function createStaffBoothKey(
 export async function revokeStaffBoothKey({ em, now }: Pick<AppContext, 'em' | 'now'>, { keyId }: { keyId: string }) {
   await revokeBoothKey(em, keyId, now())
   const key = await em.findOne(BoothKey, keyId, { fields: ['name', 'createdAt', 'lastUsedAt', 'revokedAt', 'eventIds'] })
-  if (!key) throw new AppError('NOT_FOUND', 'no such booth key')
+  if (!key) throw new AppError('no_such_booth_key', 'no such booth key')
   return toStaffBoothKey(key)
 }

@@ -31,7 +31,7 @@ export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { 
 /** A set's active sessions, oldest first: whom the booth shoots next. */
 export async function listQueue({ em }: Pick<AppContext, 'em'>, { setId }: { setId: string }) {
   const set = await em.findOne(EventSet, setId)
-  if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
   const guests = await em.find(
     SessionGuest,
     { session: { set: setId, status: 'active' } },

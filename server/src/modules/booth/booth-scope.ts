@@ -20,9 +20,9 @@ export async function checkBoothScope(
   if (!events) return
   if ('sessionId' in target) {
     if ((await em.count(Session, { id: target.sessionId, set: { event: { $in: events } } })) === 0) {
-      throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+      throw new AppError('no_such_session', NO_SUCH_SESSION)
     }
   } else if ((await em.count(EventSet, { id: target.setId, event: { $in: events } })) === 0) {
-    throw new AppError('NOT_FOUND', NO_SUCH_SET)
+    throw new AppError('no_such_set', NO_SUCH_SET)
   }
 }

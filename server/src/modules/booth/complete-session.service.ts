@@ -34,7 +34,7 @@ export async function completeSession(
   checkKeys(sessionId, keys)
   // Uploaded through the URLs of a key revoked since: not taken, as if never stored.
   const revoked = await revokedUploads(deps.em, keys)
-  if (revoked.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Photo keys not in storage', { missing: revoked })
+  if (revoked.length > 0) throw new AppError('photo_keys_missing', 'Photo keys not in storage', { missing: revoked })
   const photos = await checkStoredPhotos(requireStorage(deps.storage), keys)
   const galleryUrl = galleryLink(deps.config.galleryUrl, sessionId)
   const now = deps.now()
@@ -84,19 +84,19 @@ export async function completeSession(
 function checkKeys(sessionId: string, keys: readonly string[]): void {
   const prefix = sessionPrefix(sessionId)
   const foreign = keys.filter((key) => !key.startsWith(prefix) || !isPhotoKey(key))
-  if (foreign.length > 0) throw new AppError('BAD_REQUEST', `Photo keys outside this session: ${foreign.join(', ')}`)
+  if (foreign.length > 0) throw new AppError('photo_keys_foreign', `Photo keys outside this session: ${foreign.join(', ')}`)
   const repeated = [...new Set(keys.filter((key, index) => keys.indexOf(key) !== index))]
-  if (repeated.length > 0) throw new AppError('BAD_REQUEST', `Photo keys given more than once: ${repeated.join(', ')}`)
+  if (repeated.length > 0) throw new AppError('photo_keys_repeated', `Photo keys given more than once: ${repeated.join(', ')}`)
 }
 
 async function checkStoredPhotos(storage: PhotoStorage, keys: readonly string[]): Promise<CheckedPhoto[]> {
   const limit = pLimit(STORAGE_CONCURRENCY)
   const heads = await Promise.all(keys.map((key) => limit(() => storage.head(key))))
   const missing = keys.filter((_, index) => heads[index] === undefined)
-  if (missing.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Photo keys not in storage', { missing })
+  if (missing.length > 0) throw new AppError('photo_keys_missing', 'Photo keys not in storage', { missing })
 
   const sizes = await Promise.all(keys.map((key) => limit(() => readJpegSize((offset, length) => storage.readRange(key, offset, length)))))
   const notJpeg = keys.filter((_, index) => sizes[index] === undefined)
-  if (notJpeg.length > 0) throw new AppError('UNPROCESSABLE_CONTENT', 'Uploads that are not JPEG images', { notJpeg })
+  if (notJpeg.length > 0) throw new AppError('photos_not_jpeg', 'Uploads that are not JPEG images', { notJpeg })
   return keys.map((key, index) => ({ key, ...sizes[index]!, size: heads[index]!.size, etag: heads[index]!.etag }))
 }

@@ -19,11 +19,11 @@ function parseSubmission(body: unknown): { fields: Record<string, string>; label
     try {
       value = JSON.parse(body)
     } catch {
-      throw new AppError('BAD_REQUEST', INVALID)
+      throw new AppError('invalid_submission', INVALID)
     }
   }
   const parsed = ContactSubmission.safeParse(value)
-  if (!parsed.success) throw new AppError('BAD_REQUEST', INVALID)
+  if (!parsed.success) throw new AppError('invalid_submission', INVALID)
   return { fields: parsed.data.fields, labels: Object.keys((value as { fields: object }).fields) }
 }
 
@@ -35,10 +35,10 @@ function parseSubmission(body: unknown): { fields: Record<string, string>; label
 export async function submitContact(deps: Pick<AppContext, 'contactLabels' | 'contactMailer'>, body: unknown) {
   const { fields, labels } = parseSubmission(body)
   const form = await deps.contactLabels.get()
-  if (!form) throw new AppError('SERVICE_UNAVAILABLE', 'The contact form is unavailable')
+  if (!form) throw new AppError('contact_form_unavailable', 'The contact form is unavailable')
   const unknown = labels.filter((label) => !form.labels.includes(label))
-  if (unknown.length > 0) throw new AppError('BAD_REQUEST', `Unknown fields: ${unknown.join(', ')}`)
-  if (!deps.contactMailer) throw new AppError('SERVICE_UNAVAILABLE', 'Mail is not configured')
+  if (unknown.length > 0) throw new AppError('unknown_fields', `Unknown fields: ${unknown.join(', ')}`)
+  if (!deps.contactMailer) throw new AppError('mail_not_configured', 'Mail is not configured')
   // Only a field the published form types as an email: a Name of "ceo@victim.example" is a name.
   const replyTo = form.emailLabels
     .map((label) => fields[label]?.trim())
@@ -46,7 +46,7 @@ export async function submitContact(deps: Pick<AppContext, 'contactLabels' | 'co
   try {
     await deps.contactMailer.send({ fields, replyTo })
   } catch (error) {
-    throw new AppError('BAD_GATEWAY', 'The mail provider refused the message', undefined, error)
+    throw new AppError('mail_refused', 'The mail provider refused the message', undefined, error)
   }
   return { ok: true as const }
 }

@@ -25,7 +25,7 @@ export async function linkCustomers(em: EntityManager, guests: readonly ContactD
     await insertCustomers(em, planNewCustomers(missing), now)
   }
   // Three rounds of other registrations taking the same addresses at once: the client's retry settles it.
-  throw new AppError('CONFLICT', 'Another registration with the same contact details was being saved: try again.')
+  throw new AppError('concurrent_change', 'Another registration with the same contact details was being saved: try again.')
 }
 
 function match(found: Found[], guest: ContactDetails): string | undefined {

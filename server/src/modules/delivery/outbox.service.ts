@@ -57,8 +57,8 @@ export async function resendGalleryLinks(
   { sessionId }: { sessionId: string },
 ): Promise<{ queued: number; suppressed: number }> {
   if ((await em.count(Session, { id: sessionId, ...LIVE })) === 0) {
-    if ((await em.count(Session, { id: sessionId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
-    throw new AppError('CONFLICT', 'The session is not a live gallery')
+    if ((await em.count(Session, { id: sessionId })) === 0) throw new AppError('no_such_session', NO_SUCH_SESSION)
+    throw new AppError('session_not_live', 'The session is not a live gallery')
   }
   const link = galleryLink(config.galleryUrl, sessionId)
   const counts = await em.transactional((tx) => queueLinks(tx, OUTBOX_QUERIES.resend, sessionId, link))

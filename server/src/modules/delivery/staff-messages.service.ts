@@ -55,13 +55,13 @@ export async function retryMessage(
       .catch((error: unknown) => {
         // The partial unique index: a guest has one waiting message per channel (a resend queued it).
         if (error instanceof UniqueConstraintViolationException) {
-          throw new AppError('CONFLICT', 'A message to this guest on this channel is already waiting to be sent')
+          throw new AppError('message_already_queued', 'A message to this guest on this channel is already waiting to be sent')
         }
         throw error
       })
     const found = await tx.findOne(OutboxMessage, messageId)
-    if (!found) throw new AppError('NOT_FOUND', 'no such message')
-    if (moved === 0) throw new AppError('CONFLICT', `Only a failed message can be retried; this one is ${found.status}`)
+    if (!found) throw new AppError('no_such_message', 'no such message')
+    if (moved === 0) throw new AppError('message_not_failed', `Only a failed message can be retried; this one is ${found.status}`)
     await notifyDispatchers(tx)
     return found
   })
@@ -79,12 +79,13 @@ export async function retryFailedMessages(
 ): Promise<{ retried: number }> {
   const retried = await em.transactional(async (tx) => {
     if ('sessionId' in scope) {
-      if ((await tx.count(Session, { id: scope.sessionId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
-    } else if ((await tx.count(Event, { id: scope.eventId })) === 0) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+      if ((await tx.count(Session, { id: scope.sessionId })) === 0) throw new AppError('no_such_session', NO_SUCH_SESSION)
+    } else if ((await tx.count(Event, { id: scope.eventId })) === 0) throw new AppError('no_such_event', NO_SUCH_EVENT)
     const [query, id] = 'sessionId' in scope ? [RETRY_QUERIES.session, scope.sessionId] : [RETRY_QUERIES.event, scope.eventId]
     const rows = await tx.execute<{ id: string }[]>(query, [id]).catch((error: unknown) => {
       // A resend racing this one queued a message for the same guest and channel first.
-      if (error instanceof UniqueConstraintViolationException) throw new AppError('CONFLICT', 'Messages were queued meanwhile: try again')
+      if (error instanceof UniqueConstraintViolationException)
+        throw new AppError('concurrent_change', 'Messages were queued meanwhile: try again')
       throw error
     })
     if (rows.length > 0) await notifyDispatchers(tx)

@@ -43,7 +43,7 @@ export type EventInput = {
 /** An event's columns from the staff's input: the notice spread over its three columns; a country checked. */
 function eventColumns({ startAt, phoneCountry, privacyNotice, ...rest }: Partial<EventInput>) {
   if (phoneCountry && !isPhoneCountry(phoneCountry))
-    throw new AppError('BAD_REQUEST', `No phone numbering plan is known for the country ${phoneCountry}`)
+    throw new AppError('unknown_phone_country', `No phone numbering plan is known for the country ${phoneCountry}`)
   return {
     ...rest,
     ...(startAt === undefined ? {} : { startAt: new Date(startAt) }),
@@ -82,7 +82,7 @@ async function refusingTakenSlug<T>(write: Promise<T>, message: string): Promise
   try {
     return await write
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw new AppError('CONFLICT', message)
+    if (error instanceof UniqueConstraintViolationException) throw new AppError('slug_taken', message)
     throw error
   }
 }
@@ -132,7 +132,7 @@ export async function listStaffEvents(deps: Deps) {
 
 export async function getStaffEvent(deps: Deps, { eventId }: { eventId: string }) {
   const [event] = await findStaffEvents(deps, { id: eventId })
-  if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (!event) throw new AppError('no_such_event', NO_SUCH_EVENT)
   return event
 }
 
@@ -153,7 +153,7 @@ export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
 export async function updateStaffEvent(deps: Deps, { eventId, changes }: { eventId: string; changes: Partial<EventInput> }) {
   checkRetentionRole(deps.staff, changes)
   const event = await deps.em.findOne(Event, eventId)
-  if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (!event) throw new AppError('no_such_event', NO_SUCH_EVENT)
   deps.em.assign(event, eventColumns(changes))
   await refusingTakenSlug(deps.em.flush(), eventSlugTaken(event.slug))
   return getStaffEvent(deps, { eventId })
@@ -162,7 +162,7 @@ export async function updateStaffEvent(deps: Deps, { eventId, changes }: { event
 export async function createStaffSet(deps: CreateDeps, { eventId, set: input }: { eventId: string; set: SetInput }) {
   return deps.em.transactional(async (tx) => {
     // Locked by the touch: an event being deleted meanwhile is either gone (404) or waits for this set.
-    if (!(await touchEvent(tx, eventId))) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    if (!(await touchEvent(tx, eventId))) throw new AppError('no_such_event', NO_SUCH_EVENT)
     const event = await tx.findOneOrFail(Event, eventId)
     const set = tx.create(EventSet, { id: newId(), event, slug: input.slug, name: input.name, createdAt: deps.now() })
     await refusingTakenSlug(tx.flush(), setSlugTaken(input.slug))
@@ -172,7 +172,7 @@ export async function createStaffSet(deps: CreateDeps, { eventId, set: input }: 
 
 export async function updateStaffSet(deps: Deps, { setId, changes }: { setId: string; changes: Partial<SetInput> }) {
   const set = await deps.em.findOne(EventSet, setId, { populate: ['event'] })
-  if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
   deps.em.assign(set, changes)
   await refusingTakenSlug(deps.em.flush(), setSlugTaken(set.slug))
   await touchEvent(deps.em, set.event.id)
@@ -202,7 +202,7 @@ async function deleteLockedSets(
   const active = sessions.filter((session) => session.status === 'active').length
   if (active > 0 && !force) {
     throw new AppError(
-      'CONFLICT',
+      'active_sessions',
       `The ${owner} has ${active} active session${active === 1 ? '' : 's'}; pass force=true to delete it anyway`,
     )
   }
@@ -225,7 +225,7 @@ export async function deleteStaffEvent(deps: DeleteDeps, { eventId, force }: { e
   return deleteThenRemovePhotos(deps, async (tx) => {
     // Locked first, so that no set is added to it meanwhile.
     const event = await tx.findOne(Event, eventId, { lockMode: LockMode.PESSIMISTIC_WRITE })
-    if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    if (!event) throw new AppError('no_such_event', NO_SUCH_EVENT)
     const sets = await tx.find(EventSet, { event }, { lockMode: LockMode.PESSIMISTIC_WRITE })
     const deleted = await deleteLockedSets(tx, sets, { force, owner: 'event' })
     await tx.nativeDelete(Event, { id: eventId })
@@ -239,7 +239,7 @@ export async function deleteStaffSet(deps: DeleteDeps, { setId, force }: { setId
     // The event first, then the set: the order an event's deletion takes its locks in.
     if (found) await touchEvent(tx, found.event.id)
     const set = found && (await tx.findOne(EventSet, setId, { lockMode: LockMode.PESSIMISTIC_WRITE }))
-    if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+    if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
     return deleteLockedSets(tx, [set], { force, owner: 'set' })
   })
 }

@@ -23,7 +23,7 @@ export function guestsCsvRoutes(services: Pick<Services, 'orm' | 'config' | 'log
   const router = Router()
   router.get(expressPath(contract.staff.events.exportGuests), async (req, res, next) => {
     const refusal = roleRefusal(staffOf(req)!.role, contract.staff.events.exportGuests['~orpc'].meta.role)
-    if (refusal) return sendError(res, 403, errorBody(refusal))
+    if (refusal) return sendError(res, 403, errorBody('insufficient_role', refusal))
     const abort = new AbortController()
     res.once('close', () => abort.abort())
     // The path parameter as oRPC's routes check theirs: a control character or 201 characters is bad input.

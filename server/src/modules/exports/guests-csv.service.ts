@@ -54,7 +54,7 @@ export async function exportGuestsCsv(
   { eventId, signal }: { eventId: string; signal: AbortSignal },
 ): Promise<GuestsCsv> {
   const event = await em.findOne(Event, eventId, { fields: ['slug'] })
-  if (!event) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (!event) throw new AppError('no_such_event', NO_SUCH_EVENT)
   const toLine = (row: GuestRow) =>
     csvLine([
       fullName({ firstName: row.first_name, lastName: row.last_name }),

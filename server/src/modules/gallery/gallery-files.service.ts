@@ -21,7 +21,7 @@ export type BytesBody = {
 }
 
 /** Answered as the bare plain-text `Not Found` of the byte routes, as the API reference documents them. */
-const notFound = () => new AppError('NOT_FOUND', 'Not Found')
+const notFound = () => new AppError('not_found', 'Not Found')
 
 /**
  * `attachment` with the name per RFC 6266: the UTF-8 name in `filename*`, and for older clients an

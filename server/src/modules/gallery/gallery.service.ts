@@ -19,7 +19,7 @@ type Photo = {
 /** The event page with its ETag, or "no such event" (a private event included). */
 export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
   const read = await readPublicEventPage(context, slug)
-  if (!read) throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+  if (!read) throw new AppError('no_such_event', NO_SUCH_EVENT)
   return { body: read.page, etag: jsonTag(context.config, read.version) }
 }
 
@@ -71,7 +71,7 @@ export const NO_SUCH_GALLERY = 'no such gallery'
 /** A live session's gallery with its ETag: completed and holding at least one photo, else "no such gallery". */
 export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { sessionId }: { sessionId: string }) {
   const live = await readLiveGallery(context, sessionId)
-  if (!live) throw new AppError('NOT_FOUND', NO_SUCH_GALLERY)
+  if (!live) throw new AppError('no_such_gallery', NO_SUCH_GALLERY)
   return { body: live.gallery, etag: jsonTag(context.config, live.version) }
 }
 

@@ -7,7 +7,7 @@ import { servedContract } from '@photobooth/sdk/contract'
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 
 import type { Services } from '../../context.js'
-import { sendError } from '../../http/answers.js'
+import { errorBody, sendError } from '../../http/answers.js'
 import { limitBody } from '../../http/body-limit.js'
 import { routesOf } from '../../http/edge.js'
 import { boothOf } from '../booth-keys/booth-auth.middleware.js'
@@ -59,7 +59,7 @@ export const MAX_STORED_BODY_BYTES = 1024 * 1024
 /** 1 to 255 visible ASCII characters (a UUID, a ULID, any token a client makes). */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/
 
-export const INVALID_KEY = { error: 'Idempotency-Key must be 1 to 255 visible ASCII characters' } as const
+export const INVALID_KEY = errorBody('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters')
 
 /**
  * An anonymous caller's key (the kiosk's) is scoped to its route and set, not to its client IP: a
@@ -68,17 +68,23 @@ export const INVALID_KEY = { error: 'Idempotency-Key must be 1 to 255 visible AS
  * be unguessable, at least 16 characters of which 8 differ (a UUID is 36).
  */
 const UNGUESSABLE_KEY = { minLength: 16, minDistinct: 8 }
-export const GUESSABLE_KEY = {
-  error: 'An Idempotency-Key of a kiosk must be at least 16 characters and unguessable (a UUID): it alone ties a retry to its request',
-} as const
+export const GUESSABLE_KEY = errorBody(
+  'guessable_idempotency_key',
+  'An Idempotency-Key of a kiosk must be at least 16 characters and unguessable (a UUID): it alone ties a retry to its request',
+)
 const unguessable = (key: string) => key.length >= UNGUESSABLE_KEY.minLength && new Set(key).size >= UNGUESSABLE_KEY.minDistinct
-export const KEY_USED_ON_ANOTHER_ROUTE = {
-  error: 'This Idempotency-Key was already used for a request to another route: a new request needs a new key',
-} as const
-export const KEY_USED_WITH_ANOTHER_BODY = {
-  error: 'This Idempotency-Key was already used for a request with another body: a new request needs a new key',
-} as const
-export const KEY_STILL_RUNNING = { error: 'A request with this Idempotency-Key is still running: retry later with the same key' } as const
+export const KEY_USED_ON_ANOTHER_ROUTE = errorBody(
+  'idempotency_key_reused',
+  'This Idempotency-Key was already used for a request to another route: a new request needs a new key',
+)
+export const KEY_USED_WITH_ANOTHER_BODY = errorBody(
+  'idempotency_key_reused',
+  'This Idempotency-Key was already used for a request with another body: a new request needs a new key',
+)
+export const KEY_STILL_RUNNING = errorBody(
+  'idempotency_in_flight',
+  'A request with this Idempotency-Key is still running: retry later with the same key',
+)
 
 /** What oRPC's handler answered (its StandardHandleResult), as far as storing it goes. */
 type HandleResult = {

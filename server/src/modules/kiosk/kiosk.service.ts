@@ -16,7 +16,7 @@ import { DEFAULT_PHONE_COUNTRY, toE164 } from './phone.js'
 
 export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
   const [row] = await em.execute<KioskContextRow[]>(KIOSK_CONTEXT, [setSlug, eventSlug])
-  if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+  if (!row) throw new AppError('no_such_set', NO_SUCH_SET)
   const privacyNotice = privacyNoticeOf(noticeColumns(row))
   return {
     set: { id: row.id, slug: row.slug, name: row.name },
@@ -39,16 +39,22 @@ const noticeColumns = (row: RegistrationRulesRow) => ({
 
 export type GuestInput = { name: string; email?: string; phone?: string; marketingOptIn?: boolean; hideFromEventPage?: boolean }
 
-/** Applies the guest rules, answering the first broken one in words a guest understands; phones without a country code are from `country`. */
+/**
+ * Applies the guest rules, answering the first broken one in words a guest understands, with its
+ * code and the guest's field (`guests.1.phone`; `guests.1` for a missing contact: either field will
+ * do) for a kiosk to highlight; phones without a country code are from `country`.
+ */
 export function normaliseGuests(guests: readonly GuestInput[], country = DEFAULT_PHONE_COUNTRY): ContactDetails[] {
-  return guests.map((guest) => {
+  return guests.map((guest, index) => {
     const email = guest.email?.trim() || undefined
     const rawPhone = guest.phone?.trim() || undefined
     const phone = rawPhone === undefined ? undefined : toE164(rawPhone, country)
     if (rawPhone !== undefined && phone === undefined) {
-      throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${rawPhone}`)
+      throw new AppError('invalid_phone', `This doesn't look like a phone number: ${rawPhone}`, { field: `guests.${index}.phone` })
     }
-    if (!email && !phone) throw new AppError('BAD_REQUEST', `${guest.name.trim()} needs an email or a phone number`)
+    if (!email && !phone) {
+      throw new AppError('missing_contact', `${guest.name.trim()} needs an email or a phone number`, { field: `guests.${index}` })
+    }
     return { ...splitName(guest.name), email, phone }
   })
 }
@@ -69,7 +75,7 @@ export async function registerGuests(
     // Shared-locked: a staff member deleting the set meanwhile either waits for this session (and
     // counts it as active) or has deleted the set first, and this finds nothing.
     const set = await tx.findOne(EventSet, { id: setId }, { lockMode: LockMode.PESSIMISTIC_READ })
-    if (!set) throw new AppError('NOT_FOUND', NO_SUCH_SET)
+    if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
     const customerIds = await linkCustomers(tx, details, at)
     const session = tx.create(Session, {
       id: newId(),

@@ -35,10 +35,10 @@ export function oneTimePassword(): string {
 
 function checkPassword(password: string, userInputs: string[]): void {
   if (password.length < PASSWORD_LENGTH.min || password.length > PASSWORD_LENGTH.max) {
-    throw new AppError('BAD_REQUEST', `A password needs ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`)
+    throw new AppError('weak_password', `A password needs ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`)
   }
   const weak = weakPasswordReason(password, userInputs)
-  if (weak) throw new AppError('BAD_REQUEST', weak)
+  if (weak) throw new AppError('weak_password', weak)
 }
 
 /**
@@ -52,7 +52,7 @@ export async function createStaffMember(
   checkPassword(input.password, [input.email, input.name])
   const ctx = await auth.$context
   const email = input.email.trim().toLowerCase()
-  const taken = () => new AppError('CONFLICT', `A staff member with the email ${email} already exists`)
+  const taken = () => new AppError('email_taken', `A staff member with the email ${email} already exists`)
   if (await ctx.internalAdapter.findUserByEmail(email)) throw taken()
   const hash = await ctx.password.hash(input.password)
   // The unique email settles two invitations racing past the check above.
@@ -73,7 +73,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | nul
 
 export async function getStaffMember({ auth }: Deps, memberId: string): Promise<StaffMember> {
   const user = await (await auth.$context).internalAdapter.findUserById(memberId)
-  if (!user) throw new AppError('NOT_FOUND', 'no such staff member')
+  if (!user) throw new AppError('no_such_member', 'no such staff member')
   return toMember(user)
 }
 
@@ -95,8 +95,8 @@ async function owners(ctx: Awaited<StaffAuth['$context']>): Promise<User[]> {
 async function stillOwner(ctx: Awaited<StaffAuth['$context']>, staff: StaffCaller | undefined): Promise<void> {
   if (!staff) return
   const actor = (await ctx.internalAdapter.findUserById(staff.memberId)) as User | null
-  if (!actor) throw new AppError('CONFLICT', 'You were removed by another staff member meanwhile')
-  if (roleOf(actor.role) !== 'owner') throw new AppError('CONFLICT', 'Your role was changed by another owner meanwhile')
+  if (!actor) throw new AppError('concurrent_change', 'You were removed by another staff member meanwhile')
+  if (roleOf(actor.role) !== 'owner') throw new AppError('concurrent_change', 'Your role was changed by another owner meanwhile')
 }
 
 /**
@@ -105,15 +105,15 @@ async function stillOwner(ctx: Awaited<StaffAuth['$context']>, staff: StaffCalle
  * removing each other at once leave one of them, so there is always someone who can sign in.
  */
 export async function removeStaffMember({ auth, staff, em }: Deps & Pick<AppContext, 'staff' | 'em'>, memberId: string): Promise<void> {
-  if (staff?.memberId === memberId) throw new AppError('CONFLICT', 'You cannot remove yourself; ask another owner')
+  if (staff?.memberId === memberId) throw new AppError('cannot_remove_self', 'You cannot remove yourself; ask another owner')
   const ctx = await auth.$context
   await em.transactional(async (tx) => {
     // Held until Better Auth's deletion (on its own connection) has committed.
     await lockFor(tx, TEAM_LOCK)
     await stillOwner(ctx, staff)
     const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
-    if (!member) throw new AppError('NOT_FOUND', 'no such staff member')
-    if (roleOf(member.role) === 'owner' && (await owners(ctx)).length <= 1) throw new AppError('CONFLICT', LAST_OWNER)
+    if (!member) throw new AppError('no_such_member', 'no such staff member')
+    if (roleOf(member.role) === 'owner' && (await owners(ctx)).length <= 1) throw new AppError('last_owner', LAST_OWNER)
     await ctx.internalAdapter.deleteUser(memberId)
   })
 }
@@ -133,8 +133,8 @@ export async function setStaffRole(
     await lockFor(tx, TEAM_LOCK)
     await stillOwner(ctx, staff)
     const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
-    if (!member) throw new AppError('NOT_FOUND', 'no such staff member')
-    if (roleOf(member.role) === 'owner' && role !== 'owner' && (await owners(ctx)).length <= 1) throw new AppError('CONFLICT', LAST_OWNER)
+    if (!member) throw new AppError('no_such_member', 'no such staff member')
+    if (roleOf(member.role) === 'owner' && role !== 'owner' && (await owners(ctx)).length <= 1) throw new AppError('last_owner', LAST_OWNER)
     const updated = (await ctx.internalAdapter.updateUser(memberId, { role })) as User
     return toMember(updated)
   })

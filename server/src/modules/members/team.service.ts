@@ -39,7 +39,8 @@ export async function updateTeamSettings(
 ): Promise<{ requireTwoFactor: boolean }> {
   if (changes.requireTwoFactor && staff) {
     const user = (await (await auth.$context).internalAdapter.findUserById(staff.memberId)) as { twoFactorEnabled?: boolean } | null
-    if (!user?.twoFactorEnabled) throw new AppError('CONFLICT', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
+    if (!user?.twoFactorEnabled)
+      throw new AppError('own_two_factor_required', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
   }
   await em.upsert(TeamSettings, { id: 1, requireTwoFactor: changes.requireTwoFactor })
   cached.delete(em.config)

@@ -22,7 +22,7 @@ const nameOf = (row: { first_name: string; last_name: string }) => fullName({ fi
 /** A phone number staff typed to look someone up, in E.164 (read as US without a country code), or a 400. */
 export function queriedPhone(typed: string): string {
   const phone = toE164(typed)
-  if (!phone) throw new AppError('BAD_REQUEST', `This doesn't look like a phone number: ${typed}`)
+  if (!phone) throw new AppError('invalid_phone', `This doesn't look like a phone number: ${typed}`)
   return phone
 }
 
@@ -50,7 +50,7 @@ export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?
  */
 export async function exportPerson({ em, config, now }: Pick<AppContext, 'em' | 'config' | 'now'>, { customerId }: { customerId: string }) {
   const customer = await em.findOne(Customer, customerId)
-  if (!customer) throw new AppError('NOT_FOUND', NO_SUCH_PERSON)
+  if (!customer) throw new AppError('no_such_person', NO_SUCH_PERSON)
   const rows = await em.execute<RegistrationRow[]>(PEOPLE_QUERIES.registrations, [customerId])
   const messages = await messagesByGuest(em, [...new Set(rows.map((row) => row.session_id))])
   return {
@@ -98,7 +98,7 @@ export async function erasePerson(
 ) {
   const counts = await deps.em.transactional(async (tx): Promise<DeletedCounts> => {
     const customer = await tx.findOne(Customer, customerId, { lockMode: LockMode.PESSIMISTIC_WRITE })
-    if (!customer) throw new AppError('NOT_FOUND', NO_SUCH_PERSON)
+    if (!customer) throw new AppError('no_such_person', NO_SUCH_PERSON)
     const sessions = await tx.execute<SessionToEraseRow[]>(PEOPLE_QUERIES.sessionsToErase, [customerId, customerId])
     const shared = sessions.filter((session) => session.shared).map((session) => session.id)
     const guests = await tx.count(SessionGuest, { customer: customerId })

@@ -6,12 +6,12 @@ import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit'
 import proxyaddr from 'proxy-addr'
 import type { RedisReply, SendCommandFn } from 'rate-limit-redis'
 
-import { sendError } from '../../http/answers.js'
+import { errorBody, sendError } from '../../http/answers.js'
 import { describeError, type Logger } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { withTimeout } from '../../timeouts.js'
 
-export const TOO_MANY_REQUESTS = { error: 'Too many requests. Try again in a minute.' } as const
+export const TOO_MANY_REQUESTS = errorBody('rate_limited', 'Too many requests. Try again in a minute.')
 
 export type RateLimitSettings = {
   /** One minute in production; tests shorten it rather than wait. */

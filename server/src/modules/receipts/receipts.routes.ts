@@ -15,9 +15,9 @@ import { recordPostmarkEvent, recordTwilioInbound, recordTwilioStatus } from './
 /** A bounce may carry the message's content (Postmark's "include content" option): a gallery-link email is a few kilobytes. */
 const MAX_WEBHOOK_BYTES = 256 * 1024
 
-const POSTMARK_REFUSED = errorBody('Webhook credentials required')
-const TWILIO_REFUSED = errorBody('Twilio signature required')
-const BAD_BODY = errorBody('bad body')
+const POSTMARK_REFUSED = errorBody('unauthorized', 'Webhook credentials required')
+const TWILIO_REFUSED = errorBody('forbidden', 'Twilio signature required')
+const BAD_BODY = errorBody('bad_body', 'bad body')
 
 /** The empty TwiML answer: Twilio sends the guest its own STOP and START confirmations. */
 const NO_REPLY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'

@@ -149,7 +149,7 @@ export async function liftSuppression(
   { em, config, logger }: Pick<AppContext, 'em' | 'config' | 'logger'>,
   { email }: { email: string },
 ): Promise<{ lifted: true; liftedAtPostmark: boolean }> {
-  if (!(await lift(em, 'email', email))) throw new AppError('NOT_FOUND', NOT_SUPPRESSED)
+  if (!(await lift(em, 'email', email))) throw new AppError('not_suppressed', NOT_SUPPRESSED)
   const postmark = config.delivery.email?.kind === 'postmark' ? config.delivery.email : undefined
   if (!postmark) return { lifted: true, liftedAtPostmark: false }
   try {

@@ -17,8 +17,8 @@ export const isLive = (alias: string) => `${alias}.status = 'completed' and ${al
 /** The session must exist (404) and still be active (409): the booth should re-read its queue. */
 export async function requireActiveSession(em: EntityManager, sessionId: string): Promise<void> {
   const row = await em.findOne(Session, sessionId, { fields: ['status'], disableIdentityMap: true })
-  if (!row) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
-  if (row.status !== 'active') throw new AppError('CONFLICT', `session is already ${row.status}`)
+  if (!row) throw new AppError('no_such_session', NO_SUCH_SESSION)
+  if (row.status !== 'active') throw new AppError('session_not_active', `session is already ${row.status}`)
 }
 
 /**
@@ -40,6 +40,6 @@ export async function leaveActiveState(
   )
   if (moved === 0) {
     await requireActiveSession(tx, sessionId)
-    throw new AppError('CONFLICT', 'session was completed or cancelled concurrently')
+    throw new AppError('session_not_active', 'session was completed or cancelled concurrently')
   }
 }

@@ -77,7 +77,7 @@ function decodeCursor(cursor: string): SessionKey {
     value = undefined
   }
   const parsed = CursorKey.safeParse(value)
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Invalid cursor: pass the nextCursor of the previous page')
+  if (!parsed.success) throw new AppError('invalid_cursor', 'Invalid cursor: pass the nextCursor of the previous page')
   return { createdUs: parsed.data[0], id: parsed.data[1] }
 }
 
@@ -94,7 +94,7 @@ export async function listStaffSessions(
   const rows = await deps.em.execute<SessionRow[]>(...sessionPageQuery({ ...filter, after, limit: filter.limit + 1 }))
   // Rows prove the event exists; only an empty page needs to ask.
   if (rows.length === 0 && !(await deps.em.findOne(Event, filter.eventId, { fields: ['id'] })))
-    throw new AppError('NOT_FOUND', NO_SUCH_EVENT)
+    throw new AppError('no_such_event', NO_SUCH_EVENT)
   const page = rows.slice(0, filter.limit)
   return {
     sessions: await toStaffSessions(deps, page),
@@ -104,7 +104,7 @@ export async function listStaffSessions(
 
 export async function getStaffSession(deps: ReadDeps, { sessionId }: { sessionId: string }): Promise<StaffSessionBody> {
   const [session] = await toStaffSessions(deps, await deps.em.execute<SessionRow[]>(STAFF_SESSION_QUERIES.one, [sessionId]))
-  if (!session) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+  if (!session) throw new AppError('no_such_session', NO_SUCH_SESSION)
   return session
 }
 
@@ -122,7 +122,7 @@ export async function deleteStaffSession(
   const deleted = await deps.em.transactional(async (tx) => {
     const counts = await deleteSessions(tx, [sessionId])
     // Thrown inside: the storage prefix queued for an id that names nothing is rolled back.
-    if (counts.sessions === 0) throw new AppError('NOT_FOUND', NO_SUCH_SESSION)
+    if (counts.sessions === 0) throw new AppError('no_such_session', NO_SUCH_SESSION)
     return counts
   })
   await removeDeletedPhotos(deps)

@@ -1,8 +1,9 @@
-import { contract } from '@photobooth/sdk/contract'
+import { contract, ERROR_CODE_TABLE, genericErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
 import { fromNodeHeaders } from 'better-auth/node'
 import { Router, type RequestHandler, type Response } from 'express'
 
 import type { Services } from '../../context.js'
+import { errorBody, type ErrorAnswer } from '../../errors.js'
 import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
 import { isText, NOT_UTF8, readLimited } from '../../http/body-limit.js'
 import { expressPath } from '../../http/edge.js'
@@ -40,15 +41,15 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
         const raw = await readLimited(req, MAX_AUTH_BODY_BYTES)
         if (raw === 'too large') {
           res.setHeader('Connection', 'close')
-          return sendError(res, 400, { error: `Request body too large: at most ${MAX_AUTH_BODY_BYTES} bytes` })
+          return sendError(res, 400, errorBody('body_too_large', `Request body too large: at most ${MAX_AUTH_BODY_BYTES} bytes`))
         }
-        if (!isText(req.headers['content-type'], raw)) return sendError(res, 400, { error: NOT_UTF8 })
+        if (!isText(req.headers['content-type'], raw)) return sendError(res, 400, errorBody('not_utf8', NOT_UTF8))
         body = raw
       }
       const changingPassword = req.path === expressPath(contract.staff.auth.changePassword)
       if (changingPassword) {
         const weak = weakNewPassword(body)
-        if (weak) return sendError(res, 400, { error: weak })
+        if (weak) return sendError(res, 400, errorBody('weak_password', weak))
       }
       // Better Auth's own address, never the Host header a client chose.
       const request = new globalThis.Request(`${config.publicUrl}${req.originalUrl}`, {
@@ -85,18 +86,23 @@ async function answer(res: Response, response: globalThis.Response): Promise<voi
   const cookies = response.headers.getSetCookie()
   if (cookies.length > 0) res.setHeader('set-cookie', cookies)
   const text = await response.text()
-  if (response.status >= 400) return sendError(res, response.status, errorBody(response.status, text))
+  if (response.status >= 400) return sendError(res, response.status, betterAuthErrorBody(response.status, text))
   const json = parseJson(text)
   if (json === undefined) return void res.status(response.status).send(text)
   res.status(response.status).json(withoutTokens(json))
 }
 
-/** Better Auth's `{ message, code }` as the service's `{ error }`. */
-function errorBody(status: number, text: string): { error: string } {
+/** Better Auth's codes that mean one of ours; any other of its refusals gets its status's generic code. */
+const BETTER_AUTH_CODES: Record<string, ErrorCode> = { INVALID_ORIGIN: 'untrusted_origin', MISSING_OR_NULL_ORIGIN: 'untrusted_origin' }
+
+/** Better Auth's `{ message, code }` as the service's `{ error, code }`. */
+function betterAuthErrorBody(status: number, text: string): ErrorAnswer {
   const json = parseJson(text) as { message?: unknown; code?: unknown } | undefined
-  if (typeof json?.message === 'string' && json.message) return { error: json.message }
-  if (typeof json?.code === 'string' && json.code) return { error: json.code }
-  return status === 404 ? NOT_FOUND_BODY : { error: text || `Request refused (${status})` }
+  const own = typeof json?.code === 'string' ? BETTER_AUTH_CODES[json.code] : undefined
+  const code = own !== undefined && ERROR_CODE_TABLE[own].status === status ? own : genericErrorCode(status)
+  if (typeof json?.message === 'string' && json.message) return errorBody(code, json.message)
+  if (typeof json?.code === 'string' && json.code) return errorBody(code, json.code)
+  return status === 404 ? NOT_FOUND_BODY : errorBody(code, text || `Request refused (${status})`)
 }
 
 function parseJson(text: string): unknown {

@@ -28,5 +28,5 @@ export function roleRefusal(role: StaffRole, needed: StaffRole = 'owner'): strin
  */
 export function requireOwnerFor(staff: { role: StaffRole } | undefined, what: string): void {
   const refusal = staff && roleRefusal(staff.role, 'owner')
-  if (refusal) throw new AppError('FORBIDDEN', `${refusal} (${what})`)
+  if (refusal) throw new AppError('insufficient_role', `${refusal} (${what})`)
 }

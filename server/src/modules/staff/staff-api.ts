@@ -1,5 +1,4 @@
-import { ORPCError } from '@orpc/server'
-
+import { AppError } from '../../errors.js'
 import { api } from '../../orpc.js'
 
 import { roleRefusal } from './roles.js'
@@ -12,8 +11,8 @@ import { STAFF_UNAUTHORIZED } from './staff-auth.middleware.js'
  */
 export const staffApi = api.staff.use(({ context, next, procedure }) => {
   const { staff } = context
-  if (!staff) throw new ORPCError('UNAUTHORIZED', { message: STAFF_UNAUTHORIZED.error })
+  if (!staff) throw new AppError('unauthorized', STAFF_UNAUTHORIZED.error)
   const refusal = roleRefusal(staff.role, procedure['~orpc'].meta.role)
-  if (refusal) throw new ORPCError('FORBIDDEN', { message: refusal })
+  if (refusal) throw new AppError('insufficient_role', refusal)
   return next({ context: { staff } })
 })

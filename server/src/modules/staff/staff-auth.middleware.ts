@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express'
 import { fromNodeHeaders } from 'better-auth/node'
 
 import type { Services } from '../../context.js'
-import { sendError } from '../../http/answers.js'
+import { errorBody, sendError } from '../../http/answers.js'
 import { currentTeamSettings } from '../members/team.service.js'
 import { roleOf, type StaffRole } from './roles.js'
 
@@ -12,17 +12,19 @@ import { roleOf, type StaffRole } from './roles.js'
 export type StaffCaller = { memberId: string; email: string; name: string; role: StaffRole }
 
 /** The 403 of a member without a second factor, when the team requires one. */
-export const SET_UP_TWO_FACTOR = {
-  error: 'Your team requires a second factor: set one up first (POST /api/auth/two-factor/enable)',
-} as const
+export const SET_UP_TWO_FACTOR = errorBody(
+  'two_factor_required',
+  'Your team requires a second factor: set one up first (POST /api/auth/two-factor/enable)',
+)
 
 /** The 403 of a member who has not yet changed the password they were invited with. */
-export const CHANGE_PASSWORD_FIRST = {
-  error: 'Change the password you were invited with first: POST /api/auth/change-password',
-} as const
+export const CHANGE_PASSWORD_FIRST = errorBody(
+  'password_change_required',
+  'Change the password you were invited with first: POST /api/auth/change-password',
+)
 
 /** A staff route's 401: JSON, unlike the booth's plain `Unauthorized` (the plain text is the booth API's, for bearer keys). */
-export const STAFF_UNAUTHORIZED = { error: 'Staff sign-in required' } as const
+export const STAFF_UNAUTHORIZED = errorBody('unauthorized', 'Staff sign-in required')
 
 const members = new WeakMap<IncomingMessage, StaffCaller>()
 
@@ -58,8 +60,12 @@ export function checkOrigin(trustedOrigins: readonly string[]): RequestHandler {
     if (SAFE_METHODS.has(req.method)) return next()
     const origin = requestOrigin(req)
     if (origin === undefined)
-      return sendError(res, 403, { error: 'Missing Origin header: a change by staff must say which site it comes from' })
-    if (!trusted.has(origin)) return sendError(res, 403, { error: `Origin not trusted: ${origin}` })
+      return sendError(
+        res,
+        403,
+        errorBody('untrusted_origin', 'Missing Origin header: a change by staff must say which site it comes from'),
+      )
+    if (!trusted.has(origin)) return sendError(res, 403, errorBody('untrusted_origin', `Origin not trusted: ${origin}`))
     next()
   }
 }

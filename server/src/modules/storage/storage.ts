@@ -86,7 +86,7 @@ export function exactly(source: Readable, size: number, key: string): Readable {
 
 /** In production without a bucket, the routes that need one answer 503; nothing is faked. */
 export function requireStorage(storage: PhotoStorage | undefined): PhotoStorage {
-  if (!storage) throw new AppError('SERVICE_UNAVAILABLE', 'photo storage is not configured')
+  if (!storage) throw new AppError('storage_not_configured', 'photo storage is not configured')
   return storage
 }
 

@@ -14,11 +14,11 @@ function parseBeacon(body: unknown) {
     try {
       value = JSON.parse(body)
     } catch {
-      throw new AppError('BAD_REQUEST', 'bad body')
+      throw new AppError('bad_body', 'bad body')
     }
   }
   const parsed = TrackBeacon.safeParse(value)
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'bad body')
+  if (!parsed.success) throw new AppError('bad_body', 'bad body')
   return parsed.data
 }
 
@@ -32,7 +32,7 @@ export async function trackBeacon({ em, now }: Pick<AppContext, 'em' | 'now'>, b
     'sessionId' in beacon
       ? (await em.findOne(Session, { id: beacon.sessionId, ...LIVE }, { populate: ['set'], fields: ['set.event'] }))?.set.event.id
       : (await em.findOne(Event, { id: beacon.eventId, isPrivate: false }, { fields: ['id'] }))?.id
-  if (eventId === undefined) throw new AppError('BAD_REQUEST', 'no such session or event')
+  if (eventId === undefined) throw new AppError('no_such_target', 'no such session or event')
   await recordTracking(em, {
     kind: beacon.kind,
     eventId,
