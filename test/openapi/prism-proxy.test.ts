@@ -245,9 +245,9 @@ describe('Prism as a validating proxy over the service', () => {
     expect((await beacon({ kind: 'view', eventId: event.id })).status).toBe(204)
     expect((await beacon({ kind: 'share', sessionId: first.id, channel: 'copy' })).status).toBe(204)
     const nothing = await beacon({ kind: 'view', sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' })
-    expect([nothing.status, await nothing.json()]).toEqual([400, { error: 'no such session or event' }])
+    expect([nothing.status, await nothing.json()]).toEqual([400, { error: 'no such session or event', code: 'no_such_target' }])
     const offVariants = await beacon({ kind: 'like', sessionId: first.id })
-    expect([offVariants.status, await offVariants.json()]).toEqual([400, { error: 'bad body' }])
+    expect([offVariants.status, await offVariants.json()]).toEqual([400, { error: 'bad body', code: 'bad_body' }])
 
     // Staff read what happened, export the guests and sign out.
     expect((await staff.staff.sessions.list({ eventId: event.id })).sessions.map((listed) => listed.status).sort()).toEqual([
@@ -261,7 +261,7 @@ describe('Prism as a validating proxy over the service', () => {
     // A cookie that names no session, and a booth key that is none: the service's 401s. (With no
     // credential at all, Prism itself answers 401: the document requires one.)
     const signedOut = await throughPrism(`${prismUrl}/staff/events`, { headers: { cookie: 'photobooth.session_token=signed-out' } })
-    expect([signedOut.status, await signedOut.json()]).toEqual([401, { error: 'Staff sign-in required' }])
+    expect([signedOut.status, await signedOut.json()]).toEqual([401, { error: 'Staff sign-in required', code: 'unauthorized' }])
     const [wrongKey] = await safe(createClient({ baseUrl: prismUrl, boothKey: 'pbk_wrong', fetch: throughPrism }).booth.listEvents())
     expect(isDefinedError(wrongKey) && [wrongKey.status, wrongKey.message]).toEqual([401, 'Unauthorized'])
 
