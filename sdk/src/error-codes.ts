@@ -6,7 +6,11 @@
  */
 export const ERROR_CODE_TABLE = {
   // 400: retrying the same request is pointless.
-  invalid_input: { status: 400, meaning: "A schema validation failure (the validator's shape): `error.message` lists the field errors." },
+  invalid_input: {
+    status: 400,
+    meaning:
+      "A schema validation failure: the validator's shape, which carries no code on the wire (the SDK gives it this one); `error.message` lists the field errors.",
+  },
   invalid_phone: {
     status: 400,
     meaning: 'A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).',

@@ -8,8 +8,8 @@ import type { ErrorCode } from './error-codes.js'
  */
 export type ErrorBody = { error: string; code?: ErrorCode; field?: string } & Record<string, unknown>
 
-/** What the API answers for a schema validation failure: zod's own shape, with `code: 'invalid_input'` beside it. */
-export type ValidationErrorBody = { success: false; error: { name: string; message: string }; code?: 'invalid_input' }
+/** What the API answers for a schema validation failure: zod's own shape (the SDK gives it `data.code: 'invalid_input'`). */
+export type ValidationErrorBody = { success: false; error: { name: string; message: string } }
 
 /** One field error of a validation failure: `path` is relative to the body or the path parameters. */
 export type ValidationIssue = { code: string; path: (string | number)[]; message: string } & Record<string, unknown>
@@ -133,7 +133,8 @@ export function decodeErrorBody(
     return new ApiError(code, {
       ...base,
       message: 'Invalid input',
-      data: { issues, ...(isCodeLike(body.code) ? { code: body.code } : {}) },
+      // The spec's shape has no code of its own: every schema failure is the same one.
+      data: { issues, code: 'invalid_input' satisfies ErrorCode },
     })
   }
   if (isObject(body) && typeof body.error === 'string') {

@@ -51,8 +51,11 @@ export const errorBody = (code: ErrorCode, message: string, extra?: Record<strin
 /** The `{ error }` answer: its text, its stable code, and any fields of its own (`field`, `missing`). */
 export type CodedErrorBody = { error: string; code: ErrorCode } & Record<string, unknown>
 
-/** Every JSON error answer: `{ error, code, … }`, or a schema failure in the validator's shape with `code` beside it. */
-export type ErrorAnswer = CodedErrorBody | { success: false; error: { name: string; message: string }; code: 'invalid_input' }
+/**
+ * Every JSON error answer: `{ error, code, … }`, or a schema failure in the validator's shape,
+ * exactly as the spec gives it (no `code`: the shape stays the spec's; the SDK names it `invalid_input`).
+ */
+export type ErrorAnswer = CodedErrorBody | { success: false; error: { name: string; message: string } }
 
 export const INTERNAL_ERROR_BODY = errorBody('internal', 'Internal server error')
 
@@ -74,8 +77,8 @@ export function encodeErrorBody(error: ORPCError<string, unknown>): ErrorAnswer 
       return { ...issue, path: path.length > 0 && INPUT_PARTS.has(path[0] as PropertyKey) ? path.slice(1) : path }
     })
     const zodError = new z.ZodError(issues as z.core.$ZodIssue[])
-    // The spec's shape, exactly; `code` is an addition beside it (a sibling of `success`), as on every other error.
-    return { success: false, error: { name: zodError.name, message: zodError.message }, code: 'invalid_input' satisfies ErrorCode }
+    // The spec's shape, exactly: its issues' paths are the fields (`guests.1.email`).
+    return { success: false, error: { name: zodError.name, message: zodError.message } }
   }
   // oRPC's own 400 (a body that is not JSON) is a request it could not read.
   const fallback = error.status === 400 ? 'malformed_request' : genericErrorCode(error.status)

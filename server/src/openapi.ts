@@ -125,10 +125,9 @@ const ValidationErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
   title: 'ValidationError',
   description:
-    "A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, with `code: invalid_input` beside it. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
+    "A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, exactly the spec's shape (it carries no `code`; the SDK gives it `invalid_input`). `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.",
   properties: {
     success: { const: false },
-    code: { const: 'invalid_input', description: "Beside the validator's shape, as on every error answer: always `invalid_input`." },
     error: {
       type: 'object',
       properties: {

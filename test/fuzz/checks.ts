@@ -60,7 +60,8 @@ function shapeProblem(response: ParsedResponse): string | undefined {
       if (typeof error === 'string') return problem && `${problem}: ${preview(body)}`
       if (success === false && error !== null && typeof error === 'object') {
         const { name, message } = error as { name?: unknown; message?: unknown }
-        if (typeof name === 'string' && typeof message === 'string') return problem && `${problem}: ${preview(body)}`
+        // The spec's validator shape, exactly: nothing beside it.
+        if (typeof name === 'string' && typeof message === 'string' && code === undefined) return undefined
       }
     }
     return `JSON that is neither { error: string } nor { success: false, error: { name, message } }: ${preview(body)}`

@@ -163,7 +163,7 @@ describe('POST /sets/:setId/sessions: guest-facing errors', () => {
     expect(await countRows(app.orm)).toEqual(before)
   })
 
-  it("when guest 2's email is bad, then the validator's shape (code invalid_input) with the issue at guests.1.email", async () => {
+  it("when guest 2's email is bad, then the validator's shape (exactly the spec's, no code) with the issue at guests.1.email", async () => {
     const response = await register({
       guests: [
         { name: 'Ada', phone: '(415) 555-2671' },
@@ -172,7 +172,7 @@ describe('POST /sets/:setId/sessions: guest-facing errors', () => {
     })
     expect(response.status).toBe(400)
     const answer = await response.json()
-    expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
+    expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
     expect(JSON.parse(answer.error.message)).toEqual([
       expect.objectContaining({ path: ['guests', 1, 'email'], message: 'Invalid email address' }),
     ])
@@ -196,7 +196,7 @@ async function expectSchemaFailure(body: unknown, init?: RequestInit): Promise<I
   expect(response.status).toBe(400)
   expect(response.headers.get('content-type')).toMatch(/^application\/json/)
   const answer = await response.json()
-  expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) }, code: 'invalid_input' })
+  expect(answer).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
   expect(await countRows(app.orm)).toEqual(before)
   const issues: Issue[] = JSON.parse(answer.error.message)
   for (const issue of issues)
@@ -417,6 +417,8 @@ describe('customer linking', () => {
     }
   })
 
+  // 7,200 guests in three bursts: about 15 s alone, longer beside the run's other files. It asserts
+  // answers, not time: the bound only stops a hang.
   it('when 200 kiosks register 12 guests each at once, drawn from 50 new people, then every one answers 201', async () => {
     // Three bursts: a deadlock is likely in one, not certain.
     for (let round = 0; round < 3; round++) {
@@ -449,7 +451,7 @@ describe('customer linking', () => {
         )
       expect(Number(row!.customers)).toBe(Number(row!.emails))
     }
-  })
+  }, 120_000)
 
   it('when two kiosks register the same new guests in opposite orders at once, then neither fails', async () => {
     const [a, b] = [email('a'), email('b')]

@@ -1047,7 +1047,7 @@ export type components = {
             /**
              * @description The stable code of the error (its status in brackets):
              *
-             *     - `invalid_input` (400): A schema validation failure (the validator's shape): `error.message` lists the field errors.
+             *     - `invalid_input` (400): A schema validation failure: the validator's shape, which carries no code on the wire (the SDK gives it this one); `error.message` lists the field errors.
              *     - `invalid_phone` (400): A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
              *     - `missing_contact` (400): A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
              *     - `bad_body` (400): A tracking beacon, or a webhook body, that is not what the route takes.
@@ -1123,7 +1123,7 @@ export type components = {
         };
         /**
          * ValidationError
-         * @description A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, with `code: invalid_input` beside it. `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.
+         * @description A schema validation failure in the validator's own shape, told from `ErrorBody` by its `success: false`, exactly the spec's shape (it carries no `code`; the SDK gives it `invalid_input`). `error.message` is a JSON-encoded array of issues, each with `code`, `path` (relative to the body or the path parameters) and `message`.
          * @example {
          *       "success": false,
          *       "error": {
@@ -1135,11 +1135,6 @@ export type components = {
         ValidationError: {
             /** @constant */
             success: false;
-            /**
-             * @description Beside the validator's shape, as on every error answer: always `invalid_input`.
-             * @constant
-             */
-            code?: "invalid_input";
             error: {
                 /** @constant */
                 name: "ZodError";
@@ -1493,8 +1488,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventSlug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -1831,8 +1825,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2011,8 +2004,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2523,8 +2515,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2649,8 +2640,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2814,8 +2804,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2969,8 +2958,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3560,8 +3548,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"slug\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"number\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"startAt\"\n    ],\n    \"message\": \"Invalid input: expected number, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3760,8 +3747,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -3889,8 +3875,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4136,8 +4121,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4328,8 +4312,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4442,8 +4425,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4580,8 +4562,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4755,8 +4736,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -4938,8 +4918,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5216,8 +5195,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5362,8 +5340,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"keyId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5584,8 +5561,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5750,8 +5726,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -5877,8 +5852,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6053,8 +6027,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6178,8 +6151,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6398,8 +6370,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6580,8 +6551,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"messageId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6749,8 +6719,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -6918,8 +6887,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"eventId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7089,8 +7057,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7204,8 +7171,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7593,8 +7559,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"name\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7729,8 +7694,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -7912,8 +7876,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8175,8 +8138,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"boolean\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"requireTwoFactor\"\n    ],\n    \"message\": \"Invalid input: expected boolean, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8335,8 +8297,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"email\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8490,8 +8451,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8619,8 +8579,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"customerId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -8807,8 +8766,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"memberId\"\n    ],\n    \"message\": \"Invalid input: expected string, received object\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -10029,8 +9987,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"RecordType\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -10134,8 +10091,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageSid\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  },\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"MessageStatus\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -10234,8 +10190,7 @@ export interface operations {
                      *       "error": {
                      *         "name": "ZodError",
                      *         "message": "[\n  {\n    \"expected\": \"string\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"From\"\n    ],\n    \"message\": \"Invalid input: expected string, received undefined\"\n  }\n]"
-                     *       },
-                     *       "code": "invalid_input"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
