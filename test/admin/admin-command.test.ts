@@ -67,7 +67,7 @@ describe('pnpm admin booth-key', () => {
     expect(after.stdout.split('\n').find((entry) => entry.startsWith(`${id} `))).toMatch(
       new RegExp(`^${id} +revoked ${ISO} +last used ${ISO} +${name}$`),
     )
-  }, 60_000)
+  }, 120_000)
 
   it('when the command is incomplete, then it says what is missing, exits 2 and writes nothing', async () => {
     const before = await countKeys()
@@ -80,7 +80,7 @@ describe('pnpm admin booth-key', () => {
     expect(blankName).toEqual({ code: 2, stdout: '', stderr: 'booth-key create needs --name "<booth>"\n' })
     expect(noId).toEqual({ code: 2, stdout: '', stderr: 'booth-key revoke needs the key id\n' })
     expect(await countKeys()).toBe(before)
-  }, 60_000)
+  }, 120_000)
 })
 
 const countStaff = async (email: string) =>
@@ -108,7 +108,7 @@ describe('pnpm admin staff', () => {
     expect(listed.stdout.split('\n').find((line) => line.includes(email))).toMatch(
       new RegExp(`^[A-Za-z0-9]+ +${ISO} +owner +${email} +Olivia Owner$`),
     )
-  }, 60_000)
+  }, 120_000)
 
   it('when an operator gives a member a role, then it is theirs at once (the way back for a team without an owner); a bad role or email is refused', async () => {
     const email = `restored-${Date.now()}@example.org`
@@ -127,14 +127,14 @@ describe('pnpm admin staff', () => {
     ])
     expect([badRole.code, unknown.code]).toEqual([2, 1])
     expect(unknown.stderr).toContain('No staff member has the email nobody@example.org')
-  }, 60_000)
+  }, 120_000)
 
   it('when no password is given and standard input is not a terminal, then its first line is the password', async () => {
     const email = `piped-${Date.now()}@example.org`
     const created = await adminWith('a piped passphrase\n', 'staff', 'create', '--email', email)
     expect(created.code, created.stderr).toBe(0)
     expect((await signIn(app, email, 'a piped passphrase')).status).toBe(200)
-  }, 60_000)
+  }, 120_000)
 
   it('when the email is taken, then exit 1 with the reason; when the input is bad, exit 2; neither writes anyone', async () => {
     const email = `taken-${Date.now()}@example.org`
@@ -153,7 +153,7 @@ describe('pnpm admin staff', () => {
     expect(noPassword).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^password: /) })
     expect(await countStaff(email)).toBe(1)
     expect(await Promise.all([countStaff('not-an-email'), countStaff(`short-${email}`), countStaff(`empty-${email}`)])).toEqual([0, 0, 0])
-  }, 60_000)
+  }, 120_000)
 })
 
 describe('pnpm admin demo seed', () => {
@@ -168,5 +168,5 @@ describe('pnpm admin demo seed', () => {
     expect((await fetch(`${app.url}/events/demo/sets/mirror-booth`)).status).toBe(200)
     const second = await admin('demo', 'seed')
     expect(second).toEqual({ code: 0, stdout: 'The demo event "demo" already exists.\n', stderr: '' })
-  }, 60_000)
+  }, 120_000)
 })

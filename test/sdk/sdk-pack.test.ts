@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -70,6 +70,10 @@ it('when the README is read, then it has kiosk, booth and staff examples to comp
   expect(readmeExamples.some((code) => code.includes('staff.auth.signIn'))).toBe(true)
 })
 
+/** Each tarball's files, and the empty project it is installed into. */
+const unpackedOf = {} as Record<Packer, string>
+const consumerOf = {} as Record<Packer, string>
+
 describe.each(PACKERS)('the tarball %s packs', (packer) => {
   let unpacked: string
   let consumer: string
@@ -87,6 +91,7 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     expect(files.filter((path) => /\.test\./.test(path))).toEqual([])
 
     unpacked = join(work, `${packer}-unpacked`)
+    unpackedOf[packer] = unpacked
     await unpack(tarballs[packer], unpacked)
     expect(await readFile(join(unpacked, 'LICENSE'), 'utf8')).toMatch(/^MIT License/)
     expect(await readFile(join(unpacked, 'CHANGELOG.md'), 'utf8')).toMatch(/^## \d+\.\d+\.\d+/m)
@@ -151,6 +156,7 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     'when installed into an empty project, then it installs with its dependencies',
     async () => {
       consumer = join(work, `${packer}-app`)
+      consumerOf[packer] = consumer
       await mkdir(consumer)
       await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }))
       const packages = [tarballs[packer], `@types/node@${rootManifest.devDependencies['@types/node']}`]
@@ -198,60 +204,72 @@ describe.each(PACKERS)('the tarball %s packs', (packer) => {
     },
     SLOW,
   )
-
-  it(
-    'when compiled from strict TypeScript with skipLibCheck off, for Node (node16) and for a bundler (DOM), then the README examples and a typed use compile',
-    async () => {
-      const sources = ['usage.ts']
-      await writeFile(
-        join(consumer, 'usage.ts'),
-        [
-          "import { createClient, isDefinedError, safe, type PhotoBoothClient } from '@photobooth/sdk'",
-          "import { contract } from '@photobooth/sdk/contract'",
-          "import * as schemas from '@photobooth/sdk/schemas'",
-          '',
-          "const client: PhotoBoothClient = createClient({ baseUrl: 'http://localhost:3000' })",
-          "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'photo-wall' })",
-          'const setId: string = set.id',
-          "// @ts-expect-error: the contract's input types reach the consumer (setSlug is missing)",
-          "await client.kiosk.getContext({ eventSlug: 'demo' })",
-          "const [error] = await safe(client.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
-          'if (isDefinedError(error)) { const code: string = error.code; void code }',
-          'void contract.kiosk.getContext',
-          'void schemas',
-          'export {}',
-        ].join('\n'),
-      )
-      for (const [index, code] of readmeExamples.entries()) {
-        sources.push(`readme-${index + 1}.ts`)
-        await writeFile(join(consumer, `readme-${index + 1}.ts`), `${code}\nexport {}\n`)
-      }
-      const strict = {
-        strict: true,
-        skipLibCheck: false,
-        noEmit: true,
-        target: 'ES2022',
-        noUncheckedIndexedAccess: true,
-        isolatedModules: true,
-      }
-      const configs = {
-        // A Node project: no DOM, Node's own types.
-        'tsconfig.node16.json': { ...strict, module: 'node16', moduleResolution: 'node16', lib: ['ES2023'], types: ['node'] },
-        // A kiosk page built by a bundler: the DOM, no Node types.
-        'tsconfig.bundler.json': {
-          ...strict,
-          module: 'esnext',
-          moduleResolution: 'bundler',
-          lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-          types: [],
-        },
-      }
-      for (const [name, compilerOptions] of Object.entries(configs)) {
-        await writeFile(join(consumer, name), JSON.stringify({ compilerOptions, files: sources }, null, 2))
-        const { stdout } = await run(tsc, ['-p', name], consumer)
-        expect(stdout).toBe('')
-      }
-    },
-    SLOW,
-  )
 })
+
+it('when both tarballs are unpacked, then they hold the same built files, byte for byte (so one is compiled below)', async () => {
+  const files = async (dir: string) =>
+    Object.fromEntries(
+      await Promise.all(
+        (await readdir(join(dir, 'dist'), { recursive: true }))
+          .sort()
+          .map(async (path) => [path, await readFile(join(dir, 'dist', path)).catch(() => 'a folder')] as const),
+      ),
+    )
+  expect(await files(unpackedOf.npm)).toEqual(await files(unpackedOf.pnpm))
+})
+
+it(
+  'when the pnpm tarball is compiled from strict TypeScript with skipLibCheck off, for Node (node16) and for a bundler (DOM), then the README examples and a typed use compile',
+  async () => {
+    const sources = ['usage.ts']
+    await writeFile(
+      join(consumerOf.pnpm, 'usage.ts'),
+      [
+        "import { createClient, isDefinedError, safe, type PhotoBoothClient } from '@photobooth/sdk'",
+        "import { contract } from '@photobooth/sdk/contract'",
+        "import * as schemas from '@photobooth/sdk/schemas'",
+        '',
+        "const client: PhotoBoothClient = createClient({ baseUrl: 'http://localhost:3000' })",
+        "const { set } = await client.kiosk.getContext({ eventSlug: 'demo', setSlug: 'photo-wall' })",
+        'const setId: string = set.id',
+        "// @ts-expect-error: the contract's input types reach the consumer (setSlug is missing)",
+        "await client.kiosk.getContext({ eventSlug: 'demo' })",
+        "const [error] = await safe(client.kiosk.registerGuests({ params: { setId }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
+        'if (isDefinedError(error)) { const code: string = error.code; void code }',
+        'void contract.kiosk.getContext',
+        'void schemas',
+        'export {}',
+      ].join('\n'),
+    )
+    for (const [index, code] of readmeExamples.entries()) {
+      sources.push(`readme-${index + 1}.ts`)
+      await writeFile(join(consumerOf.pnpm, `readme-${index + 1}.ts`), `${code}\nexport {}\n`)
+    }
+    const strict = {
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      target: 'ES2022',
+      noUncheckedIndexedAccess: true,
+      isolatedModules: true,
+    }
+    const configs = {
+      // A Node project: no DOM, Node's own types.
+      'tsconfig.node16.json': { ...strict, module: 'node16', moduleResolution: 'node16', lib: ['ES2023'], types: ['node'] },
+      // A kiosk page built by a bundler: the DOM, no Node types.
+      'tsconfig.bundler.json': {
+        ...strict,
+        module: 'esnext',
+        moduleResolution: 'bundler',
+        lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+        types: [],
+      },
+    }
+    for (const [name, compilerOptions] of Object.entries(configs)) {
+      await writeFile(join(consumerOf.pnpm, name), JSON.stringify({ compilerOptions, files: sources }, null, 2))
+      const { stdout } = await run(tsc, ['-p', name], consumerOf.pnpm)
+      expect(stdout).toBe('')
+    }
+  },
+  SLOW,
+)
