@@ -6,13 +6,7 @@ import { connect, type ClientOptions } from './client.js'
 import routes from './generated/kiosk-routes.json' with { type: 'json' }
 import type { PhotoBoothClient } from './index.js'
 
-export { isDefinedError, safe } from '@orpc/client'
-export type { ClientOptions } from './client.js'
-export { ApiError, errorCodeOf, isApiError, NetworkError, TimeoutError } from './errors.js'
-export type { ErrorCode } from './error-codes.js'
-export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
-export type { CallContext } from './fetch-link.js'
-export type { RouteError, RouteErrorCode } from './index.js'
+export * from './entry-common.js'
 export { galleryLink } from './urls.js'
 
 /** The kiosk's routes: `getContext` and `registerGuests`, typed as in `createClient`'s client. */

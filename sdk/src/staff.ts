@@ -7,15 +7,8 @@ import routes from './generated/staff-routes.json' with { type: 'json' }
 import type { PhotoBoothClient } from './index.js'
 import { withStaffCookie } from './staff-cookie.js'
 
-export { isDefinedError, safe } from '@orpc/client'
-export type { ClientOptions } from './client.js'
-export { ApiError, errorCodeOf, isApiError, NetworkError, TimeoutError } from './errors.js'
-export type { ErrorCode } from './error-codes.js'
-export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
-export type { CallContext } from './fetch-link.js'
-export type { RouteError, RouteErrorCode } from './index.js'
-
 /** The staff routes, typed as in `createClient`'s client. */
+export * from './entry-common.js'
 export type StaffClient = Pick<PhotoBoothClient, 'staff'>
 
 /** A client for staff tools: in Node, `createStaffClient({ baseUrl, staffCookies: true })`. */
