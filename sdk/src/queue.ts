@@ -279,8 +279,16 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
         await this.wait(Infinity)
         continue
       }
-      // Paced: a queue drained after an outage stays under the service's rate limit.
-      await this.wait(this.lastSentAt + this.intervalMs - this.clock.now())
+      // Paced: a queue drained after an outage stays under the service's rate limit. A wake (a new
+      // call, the browser back online) ends a pause after a failure, never the pace.
+      for (
+        let left = this.lastSentAt + this.intervalMs - this.clock.now();
+        left > 0;
+        left = this.lastSentAt + this.intervalMs - this.clock.now()
+      ) {
+        if (this.stopped.signal.aborted) return
+        await this.wait(left)
+      }
       if (this.stopped.signal.aborted) return
       this.lastSentAt = this.clock.now()
       try {

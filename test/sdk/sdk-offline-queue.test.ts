@@ -153,6 +153,31 @@ describe('the offline queue of a kiosk', () => {
     expect(await labelsOf(sets[0]!.id)).toEqual(['Now'])
   })
 
+  it('when calls keep coming while a backlog drains, then each new call (which wakes the queue) does not shorten the pace', async () => {
+    const { sets } = await seedEvent(app.orm)
+    venue.network = 'down'
+    const queue = kioskQueue({ perMinute: 600 })
+    const register = (index: number) =>
+      queue.registerGuests({
+        params: { setId: sets[0]!.id },
+        body: { guests: [{ name: `Burst ${index}`, email: `b${index}@example.org` }] },
+      })
+    for (let index = 0; index < 3; index++) await register(index)
+    // When each try leaves (its request reaches the venue's link), not when its answer comes back.
+    const sentAt: number[] = []
+    venue.onRequest = (method) => {
+      if (method === 'POST') sentAt.push(performance.now())
+    }
+    venue.network = 'up'
+    queue.wake()
+    // A guest registers every few milliseconds while the backlog goes: every call wakes the queue.
+    for (let index = 3; index < 8; index++) await register(index)
+    await queue.drained()
+    expect(sentAt).toHaveLength(8)
+    // 600 a minute: 100 ms apart at least (a millisecond's slack for the timers' rounding).
+    for (let index = 1; index < sentAt.length; index++) expect(sentAt[index]! - sentAt[index - 1]!).toBeGreaterThanOrEqual(99)
+  })
+
   it('when its store holds what a crash left (an empty entry, a temporary file, a photo of no entry), then the queue sets it aside and works', async () => {
     const { sets } = await seedEvent(app.orm)
     const folder = join(directory, 'crashed')
