@@ -71,5 +71,5 @@ describe('a real browser beacon', () => {
       // Chromium's helper processes may still be writing into the profile for a moment after it exits.
       await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
     }
-  }, 40_000)
+  }, 120_000)
 })

@@ -346,15 +346,15 @@ describe('gallery links by Postmark and Twilio', () => {
     expect(first).toBeDefined()
 
     const gallery = await makeLiveGallery(other, { guests: [{ name: 'Ada', email: 'ada@example.org' }] })
-    const rows = await until(() => messagesOf(other, gallery.sessionId), settled, 5_000)
+    const rows = await until(() => messagesOf(other, gallery.sessionId), settled, 20_000)
     expect(rows.map(({ status }) => status)).toEqual(['sent'])
 
     // The listening connection dies (a database restart, a proxy timeout): it is made again.
     await other.orm.em.fork().execute('select pg_terminate_backend(?)', [first!.pid])
-    const [second] = await until(listeners, (list) => list.length === 1 && list[0]!.pid !== first!.pid, 5_000)
+    const [second] = await until(listeners, (list) => list.length === 1 && list[0]!.pid !== first!.pid, 20_000)
     expect(second!.pid).not.toBe(first!.pid)
     const again = await makeLiveGallery(other, { guests: [{ name: 'Grace', email: 'grace@example.org' }] })
-    const after = await until(() => messagesOf(other, again.sessionId), settled, 5_000)
+    const after = await until(() => messagesOf(other, again.sessionId), settled, 20_000)
     expect(after.map(({ status }) => status)).toEqual(['sent'])
   })
 

@@ -336,6 +336,7 @@ describe('shutdown, against the run’s PostgreSQL', () => {
 })
 
 describe('shutdown with the embedded PostgreSQL', () => {
+  // Each test starts the service under tsx and a PostgreSQL cluster: over a minute on a shared 2-core machine.
   /** One cluster folder for these tests, one after the other (initdb once). */
   let dataDir: string
   let pgPort: number
@@ -384,7 +385,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     await service.stopping
     for (const request of held) request.finish()
     const heldAnswers = await Promise.all(held.map((request) => request.answered))
-    const exit = await exitWithin(service, 15_000)
+    const exit = await exitWithin(service, 30_000)
     expect(exit, 'still running').toMatchObject({ code: 0, signal: null })
     await load.done
 
@@ -392,7 +393,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     expect(load.answers.filter((answer) => answer.receivedAfterSignal).length).toBeGreaterThan(0)
     expect(isAlive(postmaster)).toBe(false)
     expect(service.stderr()).toBe('')
-  })
+  }, 120_000)
 
   it('when the process the README says to run gets SIGTERM, then it exits 0 with the embedded cluster stopped', async () => {
     // `pnpm start` is that same command, with no layer of its own between the signal and node.
@@ -404,12 +405,12 @@ describe('shutdown with the embedded PostgreSQL', () => {
     expect((await fetch(`http://127.0.0.1:${service.port}/gallery/events/demo`)).status).toBe(200)
 
     service.child.kill('SIGTERM')
-    const exit = await exitWithin(service, 15_000)
+    const exit = await exitWithin(service, 30_000)
 
     expect(exit, 'still running').toMatchObject({ code: 0, signal: null })
     expect(isAlive(postmaster)).toBe(false)
     expect(postmasterPid(dataDir)).toBeUndefined()
-  })
+  }, 120_000)
 
   it('when the node process dies of an uncaught exception, then it does not leave the embedded cluster running', async () => {
     // The service started, then a fault nobody catches: the process ends through 'exit'.
@@ -439,7 +440,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
       ),
       'the postmaster still runs',
     ).toBe(false)
-  })
+  }, 120_000)
 
   it('when the node process is killed outright (-9), then its cluster survives and the next start adopts it, and stops it on SIGTERM', async () => {
     const first = await startService(embeddedEnv())
@@ -452,7 +453,7 @@ describe('shutdown with the embedded PostgreSQL', () => {
     expect(postmasterPid(dataDir)).toBe(postmaster)
     expect((await fetch(`http://127.0.0.1:${second.port}/gallery/events/demo`)).status).toBe(200)
     second.child.kill('SIGTERM')
-    const exit = await exitWithin(second, 15_000)
+    const exit = await exitWithin(second, 30_000)
 
     expect(exit, 'still running').toMatchObject({ code: 0, signal: null })
     expect(
@@ -462,5 +463,5 @@ describe('shutdown with the embedded PostgreSQL', () => {
       ),
       'the postmaster still runs',
     ).toBe(false)
-  })
+  }, 120_000)
 })

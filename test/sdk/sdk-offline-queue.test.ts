@@ -174,8 +174,11 @@ describe('the offline queue of a kiosk', () => {
     for (let index = 3; index < 8; index++) await register(index)
     await queue.drained()
     expect(sentAt).toHaveLength(8)
-    // 600 a minute: 100 ms apart at least (a millisecond's slack for the timers' rounding).
-    for (let index = 1; index < sentAt.length; index++) expect(sentAt[index]! - sentAt[index - 1]!).toBeGreaterThanOrEqual(99)
+    // 600 a minute: 100 ms apart. Read where the requests arrive, so each gap carries the link's jitter
+    // (a few ms on a loaded machine); a wake that cut the pace short would send within a few ms instead.
+    for (let index = 1; index < sentAt.length; index++) expect(sentAt[index]! - sentAt[index - 1]!).toBeGreaterThanOrEqual(90)
+    // and over the whole backlog, never faster than the pace.
+    expect(sentAt.at(-1)! - sentAt[0]!).toBeGreaterThanOrEqual(7 * 100 - 10)
   })
 
   it('when its store holds what a crash left (an empty entry, a temporary file, a photo of no entry), then the queue sets it aside and works', async () => {
