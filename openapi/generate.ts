@@ -5,6 +5,7 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
+import { COMMON_ORPC_ERROR_DEFS } from '@orpc/client'
 import { ORPCError } from '@orpc/contract'
 import { contract, SDK_AREAS, takesIdempotencyKey, type EdgePolicy } from '@photobooth/sdk/contract'
 
@@ -52,6 +53,13 @@ const files: Record<string, string> = {
       `${JSON.stringify(routesOnly(Object.fromEntries(areas.map((area) => [area, contract[area]]))), null, 2)}\n`,
     ]),
   ),
+  // oRPC's code for each status, for the SDK's undeclared answers: its table (with messages and
+  // ORPCError's code) would be most of a kiosk's bundle.
+  'sdk/src/generated/orpc-status-codes.json': `${JSON.stringify(
+    Object.fromEntries(Object.entries(COMMON_ORPC_ERROR_DEFS).map(([code, { status }]) => [status, code])),
+    null,
+    2,
+  )}\n`,
   // The route map, from the contract and the sources (the text around it is written by hand).
   'docs/architecture.md': architectureDocument(await readFile(resolve(root, 'docs/architecture.md'), 'utf8')),
 }

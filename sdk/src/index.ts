@@ -10,9 +10,19 @@ import { connect, type ClientOptions } from './client.js'
 import { withStaffCookie } from './staff-cookie.js'
 import type { CallContext } from './fetch-link.js'
 
-export { isDefinedError, ORPCError, safe } from '@orpc/client'
+export { ORPCError } from '@orpc/client'
 export type { Contract } from './contract/index.js'
-export { ApiError, decodeErrorBody, ERROR_CODES, errorCodeOf, isApiError, NetworkError, TimeoutError } from './errors.js'
+export {
+  ApiError,
+  decodeErrorBody,
+  ERROR_CODES,
+  errorCodeOf,
+  isApiError,
+  isDefinedError,
+  NetworkError,
+  safe,
+  TimeoutError,
+} from './errors.js'
 export type { ErrorBody, ValidationErrorBody, ValidationIssue } from './errors.js'
 export type { ClientOptions } from './client.js'
 export { ERROR_CODE_LIST, ERROR_CODE_TABLE, isErrorCode } from './error-codes.js'

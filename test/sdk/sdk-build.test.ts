@@ -53,6 +53,8 @@ describe('the built SDK package', () => {
       ].join('\n'),
     )
     expect(shipped.filter((input) => /[/\\](zod|upload|error-codes|contract\.json|booth-routes|staff-routes)\b/.test(input))).toEqual([])
+    // Nor oRPC's error class and its helpers (ApiError joins oRPC's registry instead of extending it).
+    expect(shipped.filter((input) => /[/\\]@orpc[/\\]/.test(input))).toEqual([])
     const code = new TextDecoder().decode(output)
     expect(code).toContain('/sets/{setId}/sessions')
     for (const path of ['/staff/', '/booth/', '/gallery/', '/api/auth/']) expect(code).not.toContain(path)
@@ -62,9 +64,9 @@ describe('the built SDK package', () => {
     const types = await readFile(resolve(sdkDir, 'dist/index.d.ts'), 'utf8')
     expect(types).toMatch(/export declare function createClient\(options: ClientOptions\): PhotoBoothClient/)
     expect(types).toMatch(/export type PhotoBoothClient = /)
-    expect(types).toMatch(/ApiError, .*NetworkError, TimeoutError/)
+    expect(types).toMatch(/ApiError, .*NetworkError, .*TimeoutError/)
     expect(await readFile(resolve(sdkDir, 'dist/errors.d.ts'), 'utf8')).toMatch(
-      /export declare class ApiError<TCode extends string = string, TData = unknown> extends ORPCError<TCode, TData>/,
+      /export declare class ApiError<TCode extends string = string, TData = unknown> extends Error implements ORPCError<TCode, TData>/,
     )
     const contractTypes = await readFile(resolve(sdkDir, 'dist/contract/kiosk.d.ts'), 'utf8')
     expect(contractTypes).toMatch(/registerGuests/)
@@ -80,5 +82,20 @@ describe('the built SDK package', () => {
       client.kiosk.registerGuests({ params: { setId: 'nope' }, body: { guests: [{ name: 'A', email: 'a@b.co' }] } }),
     )
     expect(sdk.isDefinedError(error) && error.code).toBe('NOT_FOUND')
+
+    // The kiosk entry's errors are ORPCErrors to oRPC itself, though that entry ships none of its code.
+    const kiosk = await import(pathToFileURL(resolve(sdkDir, 'dist/kiosk.js')).href)
+    const [kioskError, , isDefined] = await kiosk.safe(
+      kiosk.createKioskClient({ baseUrl: app.url }).kiosk.getContext({ eventSlug: 'no', setSlug: 'no' }),
+    )
+    expect([isDefined, kioskError.code, kioskError.status, kioskError.message]).toEqual([true, 'NOT_FOUND', 404, 'no such set'])
+    expect(kioskError).toBeInstanceOf(sdk.ORPCError)
+    expect(kioskError.toJSON()).toEqual({
+      defined: true,
+      code: 'NOT_FOUND',
+      status: 404,
+      message: 'no such set',
+      data: { code: 'no_such_set' },
+    })
   })
 })
