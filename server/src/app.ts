@@ -9,7 +9,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler, t
 import { GALLERY_PAGES_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
 import { AppError, encodeErrorBody, errorBody, INTERNAL_ERROR_BODY } from './errors.js'
-import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableError, UNAVAILABLE_CODES, UNAVAILABLE_MESSAGES } from './outages.js'
+import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableBody, unavailableError } from './outages.js'
 import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
@@ -184,7 +184,7 @@ function lastResort(services: Services): ErrorRequestHandler {
     if (outage) {
       noteOutage(outage, error, services)
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS))
-      return sendError(res, 503, errorBody(UNAVAILABLE_CODES[outage], UNAVAILABLE_MESSAGES[outage]))
+      return sendError(res, 503, unavailableBody(outage))
     }
     logger.error('unhandled error', error)
     sendError(res, 500, INTERNAL_ERROR_BODY)

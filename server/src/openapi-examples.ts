@@ -3,7 +3,12 @@ import { ORPCError, ValidationError } from '@orpc/server'
 import { contract } from '@photobooth/sdk/contract'
 import type { z } from 'zod'
 
-import { encodeErrorBody, INTERNAL_ERROR_BODY } from './errors.js'
+import { errorBody, encodeErrorBody, INTERNAL_ERROR_BODY, type CodedErrorBody } from './errors.js'
+import { NOT_FOUND_BODY } from './http/answers.js'
+import { KEY_STILL_RUNNING, KEY_USED_WITH_ANOTHER_BODY } from './modules/idempotency/idempotency.middleware.js'
+import { roleRefusal } from './modules/staff/roles.js'
+import { STAFF_UNAUTHORIZED } from './modules/staff/staff-auth.middleware.js'
+import { unavailableBody } from './outages.js'
 import { NO_SUCH_EVENT, NO_SUCH_SET } from './modules/events/events.service.js'
 import { NO_SUCH_GALLERY } from './modules/gallery/gallery.service.js'
 import { NO_SUCH_PERSON } from './modules/people/people.service.js'
@@ -17,60 +22,95 @@ type Procedure = {
   inputSchema?: z.ZodType
 }
 
-/** A 404's words by the path's last parameter: what was not found. */
-const NOT_FOUND_BY_PARAMETER: Record<string, string> = {
-  setSlug: NO_SUCH_SET,
-  setId: NO_SUCH_SET,
-  slug: NO_SUCH_EVENT,
-  eventId: NO_SUCH_EVENT,
-  sessionId: NO_SUCH_SESSION,
-  customerId: NO_SUCH_PERSON,
-  memberId: 'no such staff member',
-  messageId: 'no such message',
-  keyId: 'no such booth key',
+/** A 404 by the path's last parameter: what was not found. */
+const NOT_FOUND_BY_PARAMETER: Record<string, CodedErrorBody> = {
+  setSlug: errorBody('no_such_set', NO_SUCH_SET),
+  setId: errorBody('no_such_set', NO_SUCH_SET),
+  slug: errorBody('no_such_event', NO_SUCH_EVENT),
+  eventId: errorBody('no_such_event', NO_SUCH_EVENT),
+  sessionId: errorBody('no_such_session', NO_SUCH_SESSION),
+  customerId: errorBody('no_such_person', NO_SUCH_PERSON),
+  memberId: errorBody('no_such_member', 'no such staff member'),
+  messageId: errorBody('no_such_message', 'no such message'),
+  keyId: errorBody('no_such_booth_key', 'no such booth key'),
 }
 
-const SESSION_NOT_ACTIVE = 'session is already completed'
-const LAST_OWNER = 'This is the last owner: make another member owner first'
+const SESSION_NOT_ACTIVE = errorBody('session_not_active', 'session is already completed')
+const STORAGE_NOT_CONFIGURED = errorBody('storage_not_configured', 'photo storage is not configured')
+const SLUG_TAKEN = errorBody('slug_taken', 'An event with the slug summer-gala already exists')
+const SET_SLUG_TAKEN = errorBody('slug_taken', 'The event already has a set with the slug photo-wall')
+const LAST_OWNER = errorBody('last_owner', 'This is the last owner: make another member owner first')
+const QUEUED_MEANWHILE = errorBody('concurrent_change', 'Messages were queued meanwhile: try again')
 
 /**
- * A route's own words for a status, where neither its path nor its declared message says them: the
- * texts the service answers (the contract declares one generic message per status, such as 'Conflict').
+ * A route's own answer for a status, where neither its path nor its declared message says it: what
+ * the service answers (the contract declares one generic message per status, such as 'Conflict').
  */
-const OWN_WORDS: Record<string, Record<string, string>> = {
-  registerGuests: { '400': 'Ada needs an email or a phone number' },
-  listBoothEvents: { '400': 'Malformed Authorization header: expected "Bearer <booth key>"' },
-  getGallery: { '404': NO_SUCH_GALLERY },
-  createUploads: { '409': SESSION_NOT_ACTIVE, '503': 'photo storage is not configured' },
-  completeSession: { '409': SESSION_NOT_ACTIVE, '503': 'photo storage is not configured' },
+const OWN_WORDS: Record<string, Record<string, CodedErrorBody>> = {
+  registerGuests: { '400': errorBody('missing_contact', 'Ada needs an email or a phone number', { field: 'guests.0' }) },
+  listBoothEvents: { '400': errorBody('malformed_authorization', 'Malformed Authorization header: expected "Bearer <booth key>"') },
+  getGallery: { '404': errorBody('no_such_gallery', NO_SUCH_GALLERY) },
+  createUploads: { '409': SESSION_NOT_ACTIVE, '503': STORAGE_NOT_CONFIGURED },
+  completeSession: { '409': SESSION_NOT_ACTIVE, '503': STORAGE_NOT_CONFIGURED },
   cancelSession: { '409': SESSION_NOT_ACTIVE },
-  track: { '400': 'bad body' },
-  contact: { '400': 'Unknown fields: Fax' },
-  createEvent: { '409': 'An event with the slug summer-gala already exists' },
-  updateEvent: { '409': 'An event with the slug summer-gala already exists' },
-  deleteEvent: { '409': 'The event has 2 active sessions; pass force=true to delete it anyway' },
-  createSet: { '409': 'The event already has a set with the slug photo-wall' },
-  updateSet: { '409': 'The event already has a set with the slug photo-wall' },
-  deleteSet: { '409': 'The set has 1 active session; pass force=true to delete it anyway' },
-  createBoothKey: { '404': NO_SUCH_EVENT },
-  resendGalleryLinks: { '409': 'The session is not a live gallery' },
+  track: { '400': errorBody('bad_body', 'bad body') },
+  contact: {
+    '400': errorBody('unknown_fields', 'Unknown fields: Fax'),
+    '503': errorBody('contact_form_unavailable', 'The contact form is unavailable'),
+  },
+  createEvent: { '409': SLUG_TAKEN },
+  updateEvent: { '409': SLUG_TAKEN },
+  deleteEvent: { '409': errorBody('active_sessions', 'The event has 2 active sessions; pass force=true to delete it anyway') },
+  createSet: { '409': SET_SLUG_TAKEN },
+  updateSet: { '409': SET_SLUG_TAKEN },
+  deleteSet: { '409': errorBody('active_sessions', 'The set has 1 active session; pass force=true to delete it anyway') },
+  createBoothKey: { '404': errorBody('no_such_event', NO_SUCH_EVENT) },
+  resendGalleryLinks: { '409': errorBody('session_not_live', 'The session is not a live gallery') },
   cancelStaffSession: { '409': SESSION_NOT_ACTIVE },
-  retryMessage: { '409': 'Only a failed message can be retried; this one is delivered' },
-  retrySessionMessages: { '409': 'Messages were queued meanwhile: try again' },
-  retryEventMessages: { '409': 'Messages were queued meanwhile: try again' },
-  liftSuppression: { '404': NOT_SUPPRESSED },
-  inviteStaffMember: { '409': 'A staff member with the email grace@example.org already exists' },
+  retryMessage: { '409': errorBody('message_not_failed', 'Only a failed message can be retried; this one is delivered') },
+  retrySessionMessages: { '409': QUEUED_MEANWHILE },
+  retryEventMessages: { '409': QUEUED_MEANWHILE },
+  liftSuppression: { '404': errorBody('not_suppressed', NOT_SUPPRESSED) },
+  inviteStaffMember: { '409': errorBody('email_taken', 'A staff member with the email grace@example.org already exists') },
   removeStaffMember: { '409': LAST_OWNER },
   setStaffRole: { '409': LAST_OWNER },
-  updateTeamSettings: { '409': 'Set up your own second factor first (POST /api/auth/two-factor/enable)' },
+  updateTeamSettings: {
+    '409': errorBody('own_two_factor_required', 'Set up your own second factor first (POST /api/auth/two-factor/enable)'),
+  },
+}
+
+/**
+ * What the service answers where a route's declared message stands for it (the contract's message
+ * is one text per status; the answer's text may name more). A declared message missing here fails
+ * the generation: every example carries the code the service answers.
+ */
+const DECLARED: Record<string, CodedErrorBody> = {
+  'Staff sign-in required': STAFF_UNAUTHORIZED,
+  'Origin not trusted': errorBody('untrusted_origin', 'Origin not trusted: https://elsewhere.example'),
+  'Your role does not allow this': errorBody('insufficient_role', roleRefusal('staff', 'manager')!),
+  'Not found': NOT_FOUND_BODY,
+  'A request with this Idempotency-Key is still running': KEY_STILL_RUNNING,
+  'This Idempotency-Key was already used for another request': KEY_USED_WITH_ANOTHER_BODY,
+  'Invalid email or password': errorBody('unauthorized', 'Invalid email or password'),
+  'Invalid code': errorBody('unauthorized', 'Invalid code'),
+  'Bad request': errorBody('bad_request', '[body.password] Invalid input: expected string, received undefined'),
+  'Message too long': errorBody('payload_too_large', 'Message too long'),
+  'The mail provider refused the message': errorBody('mail_refused', 'The mail provider refused the message'),
+  'Not ready': errorBody('not_ready', 'database unreachable'),
+  'Photo storage is not configured': STORAGE_NOT_CONFIGURED,
+  'Webhook credentials required': errorBody('unauthorized', 'Webhook credentials required'),
+  'Twilio signature required': errorBody('forbidden', 'Twilio signature required'),
 }
 
 /** What a status answers on a route that declares no message for it (the byte routes describe their own answers). */
-const BY_STATUS: Record<string, string> = {
-  '429': 'Too many requests. Try again in a minute.',
-  '500': INTERNAL_ERROR_BODY.error,
-  '503': 'The database is unavailable. Try again in a moment.',
+const BY_STATUS: Record<string, CodedErrorBody> = {
+  '429': errorBody('rate_limited', 'Too many requests. Try again in a minute.'),
+  '500': INTERNAL_ERROR_BODY,
+  '503': unavailableBody('database'),
 }
+
+/** Better Auth answers its own refusal of an origin (auth.routes.ts gives it our code). */
+const AUTH_UNTRUSTED_ORIGIN = errorBody('untrusted_origin', 'Invalid origin')
 
 /** The contract's procedures by operation id. */
 function procedures(): Map<string, Procedure> {
@@ -136,16 +176,19 @@ function exampleOf(
   if (type === 'text/plain' && only?.length === 1) return only[0]
   if (type !== 'application/json') return undefined
   const alternatives = alternativesOf(schema)
-  const own = OWN_WORDS[operationId]?.[status]
+  const own = OWN_WORDS[operationId]?.[status] ?? (status === '403' && path.startsWith('/api/auth/') ? AUTH_UNTRUSTED_ORIGIN : undefined)
   if (alternatives.includes('#/components/schemas/PhotoKeysError')) return context.photoKeys
   if (alternatives.includes('#/components/schemas/ValidationError'))
-    return own ? { error: own } : context.procedure && validationExample(context.procedure)
+    return own ?? (context.procedure && validationExample(context.procedure))
   if (!isErrorObject(schema)) return undefined
+  if (own) return own
   const lastParameter = [...path.matchAll(/\{(\w+)\}/g)].at(-1)?.[1]
+  if (status === '404' && lastParameter && NOT_FOUND_BY_PARAMETER[lastParameter]) return NOT_FOUND_BY_PARAMETER[lastParameter]
   const declared = Object.values(context.procedure?.errorMap ?? {}).find((error) => String(error?.status) === status)?.message
-  const text =
-    own ?? (status === '404' && lastParameter ? NOT_FOUND_BY_PARAMETER[lastParameter] : undefined) ?? declared ?? BY_STATUS[status]
-  return text === undefined ? undefined : { error: text }
+  if (declared === undefined) return BY_STATUS[status]
+  const answer = DECLARED[declared] ?? (BY_STATUS[status]?.error === declared ? BY_STATUS[status] : undefined)
+  if (!answer) throw new Error(`${operationId} ${status}: no answer known for the declared message "${declared}" (openapi-examples.ts)`)
+  return answer
 }
 
 /**

@@ -18,6 +18,7 @@ import { z } from 'zod'
 
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
 import { documentErrorExamples } from './openapi-examples.js'
+import { unsupportedMediaTypeBody } from './http/edge.js'
 
 /** Better Auth's session cookie, under the prefix the service gives it (modules/staff/auth.ts). */
 const STAFF_COOKIE = 'photobooth.session_token'
@@ -111,10 +112,17 @@ const ValidationIssueSchema: OpenAPI.SchemaObject = {
 
 const PhotoKeysErrorSchema: OpenAPI.SchemaObject = {
   type: 'object',
-  examples: [{ error: 'Photo keys not in storage', missing: ['sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg'] }],
+  examples: [
+    {
+      error: 'Photo keys not in storage',
+      code: 'photo_keys_missing',
+      missing: ['sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg'],
+    },
+  ],
   description: 'Completion refused because of the stored photos; nothing was written.',
   properties: {
     error: { type: 'string' },
+    code: ErrorCodeSchema,
     missing: { type: 'array', items: { type: 'string' }, description: 'Keys with no object in storage' },
     notJpeg: { type: 'array', items: { type: 'string' }, description: 'Keys whose objects are not JPEG images' },
   },
@@ -367,7 +375,7 @@ function documentMediaTypes(operation: OpenAPI.OperationObject, method: string):
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/ErrorBody' },
-        example: { error: `Unsupported Media Type: send ${types.join(' or ')}` },
+        example: unsupportedMediaTypeBody(types),
       },
     },
   }

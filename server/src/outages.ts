@@ -1,6 +1,6 @@
 import type { ErrorCode } from '@photobooth/sdk/contract'
 
-import { AppError } from './errors.js'
+import { AppError, errorBody, type CodedErrorBody } from './errors.js'
 import { describeError, type Logger } from './logger.js'
 import type { Dependency, Metrics } from './metrics.js'
 
@@ -33,6 +33,9 @@ export const UNAVAILABLE_CODES = { database: 'database_unavailable', storage: 's
 
 /** A dependency's outage is a failover or a restart away from over: asked back after this long. */
 export const RETRY_AFTER_SECONDS = 5
+
+/** An outage's 503 body, for the answers written outside oRPC. */
+export const unavailableBody = (outage: Outage): CodedErrorBody => errorBody(UNAVAILABLE_CODES[outage], UNAVAILABLE_MESSAGES[outage])
 
 export function unavailableError(outage: Outage, cause: unknown): AppError {
   return new AppError(UNAVAILABLE_CODES[outage], UNAVAILABLE_MESSAGES[outage], undefined, cause)

@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { ERROR_CODE_TABLE } from '@photobooth/sdk'
 import { buildOpenApiDocument } from '@photobooth/server/openapi'
 import { describe, expect, it } from 'vitest'
 
@@ -174,7 +175,10 @@ describe('the OpenAPI document', () => {
         })
       if (staff && path !== '/api/auth/sign-out')
         expect(operation.responses['401']?.content, path).toEqual({
-          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, example: { error: 'Staff sign-in required' } },
+          'application/json': {
+            schema: { $ref: '#/components/schemas/ErrorBody' },
+            example: { error: 'Staff sign-in required', code: 'unauthorized' },
+          },
         })
       // A staff change from an untrusted origin is refused.
       if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
@@ -214,16 +218,41 @@ describe('the OpenAPI document', () => {
     expect(invalid).toEqual([])
     const example = (path: string, method: string, status: string, type = 'application/json') =>
       document.paths[path][method].responses[status].content[type].example
-    expect(example('/events/{eventSlug}/sets/{setSlug}', 'get', '404')).toEqual({ error: 'no such set' })
-    expect(example('/sets/{setId}/sessions', 'post', '404')).toEqual({ error: 'no such set' })
-    expect(example('/gallery/events/{slug}', 'get', '404')).toEqual({ error: 'no such event' })
-    expect(example('/gallery/{sessionId}', 'get', '404')).toEqual({ error: 'no such gallery' })
+    expect(example('/events/{eventSlug}/sets/{setSlug}', 'get', '404')).toEqual({ error: 'no such set', code: 'no_such_set' })
+    expect(example('/sets/{setId}/sessions', 'post', '404')).toEqual({ error: 'no such set', code: 'no_such_set' })
+    expect(example('/gallery/events/{slug}', 'get', '404')).toEqual({ error: 'no such event', code: 'no_such_event' })
+    expect(example('/gallery/{sessionId}', 'get', '404')).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
     expect(example('/gallery/{sessionId}/zip', 'get', '404', 'text/plain')).toBe('Not Found')
-    expect(example('/track', 'post', '400')).toEqual({ error: 'bad body' })
+    expect(example('/track', 'post', '400')).toEqual({ error: 'bad body', code: 'bad_body' })
     expect(example('/booth/events', 'get', '401', 'text/plain')).toBe('Unauthorized')
-    expect(example('/booth/sessions/{sessionId}/complete', 'post', '409')).toEqual({ error: 'session is already completed' })
-    expect(example('/booth/sessions/{sessionId}/complete', 'post', '422')).toMatchObject({ missing: [expect.any(String)] })
-    expect(example('/booth/sessions/{sessionId}/complete', 'post', '500')).toEqual({ error: 'Internal server error' })
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '409')).toEqual({
+      error: 'session is already completed',
+      code: 'session_not_active',
+    })
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '422')).toMatchObject({
+      code: 'photo_keys_missing',
+      missing: [expect.any(String)],
+    })
+    expect(example('/booth/sessions/{sessionId}/complete', 'post', '500')).toEqual({ error: 'Internal server error', code: 'internal' })
+    expect(example('/sets/{setId}/sessions', 'post', '400')).toEqual({
+      error: 'Ada needs an email or a phone number',
+      code: 'missing_contact',
+      field: 'guests.0',
+    })
+  })
+
+  it('when read, then every `{ error }` example carries the stable code the service answers, one of its status', async () => {
+    const document = JSON.parse(await readFile(committedPath, 'utf8'))
+    const wrong: string[] = []
+    for (const { path, method, operation } of operations(document)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const example = (response.content?.['application/json'] as { example?: { error?: unknown; code?: unknown } } | undefined)?.example
+        if (Number(status) < 400 || typeof example?.error !== 'string') continue
+        const code = example.code as keyof typeof ERROR_CODE_TABLE
+        if (ERROR_CODE_TABLE[code]?.status !== Number(status)) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(code)}`)
+      }
+    }
+    expect(wrong).toEqual([])
   })
 
   it('when read, then every operation documents 400, 404 and 500 in the shapes the server answers', async () => {

@@ -12,9 +12,8 @@ const BytesAnswer = z.object({
   body: z.custom<ReadableStream<Uint8Array>>((value) => value instanceof ReadableStream),
 })
 
-const ERROR_JSON: OpenAPI.ResponseObject['content'] = {
-  'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } },
-}
+/** The service's `{ error, code }`, as every route's (the document's `ErrorBody`, server/src/openapi.ts). */
+const ERROR_JSON: OpenAPI.ResponseObject['content'] = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } }
 
 const TOO_MANY: OpenAPI.ResponseObject = { description: 'Over 60 requests a minute from this client IP.', content: ERROR_JSON }
 

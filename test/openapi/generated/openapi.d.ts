@@ -1146,6 +1146,7 @@ export type components = {
          * @description Completion refused because of the stored photos; nothing was written.
          * @example {
          *       "error": "Photo keys not in storage",
+         *       "code": "photo_keys_missing",
          *       "missing": [
          *         "sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg"
          *       ]
@@ -1153,6 +1154,80 @@ export type components = {
          */
         PhotoKeysError: {
             error: string;
+            /**
+             * @description The stable code of the error (its status in brackets):
+             *
+             *     - `invalid_input` (400): A schema validation failure: the validator's shape, which carries no code on the wire (the SDK gives it this one); `error.message` lists the field errors.
+             *     - `invalid_phone` (400): A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
+             *     - `missing_contact` (400): A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
+             *     - `bad_body` (400): A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `no_such_target` (400): A tracking beacon's session or event does not exist.
+             *     - `invalid_submission` (400): A contact form body that is not `{ fields }` of strings within the bounds.
+             *     - `unknown_fields` (400): Contact form labels that are not the published contact page's.
+             *     - `photo_keys_foreign` (400): Completion named photo keys outside the session.
+             *     - `photo_keys_repeated` (400): Completion named a photo key more than once.
+             *     - `invalid_cursor` (400): A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `unknown_phone_country` (400): An event's phone country with no known numbering plan.
+             *     - `invalid_name` (400): A booth key name that is not 1 to 100 characters.
+             *     - `weak_password` (400): A password of the wrong length, or too easy to guess.
+             *     - `malformed_authorization` (400): An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key` (400): An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `guessable_idempotency_key` (400): A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID.
+             *     - `body_too_large` (400): A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8` (400): A text body whose bytes are not UTF-8.
+             *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).
+             *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required` (403): The member must first change the password they were invited with.
+             *     - `two_factor_required` (403): The team requires a second factor and the member has none yet.
+             *     - `not_found` (404): No such route (or `OPTIONS` on any path), or a file that is not there.
+             *     - `no_such_set` (404): No such set (or no such event for the kiosk slugs).
+             *     - `no_such_event` (404): No such event, or a private event on the public event page.
+             *     - `no_such_session` (404): No such session (or not one the booth key's events hold).
+             *     - `no_such_gallery` (404): No such gallery, or not live yet (active, cancelled, or without photos).
+             *     - `no_such_message` (404): No such gallery-link message.
+             *     - `no_such_booth_key` (404): No such booth key.
+             *     - `no_such_member` (404): No such staff member.
+             *     - `no_such_person` (404): No such person (customer).
+             *     - `not_suppressed` (404): The address is not on the suppression list.
+             *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `session_not_live` (409): The session is not a live gallery (no links to send).
+             *     - `concurrent_change` (409): Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `slug_taken` (409): An event or set with that slug already exists.
+             *     - `active_sessions` (409): Active sessions are in the way: pass `force=true` to delete anyway.
+             *     - `message_already_queued` (409): A message to this guest on this channel is already waiting to be sent.
+             *     - `message_not_failed` (409): Only a failed message can be retried.
+             *     - `email_taken` (409): A staff member with this email already exists.
+             *     - `last_owner` (409): The change would leave the team without an owner.
+             *     - `cannot_remove_self` (409): A member cannot remove themselves.
+             *     - `own_two_factor_required` (409): Requiring a second factor of the team needs one of your own first.
+             *     - `conflict` (409): A conflict with the current state that no more precise code names.
+             *     - `idempotency_in_flight` (409): The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             *     - `payload_too_large` (413): A body over the route's limit (the contact form's 16 KB: `Message too long`).
+             *     - `unsupported_media_type` (415): A body of a media type the route does not take, or without one. Nothing changed.
+             *     - `photo_keys_missing` (422): Photo keys not in storage: `missing` lists them. Nothing was written.
+             *     - `photos_not_jpeg` (422): Uploads that are not JPEG images: `notJpeg` lists them. Nothing was written.
+             *     - `idempotency_key_reused` (422): This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             *     - `rate_limited` (429): Over the rate limit for this client IP: wait a minute (no Retry-After).
+             *     - `headers_too_large` (431): The request's headers are too large.
+             *     - `request_timeout` (408): The request was not received in time.
+             *     - `expectation_failed` (417): An `Expect` header other than `100-continue`.
+             *     - `internal` (500): A fault of the service; nothing about it is disclosed. Retry with backoff.
+             *     - `bad_gateway` (502): An upstream answered badly.
+             *     - `mail_refused` (502): The mail provider refused the message.
+             *     - `database_unavailable` (503): The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable` (503): Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured` (503): This deployment has no photo storage.
+             *     - `mail_not_configured` (503): This deployment has no mail provider.
+             *     - `contact_form_unavailable` (503): The published contact page could not be read.
+             *     - `service_unavailable` (503): Unavailable for a reason no more precise code names.
+             *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
+             * @enum {string}
+             */
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Keys with no object in storage */
             missing?: string[];
             /** @description Keys whose objects are not JPEG images */
@@ -1502,7 +1577,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such set"
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1516,7 +1592,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1531,7 +1608,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1638,7 +1716,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Ada needs an email or a phone number"
+                     *       "error": "Ada needs an email or a phone number",
+                     *       "code": "missing_contact",
+                     *       "field": "guests.0"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -1653,7 +1733,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such set"
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1668,7 +1749,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still running"
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1683,7 +1765,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1698,7 +1781,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1712,7 +1796,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1726,7 +1811,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1741,7 +1827,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1839,7 +1926,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1853,7 +1941,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -1868,7 +1957,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2018,7 +2108,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such gallery"
+                     *       "error": "no such gallery",
+                     *       "code": "no_such_gallery"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2032,7 +2123,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2047,7 +2139,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2161,12 +2254,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
@@ -2178,12 +2270,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2277,12 +2368,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
@@ -2293,12 +2383,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
@@ -2310,12 +2399,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2409,7 +2497,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Malformed Authorization header: expected \"Bearer <booth key>\""
+                     *       "error": "Malformed Authorization header: expected \"Bearer <booth key>\"",
+                     *       "code": "malformed_authorization"
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
@@ -2433,7 +2522,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not found"
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2447,7 +2537,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2462,7 +2553,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2539,7 +2631,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such set"
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2553,7 +2646,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2568,7 +2662,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2665,7 +2760,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2680,7 +2776,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "session is already completed"
+                     *       "error": "session is already completed",
+                     *       "code": "session_not_active"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2695,7 +2792,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2710,7 +2808,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2724,7 +2823,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2739,7 +2839,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "photo storage is not configured"
+                     *       "error": "photo storage is not configured",
+                     *       "code": "storage_not_configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2829,7 +2930,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2844,7 +2946,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "session is already completed"
+                     *       "error": "session is already completed",
+                     *       "code": "session_not_active"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2859,7 +2962,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2875,6 +2979,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Photo keys not in storage",
+                     *       "code": "photo_keys_missing",
                      *       "missing": [
                      *         "sessions/Zt5oP1vC9sDk3MwE7aRgQh/f2LhN6cV0bXq8JyT4kWmSe.jpg"
                      *       ]
@@ -2891,7 +2996,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2906,7 +3012,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "photo storage is not configured"
+                     *       "error": "photo storage is not configured",
+                     *       "code": "storage_not_configured"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2983,7 +3090,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -2998,7 +3106,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "session is already completed"
+                     *       "error": "session is already completed",
+                     *       "code": "session_not_active"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3013,7 +3122,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3028,7 +3138,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3042,7 +3153,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3057,7 +3169,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3094,7 +3207,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "bad body"
+                     *       "error": "bad body",
+                     *       "code": "bad_body"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3108,7 +3222,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3122,7 +3237,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3137,7 +3253,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3178,7 +3295,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unknown fields: Fax"
+                     *       "error": "Unknown fields: Fax",
+                     *       "code": "unknown_fields"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3192,7 +3310,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Message too long"
+                     *       "error": "Message too long",
+                     *       "code": "payload_too_large"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3206,7 +3325,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3220,7 +3340,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3234,7 +3355,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3248,7 +3370,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The mail provider refused the message"
+                     *       "error": "The mail provider refused the message",
+                     *       "code": "mail_refused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3263,7 +3386,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Mail or the contact page is not available"
+                     *       "error": "The contact form is unavailable",
+                     *       "code": "contact_form_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3365,7 +3489,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3379,7 +3504,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3393,7 +3519,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3408,7 +3535,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3562,7 +3690,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3576,7 +3705,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3591,7 +3721,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "An event with the slug summer-gala already exists"
+                     *       "error": "An event with the slug summer-gala already exists",
+                     *       "code": "slug_taken"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3606,7 +3737,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3621,7 +3753,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3635,7 +3768,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3650,7 +3784,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3761,7 +3896,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3775,7 +3911,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3789,7 +3926,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3803,7 +3941,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3818,7 +3957,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3889,7 +4029,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3903,7 +4044,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3918,7 +4060,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3933,7 +4076,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The event has 2 active sessions; pass force=true to delete it anyway"
+                     *       "error": "The event has 2 active sessions; pass force=true to delete it anyway",
+                     *       "code": "active_sessions"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3948,7 +4092,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3963,7 +4108,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3977,7 +4123,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3992,7 +4139,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4135,7 +4283,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4149,7 +4298,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4164,7 +4314,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4179,7 +4330,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "An event with the slug summer-gala already exists"
+                     *       "error": "An event with the slug summer-gala already exists",
+                     *       "code": "slug_taken"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4194,7 +4346,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4209,7 +4362,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4223,7 +4377,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4238,7 +4393,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4326,7 +4482,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4340,7 +4497,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4354,7 +4512,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4368,7 +4527,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4383,7 +4543,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4439,7 +4600,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4453,7 +4615,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4467,7 +4630,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4481,7 +4645,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4496,7 +4661,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4576,7 +4742,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4590,7 +4757,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4605,7 +4773,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4620,7 +4789,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The event already has a set with the slug photo-wall"
+                     *       "error": "The event already has a set with the slug photo-wall",
+                     *       "code": "slug_taken"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4635,7 +4805,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4650,7 +4821,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4664,7 +4836,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4679,7 +4852,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4750,7 +4924,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4764,7 +4939,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4779,7 +4955,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such set"
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4794,7 +4971,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The set has 1 active session; pass force=true to delete it anyway"
+                     *       "error": "The set has 1 active session; pass force=true to delete it anyway",
+                     *       "code": "active_sessions"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4809,7 +4987,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4824,7 +5003,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4838,7 +5018,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4853,7 +5034,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4932,7 +5114,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4946,7 +5129,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4961,7 +5145,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such set"
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4976,7 +5161,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The event already has a set with the slug photo-wall"
+                     *       "error": "The event already has a set with the slug photo-wall",
+                     *       "code": "slug_taken"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -4991,7 +5177,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5006,7 +5193,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5020,7 +5208,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5035,7 +5224,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5092,7 +5282,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5106,7 +5297,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5120,7 +5312,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5135,7 +5328,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5209,7 +5403,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5223,7 +5418,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5237,7 +5433,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5251,7 +5448,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5265,7 +5463,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5280,7 +5479,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5354,7 +5554,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5368,7 +5569,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5383,7 +5585,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such booth key"
+                     *       "error": "no such booth key",
+                     *       "code": "no_such_booth_key"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5398,7 +5601,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still running"
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5413,7 +5617,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5428,7 +5633,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5442,7 +5648,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5457,7 +5664,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5575,7 +5783,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5589,7 +5798,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5603,7 +5813,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5617,7 +5828,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5632,7 +5844,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5740,7 +5953,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5754,7 +5968,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5768,7 +5983,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5782,7 +5998,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5797,7 +6014,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5866,7 +6084,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5880,7 +6099,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5895,7 +6115,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5910,7 +6131,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still running"
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5925,7 +6147,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5940,7 +6163,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5954,7 +6178,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -5969,7 +6194,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6041,7 +6267,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6055,7 +6282,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6069,7 +6297,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6083,7 +6312,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6098,7 +6328,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6165,7 +6396,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6179,7 +6411,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6194,7 +6427,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6209,7 +6443,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The session is not a live gallery"
+                     *       "error": "The session is not a live gallery",
+                     *       "code": "session_not_live"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6224,7 +6459,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6239,7 +6475,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6253,7 +6490,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6268,7 +6506,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6384,7 +6623,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6398,7 +6638,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6413,7 +6654,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6428,7 +6670,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "session is already completed"
+                     *       "error": "session is already completed",
+                     *       "code": "session_not_active"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6443,7 +6686,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6458,7 +6702,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6472,7 +6717,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6487,7 +6733,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6565,7 +6812,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6579,7 +6827,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6594,7 +6843,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such message"
+                     *       "error": "no such message",
+                     *       "code": "no_such_message"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6609,7 +6859,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Only a failed message can be retried; this one is delivered"
+                     *       "error": "Only a failed message can be retried; this one is delivered",
+                     *       "code": "message_not_failed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6624,7 +6875,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6639,7 +6891,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6653,7 +6906,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6668,7 +6922,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6733,7 +6988,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6747,7 +7003,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6762,7 +7019,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such session"
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6777,7 +7035,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Messages were queued meanwhile: try again"
+                     *       "error": "Messages were queued meanwhile: try again",
+                     *       "code": "concurrent_change"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6792,7 +7051,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6807,7 +7067,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6821,7 +7082,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6836,7 +7098,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6901,7 +7164,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6915,7 +7179,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6930,7 +7195,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such event"
+                     *       "error": "no such event",
+                     *       "code": "no_such_event"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6945,7 +7211,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Messages were queued meanwhile: try again"
+                     *       "error": "Messages were queued meanwhile: try again",
+                     *       "code": "concurrent_change"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6960,7 +7227,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6975,7 +7243,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -6989,7 +7258,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7004,7 +7274,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7071,7 +7342,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7085,7 +7357,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7099,7 +7372,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7114,7 +7388,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7185,7 +7460,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7199,7 +7475,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7214,7 +7491,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "the address is not suppressed"
+                     *       "error": "the address is not suppressed",
+                     *       "code": "not_suppressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7229,7 +7507,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still running"
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7244,7 +7523,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7259,7 +7539,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7273,7 +7554,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7288,7 +7570,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7341,7 +7624,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7355,7 +7639,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7369,7 +7654,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7384,7 +7670,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7439,7 +7726,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7453,7 +7741,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7467,7 +7756,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7482,7 +7772,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7573,7 +7864,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7587,7 +7879,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7601,7 +7894,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A staff member with the email grace@example.org already exists"
+                     *       "error": "A staff member with the email grace@example.org already exists",
+                     *       "code": "email_taken"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7615,7 +7909,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7629,7 +7924,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7644,7 +7940,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7708,7 +8005,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7722,7 +8020,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7737,7 +8036,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such staff member"
+                     *       "error": "no such staff member",
+                     *       "code": "no_such_member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7752,7 +8052,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This is the last owner: make another member owner first"
+                     *       "error": "This is the last owner: make another member owner first",
+                     *       "code": "last_owner"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7767,7 +8068,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7782,7 +8084,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7796,7 +8099,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7811,7 +8115,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7890,7 +8195,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7904,7 +8210,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7919,7 +8226,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such staff member"
+                     *       "error": "no such staff member",
+                     *       "code": "no_such_member"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7934,7 +8242,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This is the last owner: make another member owner first"
+                     *       "error": "This is the last owner: make another member owner first",
+                     *       "code": "last_owner"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7949,7 +8258,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7964,7 +8274,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7978,7 +8289,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7993,7 +8305,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8039,7 +8352,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8053,7 +8367,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8067,7 +8382,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8082,7 +8398,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8152,7 +8469,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8166,7 +8484,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8181,7 +8500,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Set up your own second factor first (POST /api/auth/two-factor/enable)"
+                     *       "error": "Set up your own second factor first (POST /api/auth/two-factor/enable)",
+                     *       "code": "own_two_factor_required"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8196,7 +8516,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8211,7 +8532,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8225,7 +8547,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8240,7 +8563,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8311,7 +8635,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8325,7 +8650,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8339,7 +8665,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8354,7 +8681,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8465,7 +8793,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8479,7 +8808,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8493,7 +8823,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such person"
+                     *       "error": "no such person",
+                     *       "code": "no_such_person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8507,7 +8838,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8522,7 +8854,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8593,7 +8926,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8607,7 +8941,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Origin not trusted: https://elsewhere.example",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8622,7 +8957,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such person"
+                     *       "error": "no such person",
+                     *       "code": "no_such_person"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8637,7 +8973,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "A request with this Idempotency-Key is still running"
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8652,7 +8989,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8667,7 +9005,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "This Idempotency-Key was already used for another request"
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8681,7 +9020,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8696,7 +9036,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8780,7 +9121,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8794,7 +9136,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role does not allow this"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8808,7 +9151,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8823,7 +9167,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8885,7 +9230,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8899,7 +9245,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Invalid email or password"
+                     *       "error": "Invalid email or password",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8913,7 +9260,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8927,7 +9275,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8941,7 +9290,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8955,7 +9305,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8970,7 +9321,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9006,7 +9358,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9020,7 +9373,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9034,7 +9388,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9048,7 +9403,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9063,7 +9419,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9116,7 +9473,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9130,7 +9488,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Staff sign-in required"
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9144,7 +9503,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9158,7 +9518,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9172,7 +9533,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9186,7 +9548,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9201,7 +9564,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9248,7 +9612,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9262,7 +9627,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Invalid code"
+                     *       "error": "Invalid code",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9276,7 +9642,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9290,7 +9657,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9304,7 +9672,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9318,7 +9687,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9333,7 +9703,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9386,7 +9757,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9400,7 +9772,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Invalid code"
+                     *       "error": "Invalid code",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9414,7 +9787,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9428,7 +9802,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9442,7 +9817,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9456,7 +9832,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9471,7 +9848,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9524,7 +9902,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9538,7 +9917,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Invalid code"
+                     *       "error": "Invalid code",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9552,7 +9932,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9566,7 +9947,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9580,7 +9962,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9594,7 +9977,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9609,7 +9993,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9660,7 +10045,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9674,7 +10060,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Invalid code"
+                     *       "error": "Invalid code",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9688,7 +10075,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Origin not trusted"
+                     *       "error": "Invalid origin",
+                     *       "code": "untrusted_origin"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9702,7 +10090,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9716,7 +10105,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Too many requests. Try again in a minute."
+                     *       "error": "Too many requests. Try again in a minute.",
+                     *       "code": "rate_limited"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9730,7 +10120,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9745,7 +10136,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9796,7 +10188,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Bad request"
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9810,7 +10203,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9825,7 +10219,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9912,7 +10307,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not ready"
+                     *       "error": "database unreachable",
+                     *       "code": "not_ready"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10001,7 +10397,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Webhook credentials required"
+                     *       "error": "Webhook credentials required",
+                     *       "code": "unauthorized"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10015,7 +10412,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/json"
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10029,7 +10427,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10044,7 +10443,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10105,7 +10505,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Twilio signature required"
+                     *       "error": "Twilio signature required",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10119,7 +10520,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/x-www-form-urlencoded"
+                     *       "error": "Unsupported Media Type: send application/x-www-form-urlencoded",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10133,7 +10535,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10148,7 +10551,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10204,7 +10608,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Twilio signature required"
+                     *       "error": "Twilio signature required",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10218,7 +10623,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Unsupported Media Type: send application/x-www-form-urlencoded"
+                     *       "error": "Unsupported Media Type: send application/x-www-form-urlencoded",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10232,7 +10638,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "Internal server error"
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -10247,7 +10654,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment."
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
