@@ -81,6 +81,28 @@ describe('GET /staff/people', () => {
     expect(await (await find(`email=nobody.${unique()}@example.org`)).json()).toEqual({ people: [] })
   })
 
+  it('when a guest gave a phone first and later an email with it, then the email finds them too (the customer, linked by phone, keeps no email)', async () => {
+    const tag = unique()
+    const grace = {
+      name: `Grace Hopper${tag}`,
+      email: `grace.${tag}@example.org`,
+      phone: `+1415556${String(Math.floor(Math.random() * 9000) + 1000)}`,
+    }
+    const [first, second] = await Promise.all([seedEvent(app.orm), seedEvent(app.orm)])
+    await registerGuests(app, first.sets[0]!.id, [{ name: grace.name, phone: grace.phone }])
+    await registerGuests(app, second.sets[0]!.id, [{ name: grace.name, email: grace.email, phone: grace.phone }])
+    const person = {
+      id: expect.any(String),
+      email: null,
+      phone: grace.phone,
+      name: grace.name,
+      registrations: 2,
+      events: expect.arrayContaining([expect.objectContaining({ id: first.event.id }), expect.objectContaining({ id: second.event.id })]),
+    }
+    expect((await (await find(`email=${encodeURIComponent(grace.email.toUpperCase())}`)).json()).people).toEqual([person])
+    expect((await (await find(`phone=${encodeURIComponent(grace.phone)}`)).json()).people).toEqual([person])
+  })
+
   it('when neither or both are given, or the phone is not one, then 400', async () => {
     expect((await find('')).status).toBe(400)
     expect((await find('email=a@example.org&phone=%2B14155552671')).status).toBe(400)

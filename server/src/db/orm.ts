@@ -37,6 +37,7 @@ import { AuditSchema } from './migrations/20261128-audit.js'
 import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
 import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
+import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
@@ -112,6 +113,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-booth-key-scope', class: BoothKeyScopeSchema },
         { name: '20261128-invited-passwords', class: InvitedPasswordsSchema },
         { name: '20261128-upload-grants', class: UploadGrantsSchema },
+        { name: '20261129-person-lookup', class: PersonLookupSchema },
         { name: '20261128-two-factor', class: TwoFactorSchema },
       ],
       silent: true,

@@ -17,8 +17,13 @@ const PERSON = `select c.id, c.email, c.phone, c.first_name, c.last_name,
     from customer c`
 
 export const PEOPLE_QUERIES = {
-  byEmail: `${PERSON} where lower(c.email) = lower(?)`,
-  byPhone: `${PERSON} where c.phone = ?`,
+  // The customer's own address, or any guest row's: a customer linked by phone keeps the email of
+  // its first registration only (and one linked by email, its first phone). Parameters: the value twice.
+  byEmail: `${PERSON} where c.id in (select id from customer where lower(email) = lower(?)
+                                       union select customer_id from session_guest where lower(email) = lower(?))
+   order by c.created_at, c.id`,
+  byPhone: `${PERSON} where c.id in (select id from customer where phone = ? union select customer_id from session_guest where phone = ?)
+   order by c.created_at, c.id`,
   /** Their guest rows, oldest session first, with where each was. */
   registrations: `select g.id as guest_id, g.first_name, g.last_name, g.email, g.phone, g.marketing_opt_in, g.listed, g.privacy_notice_version,
          ${epochMillis('coalesce(g.registered_at, s.created_at)')} as registered_at,

@@ -29,8 +29,11 @@ export function queriedPhone(typed: string): string {
 /** Everyone registered with this email (whatever its case) or this phone (as typed: E.164, or US without a country code). */
 export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?: string; phone?: string }) {
   let rows: PersonRow[]
-  if (query.email !== undefined) rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byEmail, [query.email])
-  else rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byPhone, [queriedPhone(query.phone ?? '')])
+  if (query.email !== undefined) rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byEmail, [query.email, query.email])
+  else {
+    const phone = queriedPhone(query.phone ?? '')
+    rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byPhone, [phone, phone])
+  }
   return {
     people: rows.map((row) => ({
       id: row.id,

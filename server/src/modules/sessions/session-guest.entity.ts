@@ -28,7 +28,12 @@ export const SessionGuestSchema = new EntitySchema<SessionGuest>({
   class: SessionGuest,
   tableName: 'session_guest',
   uniques: [{ name: 'session_guest_session_id_position_unique', properties: ['session', 'position'] }],
-  indexes: [{ name: 'session_guest_customer_id_index', properties: ['customer'] }],
+  indexes: [
+    { name: 'session_guest_customer_id_index', properties: ['customer'] },
+    // A person is looked up by any address or number they gave (modules/people).
+    { name: 'session_guest_email_index', expression: 'create index session_guest_email_index on session_guest (lower(email))' },
+    { name: 'session_guest_phone_index', expression: 'create index session_guest_phone_index on session_guest (phone)' },
+  ],
   checks: [
     { name: 'session_guest_contact_check', expression: 'email is not null or phone is not null' },
     { name: 'session_guest_position_check', expression: 'position >= 1 and position <= 12' },
