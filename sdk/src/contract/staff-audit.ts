@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { EpochMillis, Id, PlainText } from '../schemas/common.js'
+import { EpochMillis, Id, LAST_MILLISECOND, PlainText } from '../schemas/common.js'
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { STAFF_ROLES } from '../schemas/staff.js'
 import { staffRead } from './base.js'
@@ -52,8 +52,8 @@ export const staffAudit = {
         memberId: Filter.optional(),
         action: Filter.optional(),
         targetId: Filter.optional(),
-        since: z.coerce.number<number>().int().min(0).optional().describe('From this time (epoch ms), inclusive'),
-        until: z.coerce.number<number>().int().min(0).optional().describe('Before this time (epoch ms)'),
+        since: z.coerce.number<number>().int().min(0).max(LAST_MILLISECOND).optional().describe('From this time (epoch ms), inclusive'),
+        until: z.coerce.number<number>().int().min(0).max(LAST_MILLISECOND).optional().describe('Before this time (epoch ms)'),
         cursor: Filter.optional(),
         limit: z.coerce.number<number>().int().min(1).max(200).default(50),
       }),

@@ -50,3 +50,6 @@ function isWellFormed(text: string): boolean {
 
 /** Milliseconds since the Unix epoch. */
 export const EpochMillis = z.int().nonnegative()
+
+/** The last millisecond of the year 9999: as far as PostgreSQL's timestamps (and ISO 8601) go. */
+export const LAST_MILLISECOND = 253_402_300_799_999

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 
-import { EpochMillis, Id, PathKey, PlainText, Slug } from './common.js'
+import { EpochMillis, Id, LAST_MILLISECOND, PathKey, PlainText, Slug } from './common.js'
 import { CountryCode, PrivacyNotice } from './event.js'
 import {
   EXAMPLE_AUTH_USER,
@@ -41,8 +41,8 @@ export const StaffRole = z.enum(STAFF_ROLES)
 export const PASSWORD_LENGTH = { min: 12, max: 128 } as const
 
 const Name = PlainText.trim().min(1, 'Name is required').max(200)
-/** An event's start: no later than the last millisecond of the year 9999, as far as PostgreSQL's timestamps (and ISO 8601) go. */
-const StartAt = EpochMillis.max(253_402_300_799_999, 'A start time before the year 10000')
+/** An event's start: no later than the last millisecond of the year 9999. */
+const StartAt = EpochMillis.max(LAST_MILLISECOND, 'A start time before the year 10000')
 
 /** How long an event keeps its guests' data, in days after its start. */
 const RetentionDays = z.int().min(1).max(3650)
