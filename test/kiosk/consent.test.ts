@@ -100,6 +100,14 @@ describe('the event as the kiosk sees it', () => {
       body: { slug, name: 'X', startAt: 0, privacyNotice: { version: '1' } },
     })
     expect(bare.status).toBe(400)
+    // The kiosk and the email open the notice's link: a web page only.
+    for (const url of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {
+      const scripted = await staffFetch(app, staff, '/staff/events', {
+        method: 'POST',
+        body: { slug, name: 'X', startAt: 0, privacyNotice: { version: '1', url } },
+      })
+      expect(scripted.status, url).toBe(400)
+    }
     expect((await fetch(`${app.url}/gallery/events/${slug}`)).status).toBe(404)
     expect(await app.orm.em.fork().count('Event', { slug })).toBe(0)
   })

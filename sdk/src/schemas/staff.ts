@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { EpochMillis, Id, LAST_MILLISECOND, PathKey, PlainText, Slug } from './common.js'
-import { CountryCode, PrivacyNotice } from './event.js'
+import { CountryCode, NewPrivacyNotice, PrivacyNotice } from './event.js'
 import {
   EXAMPLE_AUTH_USER,
   EXAMPLE_IDS,
@@ -98,7 +98,7 @@ export const NewEvent = z
     startAt: StartAt,
     isPrivate: z.boolean().default(true).describe('Private by default: a public event page is a choice'),
     phoneCountry: CountryCode.optional().describe('Phones typed without a country code are read as from here (default US)'),
-    privacyNotice: PrivacyNotice.optional(),
+    privacyNotice: NewPrivacyNotice.optional(),
     listGuestsByDefault: z.boolean().default(true),
     retentionDays: RetentionDays.optional().describe("Default: the instance's RETENTION_DAYS"),
   })
@@ -111,7 +111,7 @@ export const EventChanges = z
     startAt: StartAt,
     isPrivate: z.boolean(),
     phoneCountry: CountryCode.nullable(),
-    privacyNotice: PrivacyNotice.nullable(),
+    privacyNotice: NewPrivacyNotice.nullable(),
     listGuestsByDefault: z.boolean(),
     retentionDays: RetentionDays.nullable().describe("Longer or shorter before the purge runs; null: the instance's default"),
   })
