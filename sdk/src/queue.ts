@@ -134,6 +134,8 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
   private lastSentAt = -Infinity
   private waitingSince: number | undefined
   private nextSeq = 0
+  /** The last save asked for: each waits for the one before. */
+  private saving: Promise<unknown> = Promise.resolve()
   /** Resolves once the stored entries are loaded and the queue is sending. */
   readonly ready: Promise<void>
   private idle: (() => void)[] = []
@@ -235,7 +237,11 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
   private async add<T>(call: QueuedCall, photos?: (Blob | Uint8Array)[], id = newIdempotencyKey()): Promise<QueueOutcome<T>> {
     await this.ready
     const entry: QueueEntry = { ...call, id, seq: this.nextSeq++, queuedAt: this.clock.now(), tries: 0, ...(photos ? { photos } : {}) }
-    await this.store.save(entry)
+    // Saves are chained, so entries join the line in the order of the calls: a store's saves (a file's
+    // fsync) may finish in any order, and calls made at once would otherwise be sent out of order.
+    const saved = this.saving.then(() => this.store.save(entry))
+    this.saving = saved.catch(() => undefined)
+    await saved
     const outcome = new Promise<{ sent: unknown } | { queued: true } | { failed: unknown }>((resolve) => this.firstOutcome.set(id, resolve))
     this.entries.push(entry)
     this.emit('queued', { call: info(entry), count: this.count })

@@ -138,6 +138,28 @@ describe('the offline queue of a kiosk', () => {
     expect(await labelsOf(sets[0]!.id)).toEqual(['Kept'])
   })
 
+  it('when a kiosk makes calls at once, without waiting for each, then they are sent in the order they were made', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const queue = kioskQueue({ store: fileStore(join(directory, 'at-once')) })
+    // Twelve guests and one in turn: saves of different sizes finish in any order.
+    const names = Array.from({ length: 10 }, (_, index) => `Call${String(index + 1).padStart(2, '0')}`)
+    await Promise.all(
+      names.map((name, index) =>
+        queue.registerGuests({
+          params: { setId: sets[0]!.id },
+          body: {
+            guests: Array.from({ length: index % 2 === 0 ? 12 : 1 }, (_, guest) => ({
+              name: `${name} ${guest}`,
+              email: `c${index}.${guest}@example.org`,
+            })),
+          },
+        }),
+      ),
+    )
+    await queue.drained()
+    expect((await labelsOf(sets[0]!.id)).map((label) => label.slice(0, 6))).toEqual(names)
+  })
+
   it('when the service answers, then the registration is sent at once, and a guest’s mistake is given back to be fixed, not queued', async () => {
     const { sets } = await seedEvent(app.orm)
     const queue = kioskQueue()
