@@ -22,6 +22,9 @@ export type ValidationIssue = { code: string; path: (string | number)[]; message
  */
 export const ERROR_CODES: Readonly<Record<number, string>> = ORPC_STATUS_CODES
 
+/** The stable code of the service's plain-text answers (a booth's bearer failure, a byte route's 404). */
+const PLAIN_TEXT_CODES: Readonly<Record<number, ErrorCode>> = { 401: 'unauthorized', 404: 'not_found' }
+
 /** The error codes a route declares, with their statuses: what the minified contract carries. */
 export type DeclaredErrors = Readonly<Record<string, { status?: number } | undefined>>
 
@@ -88,11 +91,24 @@ export class ApiError<TCode extends string = string, TData = unknown> extends Er
 }
 
 /**
- * Whether a caught error is an answer its route declares: narrows a route's errors to its declared
- * `ApiError`s, so that a `switch` over `code` is exhaustive. oRPC's `isDefinedError`, for `ApiError`.
+ * Whether anything is an oRPC error to oRPC itself: an `ApiError`, oRPC's `ORPCError` (any copy of
+ * it in the app) or a subclass of one, as oRPC's own `instanceof ORPCError` decides, by its registry.
  */
-export function isDefinedError<T>(error: T): error is Extract<T, ApiError> {
-  return error instanceof ApiError && error.defined
+function isORPCError(error: unknown): error is ORPCError<string, unknown> {
+  if (error instanceof ApiError) return true
+  const registry = (globalThis as { [ORPC_ERROR_CONSTRUCTORS]?: WeakSet<object> })[ORPC_ERROR_CONSTRUCTORS]
+  for (let proto: unknown = isObject(error) ? Object.getPrototypeOf(error) : null; isObject(proto); proto = Object.getPrototypeOf(proto))
+    if (typeof proto.constructor === 'function' && registry?.has(proto.constructor)) return true
+  return false
+}
+
+/**
+ * Whether a caught error is an answer its route declares: narrows a route's errors to its declared
+ * `ApiError`s, so that a `switch` over `code` is exhaustive. oRPC's `isDefinedError`, which also
+ * takes oRPC's own `ORPCError`s (an app's other oRPC clients).
+ */
+export function isDefinedError<T>(error: T): error is Extract<T, ORPCError<string, unknown>> {
+  return isORPCError(error) && error.defined
 }
 
 /**
@@ -190,8 +206,10 @@ export function decodeErrorBody(
     return new ApiError(code, { ...base, message: error, data: Object.keys(extra).length > 0 ? extra : undefined })
   }
   if (typeof body === 'string') {
-    // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes.
-    return new ApiError(code, { ...base, message: body || `HTTP ${status}`, data: undefined })
+    // Plain-text answers: `Unauthorized` from the booth routes, `Not Found` from the byte routes. The
+    // spec gives them no code; the SDK names them by their status, as a declared error's type says.
+    const plainCode = PLAIN_TEXT_CODES[status]
+    return new ApiError(code, { ...base, message: body || `HTTP ${status}`, data: plainCode ? { code: plainCode } : undefined })
   }
   return new ApiError(code, { ...base, message: `HTTP ${status}`, data: body })
 }

@@ -309,8 +309,10 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
         if (!isTransient(error)) {
           const photos = await Promise.all((entry.photos ?? []).map(inMemory)).catch(() => undefined)
           await this.forget(entry)
-          this.emit('failed', { call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) })
-          this.settle(entry.id, { failed: error })
+          // A caller still waiting (a call sent at once) gets the refusal itself; only a call given
+          // back as queued comes back as an event: one or the other, never both.
+          if (this.firstOutcome.has(entry.id)) this.settle(entry.id, { failed: error })
+          else this.emit('failed', { call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) })
           continue
         }
         entry.tries++

@@ -48,6 +48,26 @@ describe('the SDK against a live server', () => {
     expect(rows.map((row) => row.id)).toEqual([first.id])
   })
 
+  it('when a booth key is refused (the plain text `Unauthorized`), then the declared error still carries its code, as its type says', async () => {
+    const booth = createClient({ baseUrl: app.url, boothKey: 'pbk_nope_nope' })
+    const [error] = await safe(booth.booth.listEvents())
+    if (!isDefinedError(error)) throw new Error(`expected a defined 401, got ${String(error)}`)
+    expect([error.status, error.code, error.message, error.data.code]).toEqual([401, 'UNAUTHORIZED', 'Unauthorized', 'unauthorized'])
+  })
+
+  it('when an app also has oRPC’s own errors, then isDefinedError and safe take them as oRPC does', async () => {
+    const own = new ORPCError('NOT_FOUND', { defined: true, data: { id: 'x' } })
+    const undeclared = new ORPCError('NOT_FOUND', { data: { id: 'x' } })
+    expect([isDefinedError(own), isDefinedError(undeclared), isDefinedError(new Error('x')), isDefinedError(undefined)]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ])
+    const [error, , isDefined] = await safe(Promise.reject(own))
+    expect([error, isDefined]).toEqual([own, true])
+  })
+
   it('when a slug names nothing, then a typed NOT_FOUND error carries the API text', async () => {
     const client = createClient({ baseUrl: app.url })
     const [error, data, isDefined] = await safe(client.kiosk.getContext({ eventSlug: 'nope', setSlug: 'nope' }))

@@ -163,6 +163,7 @@ describe('the offline queue of a kiosk', () => {
   it('when the service answers, then the registration is sent at once, and a guest’s mistake is given back to be fixed, not queued', async () => {
     const { sets } = await seedEvent(app.orm)
     const queue = kioskQueue()
+    const events = record(queue)
     const sent = await queue.registerGuests({
       params: { setId: sets[0]!.id },
       body: { guests: [{ name: 'Now', email: 'now@example.org' }] },
@@ -171,6 +172,8 @@ describe('the offline queue of a kiosk', () => {
     await expect(
       queue.registerGuests({ params: { setId: sets[0]!.id }, body: { guests: [{ name: 'Bad Phone', phone: '12' }] } }),
     ).rejects.toMatchObject({ status: 400 })
+    // The guest at the screen sees the refusal; no `failed` event tells staff a guest has gone.
+    expect(events.filter((event) => event.type === 'failed')).toEqual([])
     expect(queue.count).toBe(0)
     expect(await labelsOf(sets[0]!.id)).toEqual(['Now'])
   })
