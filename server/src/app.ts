@@ -32,7 +32,7 @@ import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/id
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { receiptRoutes } from './modules/receipts/receipts.routes.js'
 import { authRoutes } from './modules/staff/auth.routes.js'
-import { checkOrigin, staffAuthentication, staffOf } from './modules/staff/staff-auth.middleware.js'
+import { checkOrigin, staffAuthentication, staffGates, staffOf } from './modules/staff/staff-auth.middleware.js'
 import { photoBytesRoutes } from './modules/storage/photo-bytes.routes.js'
 import { router } from './router.js'
 
@@ -75,7 +75,7 @@ export function createApp(services: Services): Express {
   app.use('/photos', photoBytesRoutes(services))
   app.use('/booth', boothAuthentication(services))
   // The audit trail records what a member asked, refusals of an untrusted origin included.
-  app.use('/staff', staffAuthentication(services), auditTrail(services), checkOrigin(services.config.staffAuth.trustedOrigins))
+  app.use('/staff', staffAuthentication(services), auditTrail(services), staffGates, checkOrigin(services.config.staffAuth.trustedOrigins))
   // The booth's and staff's changes are what move a gallery's version (gallery-versions.ts); once
   // authenticated, so that no stranger's request empties the cache.
   app.use(['/booth', '/staff'], versions.dropOnChange)

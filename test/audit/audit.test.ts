@@ -9,7 +9,7 @@ import { pruneAuditEvents } from '@photobooth/server/modules/audit/audit.service
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { registerGuests, startTestServer, type TestServer } from '../support/harness.js'
-import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
+import { sessionCookie, signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 import { until } from '../support/until.js'
 
 const lines: string[] = []
@@ -179,5 +179,28 @@ describe('the audit trail', () => {
     expect((await trail(`memberId=${owner.memberId}`)).events).toHaveLength(3)
     await pruneAuditEvents({ orm: app.orm, config: app.config, now: () => new Date(Date.now() + (days + 1) * 86_400_000) })
     expect((await trail(`memberId=${owner.memberId}`)).events).toEqual([])
+  })
+
+  it('when an invited member who has not changed their password tries a change, then the 403 is in the trail too', async () => {
+    // Invited by an owner of its own: the other tests count this owner's and this event's rows.
+    const inviter = await signedInStaff(app, 'Other Owner', 'owner')
+    const email = `invited-${Date.now()}@example.org`
+    const invited = await staffFetch(app, inviter, '/staff/members', {
+      method: 'POST',
+      body: { email, name: 'Ivy Invited', role: 'manager' },
+    })
+    const {
+      member: { id: memberId },
+      password,
+    } = (await invited.json()) as { member: { id: string }; password: string }
+    const { headers } = await app.auth.api.signInEmail({ body: { email, password }, returnHeaders: true })
+    const cookie = sessionCookie({ headers, status: 200 })
+    const session: StaffSession = { memberId, email, password, cookie, headers: { cookie, origin: new URL(app.config.publicUrl).origin } }
+    const refused = await staffFetch(app, session, `/staff/events/${eventId}`, { method: 'PATCH', body: { name: 'Renamed' } })
+    expect([refused.status, (await refused.json()).code]).toEqual([403, 'password_change_required'])
+    const { events } = await trailOf(memberId, 1)
+    expect(events.map((event) => [event.action, event.role, event.status, event.targets, event.requestId])).toEqual([
+      ['updateEvent', 'manager', 403, { eventId }, refused.headers.get('x-request-id')],
+    ])
   })
 })

@@ -27,6 +27,8 @@ export const CHANGE_PASSWORD_FIRST = errorBody(
 export const STAFF_UNAUTHORIZED = errorBody('unauthorized', 'Staff sign-in required')
 
 const members = new WeakMap<IncomingMessage, StaffCaller>()
+/** A signed-in member's request that their account's state refuses (a password to change, a second factor to set up). */
+const gateRefusals = new WeakMap<IncomingMessage, typeof CHANGE_PASSWORD_FIRST>()
 
 /** The staff member whose session authenticated this request (staff routes only). */
 export const staffOf = (req: IncomingMessage): StaffCaller | undefined => members.get(req)
@@ -88,15 +90,22 @@ export function staffAuthentication(services: Pick<Services, 'auth' | 'orm'>): R
       const { user } = response
       members.set(req, { memberId: user.id, email: user.email, name: user.name, role: roleOf(user.role) })
       // Until then, only who they are: a password someone else knows opens nothing, nor does a
-      // password alone where the team requires a second factor.
+      // password alone where the team requires a second factor. Refused by `staffGates`, after the
+      // audit trail has seen the request, so that the refusal is recorded as any other.
       const onlyWhoTheyAre = req.method === 'GET' && req.path === '/me'
-      if (user.mustChangePassword === true && !onlyWhoTheyAre) return sendError(res, 403, CHANGE_PASSWORD_FIRST)
-      if (user.twoFactorEnabled !== true && !onlyWhoTheyAre && (await currentTeamSettings(services.orm.em.fork())).requireTwoFactor) {
-        return sendError(res, 403, SET_UP_TWO_FACTOR)
-      }
+      if (user.mustChangePassword === true && !onlyWhoTheyAre) gateRefusals.set(req, CHANGE_PASSWORD_FIRST)
+      else if (user.twoFactorEnabled !== true && !onlyWhoTheyAre && (await currentTeamSettings(services.orm.em.fork())).requireTwoFactor)
+        gateRefusals.set(req, SET_UP_TWO_FACTOR)
       next()
     } catch (error) {
       next(error)
     }
   }
+}
+
+/** The 403 of a member whose account must change first (staffAuthentication found it), after the audit trail. */
+export const staffGates: RequestHandler = (req, res, next) => {
+  const refusal = gateRefusals.get(req)
+  if (refusal) return sendError(res, 403, refusal)
+  next()
 }
