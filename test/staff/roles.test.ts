@@ -10,7 +10,7 @@ import { mayAct, type StaffRole } from '@photobooth/server/modules/staff/roles'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
-import { startTestServer, withTestServer, type TestServer } from '../support/harness.js'
+import { registerGuests, startTestServer, withTestServer, type TestServer } from '../support/harness.js'
 import { signedInStaff, signIn, sessionCookie, staffFetch, type StaffSession } from '../support/staff.js'
 import { until } from '../support/until.js'
 
@@ -124,6 +124,28 @@ describe('roles on every staff route', () => {
     expect((await staffFetch(app, sessions.owner, `/staff/events/${id}`, { method: 'PATCH', body: { retentionDays: 30 } })).status).toBe(
       200,
     )
+  })
+
+  it('when a manager moves the start of an event that holds guests later, then 403 (their data would be kept longer); earlier, or before any guest, it works', async () => {
+    const startAt = Date.now()
+    const created = await staffFetch(app, sessions.manager, '/staff/events', {
+      method: 'POST',
+      body: { slug: `later-${Date.now()}`, name: 'Later', startAt },
+    })
+    const { id } = await created.json()
+    const move = (session: StaffSession, to: number) =>
+      staffFetch(app, session, `/staff/events/${id}`, { method: 'PATCH', body: { startAt: to } })
+    // No guest yet: setting the date up is a manager's work.
+    expect((await move(sessions.manager, startAt + 86_400_000)).status).toBe(200)
+    const set = await staffFetch(app, sessions.manager, `/staff/events/${id}/sets`, {
+      method: 'POST',
+      body: { slug: 'wall', name: 'Wall' },
+    })
+    await registerGuests(app, (await set.json()).id, [{ name: 'Ada', email: 'ada@example.org' }])
+    const later = await move(sessions.manager, 253_402_200_000_000)
+    expect([later.status, (await later.json()).code]).toEqual([403, 'insufficient_role'])
+    expect((await move(sessions.manager, startAt)).status).toBe(200)
+    expect((await move(sessions.owner, startAt + 86_400_000)).status).toBe(200)
   })
 })
 

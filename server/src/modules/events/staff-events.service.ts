@@ -154,6 +154,14 @@ export async function updateStaffEvent(deps: Deps, { eventId, changes }: { event
   checkRetentionRole(deps.staff, changes)
   const event = await deps.em.findOne(Event, eventId)
   if (!event) throw new AppError('no_such_event', NO_SUCH_EVENT)
+  // Guests' data is kept for a time after the start: a later start keeps theirs longer, which is the
+  // owners' to decide as `retentionDays` is. An earlier one, or any before the first registration, is not.
+  if (
+    changes.startAt !== undefined &&
+    changes.startAt > event.startAt.getTime() &&
+    (await deps.em.count(Session, { set: { event: eventId } })) > 0
+  )
+    requireOwnerFor(deps.staff, 'a later start keeps its guests’ data longer')
   deps.em.assign(event, eventColumns(changes))
   await refusingTakenSlug(deps.em.flush(), eventSlugTaken(event.slug))
   return getStaffEvent(deps, { eventId })
