@@ -344,6 +344,30 @@ describe('Twilio callbacks', () => {
     expect(await suppressionsOf({ phone })).toEqual([{ channel: 'sms', reason: 'unsubscribed', since: expect.any(Number) }])
   })
 
+  it('when a provider’s refusal quotes the number or the address, then the message’s reason, which staff read, does not', async () => {
+    const phone = newPhone()
+    twilio.queue({
+      ...TWILIO_UNSUBSCRIBED,
+      body: { ...(TWILIO_UNSUBSCRIBED.body as object), message: `Attempt to send to unsubscribed recipient ${phone}` },
+    })
+    const sms = await sentGallery({ phone })
+    expect(sms.messages[0]).toMatchObject({
+      status: 'failed',
+      last_error: 'Twilio refused the message: Attempt to send to unsubscribed recipient +…',
+    })
+    const email = newEmail()
+    postmark.queue({
+      status: 422,
+      body: {
+        ErrorCode: 406,
+        Message: `You tried to send to recipient(s) that have been marked as inactive. Found inactive addresses: ${email}.`,
+      },
+    })
+    const mail = await sentGallery({ email })
+    expect(mail.messages[0]!.status).toBe('failed')
+    expect(mail.messages[0]!.last_error).not.toContain(email)
+  })
+
   it('when a callback is unsigned, signed with another token, or its fields or URL were changed, then 403 and nothing changes', async () => {
     const phone = newPhone()
     const { sessionId, messages } = await sentGallery({ phone })

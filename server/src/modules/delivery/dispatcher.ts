@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 
 import { DEFAULT_DISPATCHER_SETTINGS } from '../../config.js'
 import type { Services } from '../../context.js'
-import { describeError } from '../../logger.js'
+import { describeError, redact } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { CHANNELS, OutboxMessage, type Channel } from './outbox-message.entity.js'
 import { OUTBOX_QUERIES, type Settlement } from './outbox.queries.js'
@@ -182,7 +182,8 @@ export function startDispatcher(
         return { ...base, status: 'sent', provider_message_id: outcome.sent.providerMessageId, last_error: null }
       }
       const { error } = outcome
-      const reason = error instanceof Error ? error.message : String(error)
+      // Staff read it on the guest's message: a provider's own words may quote the address or number.
+      const reason = redact(error instanceof Error ? error.message : String(error))
       const failed = permanentlyFailed(message, error)
       metrics?.dispatchFailures.inc({ channel, kind: failed ? 'permanent' : 'transient' })
       if (error instanceof Throttled) {
