@@ -45,7 +45,8 @@ export const ERROR_CODE_TABLE = {
   // 401, 403
   unauthorized: {
     status: 401,
-    meaning: "No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).",
+    meaning:
+      "No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).",
   },
   forbidden: { status: 403, meaning: 'Refused for this caller (a webhook without its signature, a sign-in refusal).' },
   insufficient_role: { status: 403, meaning: "The staff member's role is below what the route or the change needs. Nothing changed." },

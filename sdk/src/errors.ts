@@ -223,8 +223,8 @@ const isCodeLike = (value: unknown): value is ErrorCode => typeof value === 'str
 
 /**
  * The stable code of anything caught (`no_such_set`, `invalid_phone`, `rate_limited`): `data.code`
- * of an `ApiError` from a JSON error answer, undefined for anything else (a plain-text answer, a
- * network error, an older server's answer).
+ * of an `ApiError` from an error answer (the plain-text `Unauthorized` and `Not Found` are named by
+ * their status), undefined for anything else (a network error, an older server's JSON answer).
  */
 export function errorCodeOf(error: unknown): ErrorCode | undefined {
   if (!(error instanceof ApiError)) return undefined

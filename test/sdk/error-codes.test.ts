@@ -46,7 +46,10 @@ describe('the stable error codes', () => {
       { BAD_REQUEST: { status: 400 } },
     )
     expect(invalid.data).toEqual({ issues: [], code: 'invalid_input' })
-    expect(errorCodeOf(decodeErrorBody('Unauthorized', { status: 401 }))).toBeUndefined()
+    // The plain-text answers have no code on the wire: the SDK names them by their status.
+    expect(errorCodeOf(decodeErrorBody('Unauthorized', { status: 401 }))).toBe('unauthorized')
+    expect(errorCodeOf(decodeErrorBody('Not Found', { status: 404 }))).toBe('not_found')
+    expect(errorCodeOf(decodeErrorBody('Bad Gateway', { status: 502 }))).toBeUndefined()
     expect(errorCodeOf(new Error('x'))).toBeUndefined()
   })
 

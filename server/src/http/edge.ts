@@ -77,14 +77,14 @@ function mediaTypesOf(document: OpenApiDocument, template: string, method: strin
   return declared.length > 0 ? declared : ['application/json']
 }
 
-/**
- * 415 `{ error }` for a request whose `Content-Type` is not one of `types`, or that has a body and no
- * `Content-Type`. A request without a body and without a type (a bodiless POST) passes.
- */
 /** The 415 for a route that takes `types`: also the document's example. */
 export const unsupportedMediaTypeBody = (types: string[]) =>
   errorBody('unsupported_media_type', `Unsupported Media Type: send ${types.join(' or ')}`)
 
+/**
+ * 415 `{ error }` for a request whose `Content-Type` is not one of `types`, or that has a body and no
+ * `Content-Type`. A request without a body and without a type (a bodiless POST) passes.
+ */
 function onlyMediaTypes(types: string[]): RequestHandler {
   const refusal = unsupportedMediaTypeBody(types)
   return (req, res, next) => {

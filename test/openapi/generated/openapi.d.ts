@@ -1067,7 +1067,7 @@ export type components = {
              *     - `not_utf8` (400): A text body whose bytes are not UTF-8.
              *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
              *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).
+             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
              *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
              *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
              *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
@@ -1177,7 +1177,7 @@ export type components = {
              *     - `not_utf8` (400): A text body whose bytes are not UTF-8.
              *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
              *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code).
+             *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
              *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
              *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
              *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
