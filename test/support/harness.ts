@@ -213,3 +213,6 @@ export async function expectInvalid(response: Response, paths: (string | number)
   expect(body).toEqual({ success: false, error: { name: 'ZodError', message: expect.any(String) } })
   expect(JSON.parse(body.error.message).map((issue: { path: unknown }) => issue.path)).toEqual(paths)
 }
+
+/** A text with its ids (22 random URL-safe characters) masked: a search for a name must not find one spelled by chance in an id. */
+export const withoutIds = (text: string): string => text.replace(/[A-Za-z0-9_-]{22}/g, '…')
