@@ -57,6 +57,8 @@ describe('staff credentials', () => {
 
     const changed = await changePassword({ cookie }, { currentPassword: password, newPassword: 'pale violet kettle orbit' })
     expect(changed.status).toBe(200)
+    // The answer tells the dashboard the routes are open now.
+    expect((await changed.json()).user).toMatchObject({ email, mustChangePassword: false })
     expect((await fetch(`${app.url}/staff/events`, { headers })).status).toBe(200)
     expect((await signIn(app, email, 'pale violet kettle orbit')).status).toBe(200)
   })

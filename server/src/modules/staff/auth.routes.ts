@@ -59,8 +59,7 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
         body: body && body.length > 0 ? body : undefined,
       })
       const response = await auth.handler(request)
-      if (changingPassword && response.ok) await passwordChanged(auth, response.clone())
-      await answer(res, response)
+      await answer(res, changingPassword && response.ok ? await passwordChanged(auth, response) : response)
     } catch (error) {
       next(error)
     }
@@ -73,10 +72,16 @@ function weakNewPassword(body: Buffer | undefined): string | undefined {
   return typeof newPassword === 'string' ? weakPasswordReason(newPassword) : undefined
 }
 
-/** The member has a password of their own now: an invitation's no longer holds them back. */
-async function passwordChanged(auth: Services['auth'], response: globalThis.Response): Promise<void> {
-  const { user } = ((await response.json().catch(() => undefined)) ?? {}) as { user?: { id?: unknown } }
-  if (typeof user?.id === 'string') await (await auth.$context).internalAdapter.updateUser(user.id, { mustChangePassword: false })
+/**
+ * The member has a password of their own now: an invitation's no longer holds them back. The answer
+ * says so too (Better Auth's user was read before the flag was cleared).
+ */
+async function passwordChanged(auth: Services['auth'], response: globalThis.Response): Promise<globalThis.Response> {
+  const json = ((await response.json().catch(() => undefined)) ?? {}) as { user?: { id?: unknown } & Record<string, unknown> }
+  const { user } = json
+  if (typeof user?.id !== 'string') return new globalThis.Response(JSON.stringify(json), response)
+  await (await auth.$context).internalAdapter.updateUser(user.id, { mustChangePassword: false })
+  return new globalThis.Response(JSON.stringify({ ...json, user: { ...user, mustChangePassword: false } }), response)
 }
 
 async function answer(res: Response, response: globalThis.Response): Promise<void> {
