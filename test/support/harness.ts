@@ -9,6 +9,7 @@ import { newId } from '@photobooth/server/ids'
 import { createLogger, type Logger } from '@photobooth/server/logger'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
+import { COPIES_QUERIES } from '@photobooth/server/modules/photos/photo-copies.queries'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { testDatabaseUrl } from './database-url.js'
@@ -46,8 +47,8 @@ async function leaveBucket(): Promise<void> {
  * has another storage and completes sessions gives it a database of its own (scratchDatabases):
  * another server's copies worker could not read its photos.
  */
-/** What only the copies worker's claim says (COPIES_QUERIES.claim). */
-const COPIES_CLAIM = "where image_status = 'queued' and image_due_at <= now()"
+/** The copies worker's claim, up to its first parameter: how every statement of its polls begins. */
+const COPIES_CLAIM = COPIES_QUERIES.claim.slice(0, COPIES_QUERIES.claim.indexOf('?'))
 
 export async function startTestServer(
   overrides: Partial<Settings> = {},
@@ -74,7 +75,7 @@ export async function startTestServer(
   const onQuery = (sql: string) => {
     // The copies worker's claim is a poll of its own, every few seconds: it would land among any
     // request's statements that a test counts.
-    if (!sql.includes(COPIES_CLAIM)) queries.push(sql)
+    if (!sql.startsWith(COPIES_CLAIM)) queries.push(sql)
     watchers.forEach((watch) => watch(sql))
   }
   const running = await startServer({ settings, logger: options.logger ?? createLogger({ silent: true }), onQuery, now: options.now })
