@@ -67,6 +67,10 @@ export const ERROR_CODE_TABLE = {
   // 409
   session_not_active: { status: 409, meaning: 'The session is already completed or cancelled, or was concurrently: re-read the queue.' },
   session_not_live: { status: 409, meaning: 'The session is not a live gallery (no links to send).' },
+  session_claimed: {
+    status: 409,
+    meaning: 'Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.',
+  },
   concurrent_change: {
     status: 409,
     meaning: 'Another change got there first (the same contacts being saved, a role changed meanwhile): try again.',

@@ -36,6 +36,7 @@ const NOT_FOUND_BY_PARAMETER: Record<string, CodedErrorBody> = {
 }
 
 const SESSION_NOT_ACTIVE = errorBody('session_not_active', 'session is already completed')
+const SESSION_CLAIMED = errorBody('session_claimed', 'Another booth holds this session until 2026-07-01T18:25:12.000Z')
 const STORAGE_NOT_CONFIGURED = errorBody('storage_not_configured', 'photo storage is not configured')
 const SLUG_TAKEN = errorBody('slug_taken', 'An event with the slug summer-gala already exists')
 const SET_SLUG_TAKEN = errorBody('slug_taken', 'The event already has a set with the slug photo-wall')
@@ -53,6 +54,8 @@ const OWN_WORDS: Record<string, Record<string, CodedErrorBody>> = {
   createUploads: { '409': SESSION_NOT_ACTIVE, '503': STORAGE_NOT_CONFIGURED },
   completeSession: { '409': SESSION_NOT_ACTIVE, '503': STORAGE_NOT_CONFIGURED },
   cancelSession: { '409': SESSION_NOT_ACTIVE },
+  claimSession: { '409': SESSION_CLAIMED },
+  releaseSession: { '409': SESSION_CLAIMED },
   track: { '400': errorBody('bad_body', 'bad body') },
   contact: {
     '400': errorBody('unknown_fields', 'Unknown fields: Fax'),

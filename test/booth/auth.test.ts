@@ -57,6 +57,18 @@ const answerPastAuthentication: Record<BoothProcedure, (response: Response) => P
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
   },
+  claimNext: async (response) => {
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such set', code: 'no_such_set' })
+  },
+  claim: async (response) => {
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
+  },
+  release: async (response) => {
+    expect(response.status).toBe(404)
+    expect(await response.json()).toEqual({ error: 'no such session', code: 'no_such_session' })
+  },
 }
 
 const call = (route: { method: string; path: string }, authorization?: string) =>

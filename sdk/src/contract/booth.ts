@@ -3,12 +3,17 @@ import { z } from 'zod'
 import {
   BoothEvent,
   CancelledSession,
+  ClaimedSession,
+  ClaimHolder,
+  ClaimRequest,
   CompletedSession,
   CompleteRequest,
   QueuedSession,
+  ReleaseRequest,
   UploadRequest,
   UploadTarget,
 } from '../schemas/booth.js'
+import { Id } from '../schemas/common.js'
 import { SetSummary } from '../schemas/event.js'
 import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
 import { base, idempotencyErrors, notFound, pathKey } from './base.js'
@@ -27,6 +32,22 @@ const conflict = { CONFLICT: { status: 409, message: 'The session is no longer a
 const keyReused = { UNPROCESSABLE_CONTENT: idempotencyErrors.UNPROCESSABLE_CONTENT } as const
 const storageMissing = { SERVICE_UNAVAILABLE: { status: 503, message: 'Photo storage is not configured' } } as const
 const sessionParams = z.object({ params: z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }) })
+const claimConflict = {
+  CONFLICT: { status: 409, message: 'The session is no longer active, or another booth holds it' },
+} as const
+const EXAMPLE_QUEUED_SESSION = {
+  id: EXAMPLE_IDS.session,
+  label: 'Ada & Grace',
+  createdAt: 1782929052000,
+  guests: [
+    { name: 'Ada Lovelace', firstName: 'Ada', lastName: 'Lovelace' },
+    { name: 'Grace Hopper', firstName: 'Grace', lastName: 'Hopper' },
+  ],
+}
+const EXAMPLE_CLAIMED_SESSION = {
+  ...EXAMPLE_QUEUED_SESSION,
+  claim: { holder: 'Mirror booth 1', claimedAt: 1782929112000, expiresAt: 1782930012000 },
+}
 
 export const boothContract = {
   listEvents: booth
@@ -52,26 +73,69 @@ export const boothContract = {
       summary: "A set's queue: its active sessions, oldest first, with the guests' names",
       tags,
     })
-    .input(z.object({ setId: pathKey(EXAMPLE_IDS.set) }))
+    .input(
+      z.object({
+        setId: pathKey(EXAMPLE_IDS.set),
+        holder: ClaimHolder.optional().describe('This booth’s name: its own claims stay listed (those of other booths never are)'),
+      }),
+    )
     .output(
       z.object({ set: SetSummary, sessions: z.array(QueuedSession) }).meta({
-        examples: [
-          {
-            set: EXAMPLE_SET,
-            sessions: [
-              {
-                id: EXAMPLE_IDS.session,
-                label: 'Ada & Grace',
-                createdAt: 1782929052000,
-                guests: [
-                  { name: 'Ada Lovelace', firstName: 'Ada', lastName: 'Lovelace' },
-                  { name: 'Grace Hopper', firstName: 'Grace', lastName: 'Hopper' },
-                ],
-              },
-            ],
-          },
-        ],
+        examples: [{ set: EXAMPLE_SET, sessions: [EXAMPLE_QUEUED_SESSION] }],
       }),
+    ),
+
+  claimNext: booth
+    .route({
+      method: 'POST',
+      path: '/booth/sets/{setId}/claims',
+      operationId: 'claimNextSession',
+      summary: "Claim the next session of a set's queue for this booth",
+      description:
+        "The oldest active session that no other booth holds, claimed for `ttlSeconds`: until then, or until released, completed or cancelled, it is out of other booths' queues (staff see the claim). Booths sharing one key tell themselves apart by `holder`. `session` is null when nobody waits. Sent again with its Idempotency-Key, it answers the same session.",
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...keyReused, CONFLICT: idempotencyErrors.CONFLICT })
+    .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: ClaimRequest }))
+    .output(
+      z
+        .object({ session: ClaimedSession.nullable() })
+        .meta({ examples: [{ session: EXAMPLE_CLAIMED_SESSION }, { session: null }] }),
+    ),
+
+  claim: booth
+    .route({
+      method: 'POST',
+      path: '/booth/sessions/{sessionId}/claim',
+      operationId: 'claimSession',
+      summary: 'Claim a named session (one whose id a guest brought on a QR code), or renew this booth’s claim',
+      description:
+        'Answers 409 `session_claimed` while another booth holds it (until its claim lapses), and 409 `session_not_active` once it is completed or cancelled.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...claimConflict, ...keyReused })
+    .input(sessionParams.extend({ body: ClaimRequest }))
+    .output(ClaimedSession.meta({ examples: [EXAMPLE_CLAIMED_SESSION] })),
+
+  release: booth
+    .route({
+      method: 'POST',
+      path: '/booth/sessions/{sessionId}/release',
+      operationId: 'releaseSession',
+      summary: "Release this booth's claim: the session goes back to the queue, in its place",
+      description:
+        '`released` is false when this booth held no claim on it (releasing twice is harmless); 409 `session_claimed` when another booth holds it.',
+      tags,
+      inputStructure: 'detailed',
+    })
+    .errors({ ...claimConflict, ...keyReused })
+    .input(sessionParams.extend({ body: ReleaseRequest }))
+    .output(
+      z
+        .object({ id: Id, released: z.boolean() })
+        .meta({ examples: [{ id: EXAMPLE_IDS.session, released: true }] }),
     ),
 
   createUploads: booth

@@ -26,6 +26,43 @@ export const QueuedSession = z.object({
   guests: z.array(QueuedGuest),
 })
 
+/** How long a claim lasts unless renewed (claiming the session again) or released: 15 minutes. */
+export const DEFAULT_CLAIM_SECONDS = 900
+
+/**
+ * Which booth holds a session: its key and, since one key may serve several booths, a name the booth
+ * gives itself. Two claims by the same key and holder are the same claimant (a restart renews its own).
+ */
+export const ClaimHolder = z
+  .string()
+  .min(1)
+  .max(100)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'Control characters are not allowed')
+  .describe('The claiming booth’s own name, for booths sharing one key (default: the key alone)')
+
+export const ClaimRequest = z
+  .strictObject({
+    holder: ClaimHolder.optional(),
+    ttlSeconds: z
+      .int()
+      .min(30)
+      .max(86_400)
+      .default(DEFAULT_CLAIM_SECONDS)
+      .describe('How long the claim lasts unless renewed or released, in seconds (30 to 86,400; default 900)'),
+  })
+  .meta({ examples: [{ holder: 'Mirror booth 1', ttlSeconds: 900 }] })
+
+export const ReleaseRequest = z.strictObject({ holder: ClaimHolder.optional() }).meta({ examples: [{ holder: 'Mirror booth 1' }] })
+
+export const SessionClaim = z.object({
+  holder: z.string().nullable().describe('The name the booth gave itself, or null for the key alone'),
+  claimedAt: EpochMillis,
+  expiresAt: EpochMillis.describe('Until then, the session is out of other booths’ queues; renew by claiming it again'),
+})
+
+export const ClaimedSession = QueuedSession.extend({ claim: SessionClaim })
+
 /** A storage key under the session's own prefix, as handed out by the upload route. */
 export const PhotoKey = z.string().min(1).max(200).describe('A key returned by the upload route: sessions/<session id>/<photo id>.jpg')
 

@@ -228,6 +228,15 @@ export const PhotoCopiesState = z
   })
   .describe("Where the session's photo copies stand")
 
+/** Which booth holds an active session, and until when: out of the other booths' queues meanwhile. */
+export const StaffSessionClaim = z.object({
+  boothKeyId: z.string(),
+  boothName: z.string().describe("The booth key's name"),
+  holder: z.string().nullable().describe('The name the booth gave itself (booths sharing a key), or null'),
+  claimedAt: EpochMillis,
+  expiresAt: EpochMillis,
+})
+
 export const StaffSession = z
   .object({
     id: Id,
@@ -241,6 +250,7 @@ export const StaffSession = z
     cancelledAt: When,
     guests: z.array(StaffGuest),
     copies: PhotoCopiesState.optional().describe('For a session with photos'),
+    claim: StaffSessionClaim.optional().describe('For an active session a booth holds now (`POST /booth/sets/{setId}/claims`)'),
   })
   .meta({ examples: [EXAMPLE_STAFF_SESSION] })
 

@@ -5,6 +5,7 @@ import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql'
 import { AuditEventSchema } from '../modules/audit/audit-event.entity.js'
 import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
 import { UploadGrantSchema } from '../modules/booth/upload-grant.entity.js'
+import { SessionClaimSchema } from '../modules/booth/session-claim.entity.js'
 import { TeamSettingsSchema } from '../modules/members/team-settings.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
@@ -37,6 +38,7 @@ import { AuditSchema } from './migrations/20261128-audit.js'
 import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
 import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
+import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
@@ -89,6 +91,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       SuppressionSchema,
       AuditEventSchema,
       UploadGrantSchema,
+      SessionClaimSchema,
       TeamSettingsSchema,
     ],
     extensions: [Migrator],
@@ -115,6 +118,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-upload-grants', class: UploadGrantsSchema },
         { name: '20261129-person-lookup', class: PersonLookupSchema },
         { name: '20261128-two-factor', class: TwoFactorSchema },
+        { name: '20261201-session-claims', class: SessionClaimsSchema },
       ],
       silent: true,
       transactional: true,

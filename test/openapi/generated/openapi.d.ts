@@ -159,6 +159,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/booth/sets/{setId}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the next session of a set's queue for this booth
+         * @description The oldest active session that no other booth holds, claimed for `ttlSeconds`: until then, or until released, completed or cancelled, it is out of other booths' queues (staff see the claim). Booths sharing one key tell themselves apart by `holder`. `session` is null when nobody waits. Sent again with its Idempotency-Key, it answers the same session.
+         */
+        post: operations["claimNextSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booth/sessions/{sessionId}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a named session (one whose id a guest brought on a QR code), or renew this booth’s claim
+         * @description Answers 409 `session_claimed` while another booth holds it (until its claim lapses), and 409 `session_not_active` once it is completed or cancelled.
+         */
+        post: operations["claimSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/booth/sessions/{sessionId}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release this booth's claim: the session goes back to the queue, in its place
+         * @description `released` is false when this booth held no claim on it (releasing twice is harmless); 409 `session_claimed` when another booth holds it.
+         */
+        post: operations["releaseSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/booth/sessions/{sessionId}/uploads": {
         parameters: {
             query?: never;
@@ -1050,6 +1110,7 @@ export type components = {
              *     - `invalid_input` (400): A schema validation failure: the validator's shape, which carries no code on the wire (the SDK gives it this one); `error.message` lists the field errors.
              *     - `invalid_phone` (400): A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
              *     - `missing_contact` (400): A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
+             *     - `unknown_privacy_notice` (400): A registration's `privacyNoticeVersion` that the event never published. `field` is `privacyNoticeVersion`.
              *     - `bad_body` (400): A tracking beacon, or a webhook body, that is not what the route takes.
              *     - `no_such_target` (400): A tracking beacon's session or event does not exist.
              *     - `invalid_submission` (400): A contact form body that is not `{ fields }` of strings within the bounds.
@@ -1058,6 +1119,7 @@ export type components = {
              *     - `photo_keys_repeated` (400): Completion named a photo key more than once.
              *     - `invalid_cursor` (400): A page's cursor that is not the previous page's `nextCursor`, or that expired.
              *     - `unknown_phone_country` (400): An event's phone country with no known numbering plan.
+             *     - `invalid_logo` (400): An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
              *     - `invalid_name` (400): A booth key name that is not 1 to 100 characters.
              *     - `weak_password` (400): A password of the wrong length, or too easy to guess.
              *     - `malformed_authorization` (400): An Authorization header that is not `Bearer <booth key>`.
@@ -1085,6 +1147,7 @@ export type components = {
              *     - `not_suppressed` (404): The address is not on the suppression list.
              *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
              *     - `session_not_live` (409): The session is not a live gallery (no links to send).
+             *     - `session_claimed` (409): Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
              *     - `concurrent_change` (409): Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
              *     - `slug_taken` (409): An event or set with that slug already exists.
              *     - `active_sessions` (409): Active sessions are in the way: pass `force=true` to delete anyway.
@@ -1117,7 +1180,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Registration only: the guest's field the error is about, as a path in the body (`guests.1.phone`; `guests.1` for a guest with neither contact). */
             field?: string;
         };
@@ -1160,6 +1223,7 @@ export type components = {
              *     - `invalid_input` (400): A schema validation failure: the validator's shape, which carries no code on the wire (the SDK gives it this one); `error.message` lists the field errors.
              *     - `invalid_phone` (400): A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
              *     - `missing_contact` (400): A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
+             *     - `unknown_privacy_notice` (400): A registration's `privacyNoticeVersion` that the event never published. `field` is `privacyNoticeVersion`.
              *     - `bad_body` (400): A tracking beacon, or a webhook body, that is not what the route takes.
              *     - `no_such_target` (400): A tracking beacon's session or event does not exist.
              *     - `invalid_submission` (400): A contact form body that is not `{ fields }` of strings within the bounds.
@@ -1168,6 +1232,7 @@ export type components = {
              *     - `photo_keys_repeated` (400): Completion named a photo key more than once.
              *     - `invalid_cursor` (400): A page's cursor that is not the previous page's `nextCursor`, or that expired.
              *     - `unknown_phone_country` (400): An event's phone country with no known numbering plan.
+             *     - `invalid_logo` (400): An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
              *     - `invalid_name` (400): A booth key name that is not 1 to 100 characters.
              *     - `weak_password` (400): A password of the wrong length, or too easy to guess.
              *     - `malformed_authorization` (400): An Authorization header that is not `Bearer <booth key>`.
@@ -1195,6 +1260,7 @@ export type components = {
              *     - `not_suppressed` (404): The address is not on the suppression list.
              *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
              *     - `session_not_live` (409): The session is not a live gallery (no links to send).
+             *     - `session_claimed` (409): Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
              *     - `concurrent_change` (409): Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
              *     - `slug_taken` (409): An event or set with that slug already exists.
              *     - `active_sessions` (409): Active sessions are in the way: pass `force=true` to delete anyway.
@@ -1227,7 +1293,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Keys with no object in storage */
             missing?: string[];
             /** @description Keys whose objects are not JPEG images */
@@ -1262,6 +1328,36 @@ export type components = {
                 /** @description The notice itself, for a kiosk to show */
                 text?: string;
             };
+            /**
+             * @description The language the kiosk starts in; absent: the kiosk's own default (English)
+             * @enum {string}
+             */
+            language?: "en" | "es" | "it";
+            /** @description After this long untouched, a kiosk clears its screen for the next group; absent: the kiosk's default (60 s) */
+            kioskIdleSeconds?: number;
+            /** @description Absent when the event has none */
+            branding?: {
+                /** @description The booth business's name, in the pages' header and footer and the email */
+                businessName?: string;
+                /**
+                 * Format: uri
+                 * @description The business's website, linked from the footer of the guest's pages and the email
+                 */
+                businessUrl?: string;
+                /** @description Buttons and links; the pages pick a text colour readable on it */
+                accentColor?: string;
+                /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                tagline?: string;
+                logo?: {
+                    /**
+                     * Format: uri
+                     * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                     */
+                    url: string;
+                    width: number;
+                    height: number;
+                };
+            };
         };
         /**
          * @example {
@@ -1276,6 +1372,29 @@ export type components = {
             slug: string;
             name: string;
             startAt: number;
+            /** @description Absent when the event has none */
+            branding?: {
+                /** @description The booth business's name, in the pages' header and footer and the email */
+                businessName?: string;
+                /**
+                 * Format: uri
+                 * @description The business's website, linked from the footer of the guest's pages and the email
+                 */
+                businessUrl?: string;
+                /** @description Buttons and links; the pages pick a text colour readable on it */
+                accentColor?: string;
+                /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                tagline?: string;
+                logo?: {
+                    /**
+                     * Format: uri
+                     * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                     */
+                    url: string;
+                    width: number;
+                    height: number;
+                };
+            };
         };
         /**
          * @example {
@@ -1328,7 +1447,7 @@ export type components = {
             width: number;
             /** @description Pixels of the full-size photo, as shown upright */
             height: number;
-            /** @description Smaller copies for screens, smallest first (480, 960 and 1600 px on the long side, those smaller than the photo): a `srcset` with `url` as the largest candidate. Absent until they are made, a few seconds after completion, and for a photo they could not be made from */
+            /** @description Smaller copies for screens, smallest first (480, 720, 960 and 1600 px on the long side, those smaller than the photo): a `srcset` with `url` as the largest candidate. Absent until they are made, a few seconds after completion, and for a photo they could not be made from */
             copies?: {
                 /**
                  * Format: uri
@@ -1686,6 +1805,8 @@ export interface operations {
             content: {
                 "application/json": {
                     guests: components["schemas"]["Guest"][];
+                    /** @description The privacy-notice version the guests were shown (the kiosk context's `privacyNotice.version`), recorded with each; one the event never published is refused (`unknown_privacy_notice`). Absent: the event's current version */
+                    privacyNoticeVersion?: string;
                 };
             };
         };
@@ -1863,6 +1984,29 @@ export interface operations {
                         slug: string;
                         name: string;
                         startAt: number;
+                        /** @description Absent when the event has none */
+                        branding?: {
+                            /** @description The booth business's name, in the pages' header and footer and the email */
+                            businessName?: string;
+                            /**
+                             * Format: uri
+                             * @description The business's website, linked from the footer of the guest's pages and the email
+                             */
+                            businessUrl?: string;
+                            /** @description Buttons and links; the pages pick a text colour readable on it */
+                            accentColor?: string;
+                            /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                            tagline?: string;
+                            logo?: {
+                                /**
+                                 * Format: uri
+                                 * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                 */
+                                url: string;
+                                width: number;
+                                height: number;
+                            };
+                        };
                         sets: {
                             id: string;
                             slug: string;
@@ -2482,6 +2626,29 @@ export interface operations {
                             slug: string;
                             name: string;
                             startAt: number;
+                            /** @description Absent when the event has none */
+                            branding?: {
+                                /** @description The booth business's name, in the pages' header and footer and the email */
+                                businessName?: string;
+                                /**
+                                 * Format: uri
+                                 * @description The business's website, linked from the footer of the guest's pages and the email
+                                 */
+                                businessUrl?: string;
+                                /** @description Buttons and links; the pages pick a text colour readable on it */
+                                accentColor?: string;
+                                /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                                tagline?: string;
+                                logo?: {
+                                    /**
+                                     * Format: uri
+                                     * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                     */
+                                    url: string;
+                                    width: number;
+                                    height: number;
+                                };
+                            };
                             /** @description Private events hide their index page; booths still work them */
                             isPrivate: boolean;
                             sets: components["schemas"]["Set"][];
@@ -2564,7 +2731,9 @@ export interface operations {
     };
     listBoothQueue: {
         parameters: {
-            query?: never;
+            query?: {
+                holder?: string;
+            };
             header?: never;
             path: {
                 setId: string;
@@ -2633,6 +2802,535 @@ export interface operations {
                      * @example {
                      *       "error": "no such set",
                      *       "code": "no_such_set"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claimNextSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                setId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claiming booth’s own name, for booths sharing one key (default: the key alone) */
+                    holder?: string;
+                    /**
+                     * @description How long the claim lasts unless renewed or released, in seconds (30 to 86,400; default 900)
+                     * @default 900
+                     */
+                    ttlSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        session: {
+                            id: string;
+                            label: string;
+                            createdAt: number;
+                            guests: {
+                                /** @description Display name: first name and the rest */
+                                name: string;
+                                firstName: string;
+                                lastName: string;
+                            }[];
+                            claim: {
+                                /** @description The name the booth gave itself, or null for the key alone */
+                                holder: string | null;
+                                claimedAt: number;
+                                /** @description Until then, the session is out of other booths’ queues; renew by claiming it again */
+                                expiresAt: number;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"setId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Unauthorized */
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such set",
+                     *       "code": "no_such_set"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "A request with this Idempotency-Key is still running: retry later with the same key",
+                     *       "code": "idempotency_in_flight"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    claimSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claiming booth’s own name, for booths sharing one key (default: the key alone) */
+                    holder?: string;
+                    /**
+                     * @description How long the claim lasts unless renewed or released, in seconds (30 to 86,400; default 900)
+                     * @default 900
+                     */
+                    ttlSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        label: string;
+                        createdAt: number;
+                        guests: {
+                            /** @description Display name: first name and the rest */
+                            name: string;
+                            firstName: string;
+                            lastName: string;
+                        }[];
+                        claim: {
+                            /** @description The name the booth gave itself, or null for the key alone */
+                            holder: string | null;
+                            claimedAt: number;
+                            /** @description Until then, the session is out of other booths’ queues; renew by claiming it again */
+                            expiresAt: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Unauthorized */
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Another booth holds this session until 2026-07-01T18:25:12.000Z",
+                     *       "code": "session_claimed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    releaseSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer (below 500) to a request with this key is stored for 24 hours and replayed, with `Idempotent-Replayed: true`, to every retry of the same request with the same key; the action is taken once. Keys are per caller (booth key, staff member); a kiosk's are per route and set, whatever its client IP, and must be unguessable (16 characters or more, 8 distinct: a UUID), else 400. The same key with another route or body answers 422; a retry while the first is still running waits up to 10 s for its answer, then answers 409. Without the header, the route behaves as documented.
+                 * @example 4f9c7a2e-2b1d-4c1e-9d7a-0b8e6f1c2d3a
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claiming booth’s own name, for booths sharing one key (default: the key alone) */
+                    holder?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        released: boolean;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"sessionId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example Unauthorized */
+                    "text/plain": "Unauthorized";
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such session",
+                     *       "code": "no_such_session"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Another booth holds this session until 2026-07-01T18:25:12.000Z",
+                     *       "code": "session_claimed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            415: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type: send application/json",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
+                     *       "code": "idempotency_key_reused"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -3436,6 +4134,33 @@ export interface operations {
                             listGuestsByDefault: boolean;
                             /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                             retentionDays: number | null;
+                            /** @description The kiosk's language; null: English */
+                            language?: ("en" | "es" | "it") | null;
+                            /** @description Seconds a kiosk waits untouched before it clears its screen; null: 60 */
+                            kioskIdleSeconds?: number | null;
+                            /** @description How its pages, email and kiosk are dressed (`{}`: not at all) */
+                            branding?: {
+                                /** @description The booth business's name, in the pages' header and footer and the email */
+                                businessName?: string;
+                                /**
+                                 * Format: uri
+                                 * @description The business's website, linked from the footer of the guest's pages and the email
+                                 */
+                                businessUrl?: string;
+                                /** @description Buttons and links; the pages pick a text colour readable on it */
+                                accentColor?: string;
+                                /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                                tagline?: string;
+                                logo?: {
+                                    /**
+                                     * Format: uri
+                                     * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                     */
+                                    url: string;
+                                    width: number;
+                                    height: number;
+                                };
+                            };
                             /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                             expiresAt: number;
                             /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
@@ -3592,6 +4317,33 @@ export interface operations {
                     listGuestsByDefault?: boolean;
                     /** @description Default: the instance's RETENTION_DAYS */
                     retentionDays?: number;
+                    /**
+                     * @description ISO 639-1: English, Spanish or Italian
+                     * @enum {string}
+                     */
+                    language?: "en" | "es" | "it";
+                    kioskIdleSeconds?: number;
+                    /**
+                     * @example {
+                     *       "businessName": "Flashbulb Booths",
+                     *       "accentColor": "#b4235a"
+                     *     }
+                     */
+                    branding?: {
+                        /** @description The booth business's name, in the pages' header and footer and the email */
+                        businessName?: string;
+                        /**
+                         * Format: uri
+                         * @description The business's website, linked from the footer of the guest's pages and the email
+                         */
+                        businessUrl?: string;
+                        /** @description Buttons and links; the pages pick a text colour readable on it */
+                        accentColor?: string;
+                        /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                        tagline?: string;
+                        /** @description A PNG, JPEG or WebP as a data: URL (at most 48 KB of image); shrunk to fit 800×240 and stored as PNG. null removes it */
+                        logo?: string | null;
+                    };
                 };
             };
         };
@@ -3628,6 +4380,33 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
+                        /** @description The kiosk's language; null: English */
+                        language?: ("en" | "es" | "it") | null;
+                        /** @description Seconds a kiosk waits untouched before it clears its screen; null: 60 */
+                        kioskIdleSeconds?: number | null;
+                        /** @description How its pages, email and kiosk are dressed (`{}`: not at all) */
+                        branding?: {
+                            /** @description The booth business's name, in the pages' header and footer and the email */
+                            businessName?: string;
+                            /**
+                             * Format: uri
+                             * @description The business's website, linked from the footer of the guest's pages and the email
+                             */
+                            businessUrl?: string;
+                            /** @description Buttons and links; the pages pick a text colour readable on it */
+                            accentColor?: string;
+                            /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                            tagline?: string;
+                            logo?: {
+                                /**
+                                 * Format: uri
+                                 * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                 */
+                                url: string;
+                                width: number;
+                                height: number;
+                            };
+                        };
                         /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
@@ -3835,6 +4614,33 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
+                        /** @description The kiosk's language; null: English */
+                        language?: ("en" | "es" | "it") | null;
+                        /** @description Seconds a kiosk waits untouched before it clears its screen; null: 60 */
+                        kioskIdleSeconds?: number | null;
+                        /** @description How its pages, email and kiosk are dressed (`{}`: not at all) */
+                        branding?: {
+                            /** @description The booth business's name, in the pages' header and footer and the email */
+                            businessName?: string;
+                            /**
+                             * Format: uri
+                             * @description The business's website, linked from the footer of the guest's pages and the email
+                             */
+                            businessUrl?: string;
+                            /** @description Buttons and links; the pages pick a text colour readable on it */
+                            accentColor?: string;
+                            /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                            tagline?: string;
+                            logo?: {
+                                /**
+                                 * Format: uri
+                                 * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                 */
+                                url: string;
+                                width: number;
+                                height: number;
+                            };
+                        };
                         /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
@@ -4185,6 +4991,30 @@ export interface operations {
                     listGuestsByDefault?: boolean;
                     /** @description Longer or shorter before the purge runs; null: the instance's default */
                     retentionDays?: number | null;
+                    language?: ("en" | "es" | "it") | null;
+                    kioskIdleSeconds?: number | null;
+                    /**
+                     * @description Replaces the branding as a whole (a field left out is removed; `logo` left out keeps the logo)
+                     * @example {
+                     *       "businessName": "Flashbulb Booths",
+                     *       "accentColor": "#b4235a"
+                     *     }
+                     */
+                    branding?: {
+                        /** @description The booth business's name, in the pages' header and footer and the email */
+                        businessName?: string;
+                        /**
+                         * Format: uri
+                         * @description The business's website, linked from the footer of the guest's pages and the email
+                         */
+                        businessUrl?: string;
+                        /** @description Buttons and links; the pages pick a text colour readable on it */
+                        accentColor?: string;
+                        /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                        tagline?: string;
+                        /** @description A PNG, JPEG or WebP as a data: URL (at most 48 KB of image); shrunk to fit 800×240 and stored as PNG. null removes it */
+                        logo?: string | null;
+                    };
                 };
             };
         };
@@ -4221,6 +5051,33 @@ export interface operations {
                         listGuestsByDefault: boolean;
                         /** @description Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS */
                         retentionDays: number | null;
+                        /** @description The kiosk's language; null: English */
+                        language?: ("en" | "es" | "it") | null;
+                        /** @description Seconds a kiosk waits untouched before it clears its screen; null: 60 */
+                        kioskIdleSeconds?: number | null;
+                        /** @description How its pages, email and kiosk are dressed (`{}`: not at all) */
+                        branding?: {
+                            /** @description The booth business's name, in the pages' header and footer and the email */
+                            businessName?: string;
+                            /**
+                             * Format: uri
+                             * @description The business's website, linked from the footer of the guest's pages and the email
+                             */
+                            businessUrl?: string;
+                            /** @description Buttons and links; the pages pick a text colour readable on it */
+                            accentColor?: string;
+                            /** @description A line under the event's name: "Thanks for celebrating with us!" */
+                            tagline?: string;
+                            logo?: {
+                                /**
+                                 * Format: uri
+                                 * @description On this service, immutable (a new logo gets a new URL): a PNG at most 800×240
+                                 */
+                                url: string;
+                                width: number;
+                                height: number;
+                            };
+                        };
                         /** @description When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration */
                         expiresAt: number;
                         /** @description What the purge removed (expired, or cancelled more than a day ago), counted: not in `counts` */
@@ -5751,6 +6608,16 @@ export interface operations {
                                 /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
                                 legacy: number;
                             };
+                            /** @description For an active session a booth holds now (`POST /booth/sets/{setId}/claims`) */
+                            claim?: {
+                                boothKeyId: string;
+                                /** @description The booth key's name */
+                                boothName: string;
+                                /** @description The name the booth gave itself (booths sharing a key), or null */
+                                holder: string | null;
+                                claimedAt: number;
+                                expiresAt: number;
+                            };
                         }[];
                         /** @description Pass as `cursor` for the next page; null on the last */
                         nextCursor: string | null;
@@ -5923,6 +6790,16 @@ export interface operations {
                             }[];
                             /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
                             legacy: number;
+                        };
+                        /** @description For an active session a booth holds now (`POST /booth/sets/{setId}/claims`) */
+                        claim?: {
+                            boothKeyId: string;
+                            /** @description The booth key's name */
+                            boothName: string;
+                            /** @description The name the booth gave itself (booths sharing a key), or null */
+                            holder: string | null;
+                            claimedAt: number;
+                            expiresAt: number;
                         };
                     };
                 };
@@ -6592,6 +7469,16 @@ export interface operations {
                             }[];
                             /** @description Photos completed before copies existed, served as uploaded until `pnpm admin photos make-copies` runs */
                             legacy: number;
+                        };
+                        /** @description For an active session a booth holds now (`POST /booth/sets/{setId}/claims`) */
+                        claim?: {
+                            boothKeyId: string;
+                            /** @description The booth key's name */
+                            boothName: string;
+                            /** @description The name the booth gave itself (booths sharing a key), or null */
+                            holder: string | null;
+                            claimedAt: number;
+                            expiresAt: number;
                         };
                     };
                 };

@@ -7,6 +7,7 @@ import { Event } from '../events/event.entity.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 import { fullName } from '../kiosk/guest-names.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
+import { CLAIM_QUERIES } from './claims.queries.js'
 
 /** Every event the booth's key covers (all, for an unscoped key) with its sets, newest start first: booths work private events too. */
 export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { booth: BoothCaller }) {
@@ -28,13 +29,24 @@ export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { 
   }
 }
 
-/** A set's active sessions, oldest first: whom the booth shoots next. */
-export async function listQueue({ em }: Pick<AppContext, 'em'>, { setId }: { setId: string }) {
+/**
+ * A set's active sessions, oldest first: whom the booth shoots next. Sessions another booth holds
+ * (a live claim of another key, or of another `holder` of this key) are left out; `only` reads one.
+ */
+export async function listQueue(
+  deps: Pick<AppContext, 'em' | 'now'> & { booth: BoothCaller },
+  { setId, holder, only }: { setId: string; holder?: string | undefined; only?: string },
+) {
+  const { em } = deps
   const set = await em.findOne(EventSet, setId)
   if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
+  const held = (
+    await em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.heldByOthers, [setId, deps.now(), deps.booth.keyId, holder ?? ''])
+  ).map((row) => row.sessionId)
+  const ids = only !== undefined ? { id: only } : held.length > 0 ? { id: { $nin: held } } : {}
   const guests = await em.find(
     SessionGuest,
-    { session: { set: setId, status: 'active' } },
+    { session: { set: setId, status: 'active', ...ids } },
     { populate: ['session'], orderBy: { session: { createdAt: 'asc', id: 'asc' }, position: 'asc' } },
   )
   return {

@@ -4,6 +4,7 @@ import { api } from '../../orpc.js'
 import { listBoothEvents, listQueue } from './booth-queue.service.js'
 import { checkBoothScope } from './booth-scope.js'
 import { cancelSession } from './cancel-session.service.js'
+import { claimNextSession, claimSession, releaseSession } from './claims.service.js'
 import { completeSession } from './complete-session.service.js'
 import { createUploadTargets } from './uploads.service.js'
 
@@ -22,6 +23,18 @@ export const boothRouter = {
   listQueue: booth.listQueue.handler(async ({ input, context }) => {
     await checkBoothScope(context, context.booth, input)
     return listQueue(context, input)
+  }),
+  claimNext: booth.claimNext.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return claimNextSession(context, { setId: input.params.setId, ...input.body })
+  }),
+  claim: booth.claim.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return claimSession(context, { sessionId: input.params.sessionId, ...input.body })
+  }),
+  release: booth.release.handler(async ({ input, context }) => {
+    await checkBoothScope(context, context.booth, input.params)
+    return releaseSession(context, { sessionId: input.params.sessionId, ...input.body })
   }),
   createUploads: booth.createUploads.handler(async ({ input, context }) => {
     await checkBoothScope(context, context.booth, input.params)

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
 import { cancelSession } from '../booth/cancel-session.service.js'
+import { liveClaims } from '../booth/claims.service.js'
 import { messagesByGuest } from '../delivery/staff-messages.service.js'
 import { Event } from '../events/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
@@ -17,10 +18,10 @@ import { sessionPageQuery, STAFF_SESSION_QUERIES, type CopiesRow, type SessionKe
 
 export type StaffSessionBody = z.output<typeof StaffSession>
 
-type ReadDeps = Pick<AppContext, 'em' | 'config'>
+type ReadDeps = Pick<AppContext, 'em' | 'config' | 'now'>
 
 /** Sessions with their guests in position order and each guest's messages: two queries for any number. */
-async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
+async function toStaffSessions({ em, config, now }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
   if (rows.length === 0) return []
   const ids = rows.map((row) => row.id)
   const guests = groupBy(
@@ -29,6 +30,7 @@ async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionR
   )
   const messages = await messagesByGuest(em, ids)
   const copies = await copiesBySession(em, ids)
+  const claims = await liveClaims(em, ids, now())
   return rows.map((row) => ({
     id: row.id,
     setId: row.set_id,
@@ -49,6 +51,8 @@ async function toStaffSessions({ em, config }: ReadDeps, rows: readonly SessionR
       messages: messages.get(guest.id) ?? [],
     })),
     ...(copies.has(row.id) && { copies: copies.get(row.id) }),
+    ...(claims.has(row.id) && { claim: claims.get(row.id) }),
+    ...(claims.has(row.id) && { claim: claims.get(row.id) }),
   }))
 }
 
