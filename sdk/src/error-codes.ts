@@ -24,6 +24,10 @@ export const ERROR_CODE_TABLE = {
   photo_keys_repeated: { status: 400, meaning: 'Completion named a photo key more than once.' },
   invalid_cursor: { status: 400, meaning: "A page's cursor that is not the previous page's `nextCursor`, or that expired." },
   unknown_phone_country: { status: 400, meaning: "An event's phone country with no known numbering plan." },
+  invalid_logo: {
+    status: 400,
+    meaning: "An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.",
+  },
   invalid_name: { status: 400, meaning: 'A booth key name that is not 1 to 100 characters.' },
   weak_password: { status: 400, meaning: 'A password of the wrong length, or too easy to guess.' },
   malformed_authorization: { status: 400, meaning: 'An Authorization header that is not `Bearer <booth key>`.' },

@@ -1,6 +1,6 @@
 /**
  * Helpers for showing a gallery's photos in your own front end: each photo's display copies
- * (`copies`: WebP, upright, 480, 960 and 1600 px on the long side) are the candidates of a
+ * (`copies`: WebP, upright, 480, 720, 960 and 1600 px on the long side) are the candidates of a
  * `srcset`, so that a phone downloads a copy sized for its screen rather than the camera's original.
  */
 
@@ -13,7 +13,7 @@ export type PhotoWithCopies = {
 }
 
 /**
- * A `srcset` of the photo's display copies (`"<url> 480w, <url> 960w, <url> 1600w"`); the full-size
+ * A `srcset` of the photo's display copies (`"<url> 480w, <url> 720w, <url> 960w, <url> 1600w"`); the full-size
  * photo alone while the copies are being made (seconds after completion). Give it a `sizes` too:
  * `<img src={pickPhotoCopy(photo, 480).url} srcset={photoSrcset(photo)} sizes="(max-width: 40rem) 50vw, 20rem">`.
  */

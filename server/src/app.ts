@@ -27,6 +27,7 @@ import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
 import { galleryReads } from './modules/gallery/gallery-reads.js'
 import { VersionCache } from './modules/gallery/gallery-versions.js'
+import { eventLogoRoutes } from './modules/events/event-logo.routes.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
@@ -73,6 +74,7 @@ export function createApp(services: Services): Express {
   app.use(under('/gallery', galleryFileRoutes(services)))
   app.use(under('/gallery', galleryReads(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
+  app.use('/brand', eventLogoRoutes(services))
   app.use('/booth', boothAuthentication(services))
   // The audit trail records what a member asked, refusals of an untrusted origin included.
   app.use('/staff', staffAuthentication(services), auditTrail(services), staffGates, checkOrigin(services.config.staffAuth.trustedOrigins))

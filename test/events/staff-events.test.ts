@@ -39,6 +39,9 @@ const EVENT_DEFAULTS = {
   privacyNotice: null,
   listGuestsByDefault: true,
   retentionDays: null,
+  language: null,
+  kioskIdleSeconds: null,
+  branding: {},
   purged: { sessions: 0, guests: 0, photos: 0 },
 }
 /** When an event that started at `startAt` is purged with the default retention (RETENTION_DAYS, 90). */

@@ -56,7 +56,7 @@ const thumbnail = (bytes: Buffer) => sharp(bytes).rotate().resize(32, 32, { fit:
 const meanDifference = (a: Buffer, b: Buffer) => a.reduce((sum, value, index) => sum + Math.abs(value - b[index]!), 0) / a.length
 
 describe('the copies of a camera photo', () => {
-  it('when a session of camera photos completes, then each gets upright WebP copies of 480, 960 and 1600 px and the session a 1200×630 preview, none with metadata, cached for a year', async () => {
+  it('when a session of camera photos completes, then each gets upright WebP copies of 480, 720, 960 and 1600 px and the session a 1200×630 preview, none with metadata, cached for a year', async () => {
     const live = await makeLiveGallery(app, { images: [upright, turned] })
     await copiesSettled(app, live.sessionId)
     const body = await gallery(app, live.sessionId)
@@ -64,10 +64,11 @@ describe('the copies of a camera photo', () => {
     const [first, second] = body.photos
     expect(first).toMatchObject({ width: 5184, height: 3456 })
     expect(second).toMatchObject({ width: 3456, height: 5184 })
-    // 480, 960 and 1600 px on the long side, the short side in the photo's proportion (within a pixel).
+    // 480, 720, 960 and 1600 px on the long side, the short side in the photo's proportion (within a pixel).
     for (const photo of [first!, second!]) {
       expect(photo.copies!.map((copy) => [Math.max(copy.width, copy.height), copy.type])).toEqual([
         [480, 'image/webp'],
+        [720, 'image/webp'],
         [960, 'image/webp'],
         [1600, 'image/webp'],
       ])
@@ -98,7 +99,7 @@ describe('the copies of a camera photo', () => {
     expect(await cameraTags(preview.bytes)).toEqual({})
   })
 
-  it('when a guest gets a photo before the worker came by (URL, download, zip), then it is upright and holds no GPS, camera or other tag; upright uploads keep their compressed pixels', async () => {
+  it("when a guest gets a photo before the worker came by (URL, download, zip), then it shows upright, holds no GPS, camera or other tag but its capture time, and keeps the camera's compressed pixels", async () => {
     const server = await startTestServer(WORKER_OFF)
     try {
       const live = await makeLiveGallery(server, { images: [upright, turned], names: ['Ada Lovelace'] })
@@ -112,15 +113,22 @@ describe('the copies of a camera photo', () => {
       for (const served of [photoUrl, download, zip[1]!.bytes]) {
         expect(served.equals(photoUrl)).toBe(true)
         expect(await cameraTags(served)).toEqual({})
-        // Upright pixels, no orientation tag: every viewer shows it the same way.
+        // The camera's pixels as they were, turned by the one tag every current viewer honours: nothing re-encoded.
         const meta = await sharp(served).metadata()
-        expect({ width: meta.width, height: meta.height, orientation: meta.orientation, exif: meta.exif }).toEqual({
-          width: 3456,
-          height: 5184,
-          orientation: undefined,
-          exif: undefined,
+        expect({ width: meta.width, height: meta.height, orientation: meta.orientation, autoOrient: meta.autoOrient }).toEqual({
+          width: 5184,
+          height: 3456,
+          orientation: 6,
+          autoOrient: { width: 3456, height: 5184 },
         })
-        expect(meanDifference(await thumbnail(served), await thumbnail(turned))).toBeLessThan(4)
+        expect((await sharp(served).raw().toBuffer()).equals(await sharp(turned).raw().toBuffer())).toBe(true)
+        expect(served.length).toBeLessThan(turned.length)
+        // When it was taken, in the camera's zone: saved to a phone, it sorts among that evening's photos.
+        expect(await exifr.parse(served, { reviveValues: false, translateValues: false })).toEqual({
+          Orientation: 6,
+          DateTimeOriginal: CAMERA_TAGS.IFD2.DateTimeOriginal,
+          OffsetTimeOriginal: CAMERA_TAGS.IFD2.OffsetTimeOriginal,
+        })
       }
       // Upright already: the same compressed pixels, only the metadata left out.
       const first = zip[0]!.bytes
@@ -424,7 +432,8 @@ describe('the pages', () => {
     const [photo] = (await client.gallery.getGallery({ sessionId: live.sessionId })).photos
     expect(photoSrcset(photo!)).toBe(photo!.copies!.map((copy) => `${copy.url} ${copy.width}w`).join(', '))
     expect(pickPhotoCopy(photo!, 390, 3).width).toBe(1600)
-    expect(pickPhotoCopy(photo!, 173, 3).width).toBe(960)
+    expect(pickPhotoCopy(photo!, 173, 3).width).toBe(720)
+    expect(pickPhotoCopy(photo!, 300, 3).width).toBe(960)
     expect(pickPhotoCopy({ ...photo!, copies: undefined }, 390, 3).url).toBe(photo!.url)
   })
 })

@@ -11,10 +11,15 @@ export type CameraOptions = {
   quality?: number
 }
 
-/** The EXIF a camera with a GPS receiver writes: where, with what, and which body. */
+/** The EXIF a camera with a GPS receiver writes: where, with what, which body, and when (in its zone). */
 export const CAMERA_TAGS = {
   IFD0: { Make: 'Canon', Model: 'Canon EOS R6m2', Software: 'Firmware 1.2.0', Artist: 'Booth operator' },
-  IFD2: { BodySerialNumber: '083021004567', LensModel: 'RF24-70mm F2.8 L IS USM' },
+  IFD2: {
+    BodySerialNumber: '083021004567',
+    LensModel: 'RF24-70mm F2.8 L IS USM',
+    DateTimeOriginal: '2026:07:04 21:47:09',
+    OffsetTimeOriginal: '-04:00',
+  },
   IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 2652/100', GPSLongitudeRef: 'W', GPSLongitude: '0/1 7/1 3942/100' },
 }
 

@@ -11,7 +11,62 @@ export const EventSummary = z
   })
   .meta({ examples: [EXAMPLE_EVENT] })
 
-export const GalleryEventSummary = EventSummary.extend({ startAt: EpochMillis }).meta({ examples: [EXAMPLE_GALLERY_EVENT] })
+/** The languages the guests' screens speak (the kiosk; more to come). */
+export const Language = z.enum(['en', 'es', 'it']).describe('ISO 639-1: English, Spanish or Italian')
+
+/** `#rrggbb`, as staff pick it. */
+const HexColor = z.string().regex(/^#[0-9a-f]{6}$/i, 'A colour as #rrggbb')
+
+const brandingFields = {
+  businessName: PlainText.trim()
+    .min(1)
+    .max(80)
+    .optional()
+    .describe("The booth business's name, in the pages' header and footer and the email"),
+  businessUrl: z
+    .url({ protocol: /^https?$/ })
+    .max(500)
+    .optional()
+    .describe("The business's website, linked from the footer of the guest's pages and the email"),
+  accentColor: HexColor.optional().describe('Buttons and links; the pages pick a text colour readable on it'),
+  tagline: PlainText.trim().min(1).max(120).optional().describe('A line under the event\'s name: "Thanks for celebrating with us!"'),
+}
+
+/**
+ * How an event's pages, email and kiosk are dressed: the booth business's (or its client's) name,
+ * link, colour, line and logo. Every field optional: an event without branding looks as before.
+ */
+export const EventBranding = z
+  .object({
+    ...brandingFields,
+    logo: z
+      .object({
+        url: z.url().describe('On this service, immutable (a new logo gets a new URL): a PNG at most 800×240'),
+        width: z.int().min(1).max(800),
+        height: z.int().min(1).max(240),
+      })
+      .optional(),
+  })
+  .meta({ examples: [{ businessName: 'Flashbulb Booths', businessUrl: 'https://flashbulb.example.com', accentColor: '#b4235a' }] })
+
+/** Branding as staff set it: the logo as a `data:` URL of a PNG, JPEG or WebP (at most 48 KB), or null to remove it. */
+export const NewEventBranding = z
+  .strictObject({
+    ...brandingFields,
+    logo: z
+      .string()
+      .max(65_536)
+      .regex(/^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/]+={0,2}$/, 'A logo as a data: URL of a PNG, JPEG or WebP image')
+      .nullable()
+      .optional()
+      .describe('A PNG, JPEG or WebP as a data: URL (at most 48 KB of image); shrunk to fit 800×240 and stored as PNG. null removes it'),
+  })
+  .meta({ examples: [{ businessName: 'Flashbulb Booths', accentColor: '#b4235a' }] })
+
+export const GalleryEventSummary = EventSummary.extend({
+  startAt: EpochMillis,
+  branding: EventBranding.optional().describe('Absent when the event has none'),
+}).meta({ examples: [EXAMPLE_GALLERY_EVENT] })
 
 export const SetSummary = z
   .object({
@@ -54,4 +109,10 @@ export const KioskEvent = EventSummary.extend({
     .boolean()
     .describe("Whether a guest is listed on the event page unless they ask not to be (the guest's `hideFromEventPage`)"),
   privacyNotice: PrivacyNotice.optional().describe('The notice to show before registration; absent when the event has none'),
+  language: Language.optional().describe("The language the kiosk starts in; absent: the kiosk's own default (English)"),
+  kioskIdleSeconds: z
+    .int()
+    .optional()
+    .describe("After this long untouched, a kiosk clears its screen for the next group; absent: the kiosk's default (60 s)"),
+  branding: EventBranding.optional().describe('Absent when the event has none'),
 }).meta({ examples: [{ ...EXAMPLE_EVENT, phoneCountry: 'US', listGuestsByDefault: true }] })

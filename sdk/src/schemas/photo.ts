@@ -26,7 +26,7 @@ export const Photo = z
       .array(DisplayCopy)
       .optional()
       .describe(
-        'Smaller copies for screens, smallest first (480, 960 and 1600 px on the long side, those smaller than the photo): a `srcset` with `url` as the largest candidate. Absent until they are made, a few seconds after completion, and for a photo they could not be made from',
+        'Smaller copies for screens, smallest first (480, 720, 960 and 1600 px on the long side, those smaller than the photo): a `srcset` with `url` as the largest candidate. Absent until they are made, a few seconds after completion, and for a photo they could not be made from',
       ),
   })
   .meta({ examples: [EXAMPLE_PHOTO] })

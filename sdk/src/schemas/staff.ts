@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { EpochMillis, Id, LAST_MILLISECOND, PathKey, PlainText, Slug } from './common.js'
-import { CountryCode, NewPrivacyNotice, PrivacyNotice } from './event.js'
+import { CountryCode, EventBranding, Language, NewEventBranding, NewPrivacyNotice, PrivacyNotice } from './event.js'
 import {
   EXAMPLE_AUTH_USER,
   EXAMPLE_IDS,
@@ -47,6 +47,9 @@ const StartAt = EpochMillis.max(LAST_MILLISECOND, 'A start time before the year 
 /** How long an event keeps its guests' data, in days after its start. */
 const RetentionDays = z.int().min(1).max(3650)
 
+/** How long a kiosk waits untouched before it clears its screen for the next group. */
+const KioskIdleSeconds = z.int().min(15).max(600)
+
 /** Optional moments answer `null` when they have not happened. */
 const When = EpochMillis.nullable()
 
@@ -75,6 +78,11 @@ export const StaffEvent = z
     privacyNotice: PrivacyNotice.nullable().describe('The notice guests register under; null: none'),
     listGuestsByDefault: z.boolean().describe('Whether guests are listed on the event page unless they ask not to be'),
     retentionDays: RetentionDays.nullable().describe("Days after its start its guests' data is kept; null: the instance's RETENTION_DAYS"),
+    language: Language.nullable().optional().describe("The kiosk's language; null: English"),
+    kioskIdleSeconds: KioskIdleSeconds.nullable()
+      .optional()
+      .describe('Seconds a kiosk waits untouched before it clears its screen; null: 60'),
+    branding: EventBranding.optional().describe('How its pages, email and kiosk are dressed (`{}`: not at all)'),
     expiresAt: EpochMillis.describe(
       "When its guests' data is purged: photos, contacts, sessions (anonymous counts stay); a session registered after the start is kept as long after its registration",
     ),
@@ -101,6 +109,9 @@ export const NewEvent = z
     privacyNotice: NewPrivacyNotice.optional(),
     listGuestsByDefault: z.boolean().default(true),
     retentionDays: RetentionDays.optional().describe("Default: the instance's RETENTION_DAYS"),
+    language: Language.optional(),
+    kioskIdleSeconds: KioskIdleSeconds.optional(),
+    branding: NewEventBranding.optional(),
   })
   .meta({ examples: [{ slug: 'summer-gala', name: 'Summer Gala', startAt: 1782925200000, isPrivate: true, phoneCountry: 'US' }] })
 
@@ -114,6 +125,9 @@ export const EventChanges = z
     privacyNotice: NewPrivacyNotice.nullable(),
     listGuestsByDefault: z.boolean(),
     retentionDays: RetentionDays.nullable().describe("Longer or shorter before the purge runs; null: the instance's default"),
+    language: Language.nullable(),
+    kioskIdleSeconds: KioskIdleSeconds.nullable(),
+    branding: NewEventBranding.describe('Replaces the branding as a whole (a field left out is removed; `logo` left out keeps the logo)'),
   })
   .partial()
   .refine((changes) => Object.keys(changes).length > 0, 'Nothing to change')

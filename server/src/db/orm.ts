@@ -39,6 +39,7 @@ import { BoothKeyScopeSchema } from './migrations/20261128-booth-key-scope.js'
 import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.js'
 import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
+import { EventBrandingSchema } from './migrations/20261130-event-branding.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
@@ -118,6 +119,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-upload-grants', class: UploadGrantsSchema },
         { name: '20261129-person-lookup', class: PersonLookupSchema },
         { name: '20261128-two-factor', class: TwoFactorSchema },
+        { name: '20261130-event-branding', class: EventBrandingSchema },
         { name: '20261201-session-claims', class: SessionClaimsSchema },
       ],
       silent: true,

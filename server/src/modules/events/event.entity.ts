@@ -22,6 +22,17 @@ export class Event {
   listGuestsByDefault = true
   /** Days after its start its guests' data is kept; none: the instance's RETENTION_DAYS. */
   retentionDays?: number | null
+  /** The kiosk's language (`en`, `es`, `it`); none: English. */
+  language?: string | null
+  /** Seconds a kiosk waits untouched before it clears its screen; none: the kiosk's default. */
+  kioskIdleSeconds?: number | null
+  /** The pages', email's and kiosk's dress, but for the logo (`EventBranding` without it). */
+  branding?: BrandingText | null
+  /** The logo as served: a PNG made from the one staff gave, named by its hash. */
+  logoPng?: Buffer | null
+  logoHash?: string | null
+  logoWidth?: number | null
+  logoHeight?: number | null
   /** What the purge removed, counted: the event's figures outlive its guests' data. */
   purgedSessions = 0
   purgedGuests = 0
@@ -31,6 +42,9 @@ export class Event {
   updatedAt = new Date()
 }
 
+/** The words and colour of an event's branding, as stored. */
+export type BrandingText = { businessName?: string; businessUrl?: string; accentColor?: string; tagline?: string }
+
 export const EventSchema = new EntitySchema<Event>({
   class: Event,
   tableName: 'event',
@@ -38,6 +52,8 @@ export const EventSchema = new EntitySchema<Event>({
   checks: [
     { name: 'event_slug_check', expression: SLUG_CHECK },
     { name: 'event_name_check', expression: 'length(name) >= 1 and length(name) <= 200' },
+    { name: 'event_language_check', expression: "language = any (array['en'::text, 'es'::text, 'it'::text])" },
+    { name: 'event_kiosk_idle_seconds_check', expression: 'kiosk_idle_seconds >= 15 and kiosk_idle_seconds <= 600' },
   ],
   properties: {
     id: { type: 'text', primary: true },
@@ -51,6 +67,14 @@ export const EventSchema = new EntitySchema<Event>({
     privacyNoticeText: { type: 'text', nullable: true },
     listGuestsByDefault: { type: 'boolean', default: true },
     retentionDays: { type: 'integer', nullable: true },
+    language: { type: 'text', nullable: true },
+    kioskIdleSeconds: { type: 'integer', nullable: true },
+    branding: { type: 'json', nullable: true },
+    // Lazy: read only by the logo's own route, never with the event.
+    logoPng: { type: 'blob', nullable: true, lazy: true },
+    logoHash: { type: 'text', nullable: true },
+    logoWidth: { type: 'integer', nullable: true },
+    logoHeight: { type: 'integer', nullable: true },
     purgedSessions: { type: 'integer', default: 0 },
     purgedGuests: { type: 'integer', default: 0 },
     purgedPhotos: { type: 'integer', default: 0 },

@@ -1,3 +1,5 @@
+import type { BrandingRow } from './branding.js'
+
 /**
  * The staff's event counts, as SQL: one aggregate over every listed event's sessions, however many
  * events there are (`?` is the list of event ids). Photos are the completed sessions' `photo_count`,
@@ -21,8 +23,12 @@ export type EventCountsRow = { event_id: string; active: number; completed: numb
  * A kiosk's context from its two slugs, as SQL: read at every kiosk's start and reload, one indexed
  * statement, no entity to hydrate. Exported so that the full-stack benchmark's raw route runs it.
  */
+/** The SQL select list of an event's branding (`BrandingRow`), from the event aliased `e`. */
+export const BRANDING_COLUMNS = 'e.branding, e.logo_hash, e.logo_width, e.logo_height'
+
 export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.slug as event_slug, e.name as event_name,
-         e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
+         e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text,
+         e.language, e.kiosk_idle_seconds, ${BRANDING_COLUMNS}
     from event_set s
     join event e on e.id = s.event_id
    where s.slug = ? and e.slug = ?`
@@ -34,7 +40,10 @@ export type KioskContextRow = {
   event_id: string
   event_slug: string
   event_name: string
-} & RegistrationRulesRow
+  language: string | null
+  kiosk_idle_seconds: number | null
+} & RegistrationRulesRow &
+  BrandingRow
 
 /** What registering guests at a set needs of its event: its phones' country, its listing default, its notice. */
 export const REGISTRATION_RULES = `select e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
@@ -49,6 +58,9 @@ export type RegistrationRulesRow = {
   privacy_notice_url: string | null
   privacy_notice_text: string | null
 }
+
+/** An event's logo, as its route serves it: only when the hash asked for is the current one. */
+export const EVENT_LOGO = 'select logo_png from event where id = ? and logo_hash = ?'
 
 /** Marks an event changed (its galleries' ETags move on) and locks its row; returns its id when it exists. */
 export const TOUCH_EVENT = 'update event set updated_at = clock_timestamp() where id = ? returning id'

@@ -8,7 +8,8 @@ import { newId } from '../../ids.js'
 import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/delete-sessions.service.js'
 import { Session } from '../sessions/session.entity.js'
 import { EventSet } from './event-set.entity.js'
-import { Event } from './event.entity.js'
+import { brandingOf, makeLogo, type Language } from './branding.js'
+import { Event, type BrandingText } from './event.entity.js'
 import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from './events.queries.js'
 import { isPhoneCountry } from '../kiosk/phone.js'
 import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from './events.service.js'
@@ -38,14 +39,25 @@ export type EventInput = {
   privacyNotice?: PrivacyNoticeInput | null
   listGuestsByDefault?: boolean
   retentionDays?: number | null
+  language?: Language | null
+  kioskIdleSeconds?: number | null
+  branding?: BrandingText & { logo?: string | null }
 }
 
-/** An event's columns from the staff's input: the notice spread over its three columns; a country checked. */
-function eventColumns({ startAt, phoneCountry, privacyNotice, ...rest }: Partial<EventInput>) {
+/**
+ * An event's columns from the staff's input: the notice spread over its three columns; a country
+ * checked; the branding's words stored as given and its logo made into the PNG that is served (a
+ * logo left out is kept, null removes it).
+ */
+async function eventColumns({ startAt, phoneCountry, privacyNotice, branding, ...rest }: Partial<EventInput>) {
   if (phoneCountry && !isPhoneCountry(phoneCountry))
     throw new AppError('unknown_phone_country', `No phone numbering plan is known for the country ${phoneCountry}`)
+  const { logo, ...words } = branding ?? {}
+  const noLogo = { logoPng: null, logoHash: null, logoWidth: null, logoHeight: null }
   return {
     ...rest,
+    ...(branding === undefined ? {} : { branding: words }),
+    ...(logo === undefined ? {} : logo === null ? noLogo : await makeLogo(logo)),
     ...(startAt === undefined ? {} : { startAt: new Date(startAt) }),
     ...(phoneCountry === undefined ? {} : { phoneCountry }),
     ...(privacyNotice === undefined
@@ -113,6 +125,9 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
       privacyNotice: privacyNoticeOf(event) ?? null,
       listGuestsByDefault: event.listGuestsByDefault,
       retentionDays: event.retentionDays ?? null,
+      language: (event.language as Language | null | undefined) ?? null,
+      kioskIdleSeconds: event.kioskIdleSeconds ?? null,
+      branding: brandingOf(event, deps.config.publicUrl) ?? {},
       expiresAt: event.startAt.getTime() + (event.retentionDays ?? deps.config.retention.defaultDays) * DAY_MS,
       purged: { sessions: event.purgedSessions, guests: event.purgedGuests, photos: event.purgedPhotos },
       createdAt: event.createdAt.getTime(),
@@ -142,7 +157,7 @@ export async function createStaffEvent(deps: CreateDeps, input: EventInput) {
   const { event } = await refusingTakenSlug(
     createEvent(
       deps.em,
-      { ...eventColumns(input), slug: input.slug, name: input.name, startAt: new Date(input.startAt), sets: [] },
+      { ...(await eventColumns(input)), slug: input.slug, name: input.name, startAt: new Date(input.startAt), sets: [] },
       deps.now(),
     ),
     eventSlugTaken(input.slug),
@@ -162,7 +177,7 @@ export async function updateStaffEvent(deps: Deps, { eventId, changes }: { event
     (await deps.em.count(Session, { set: { event: eventId } })) > 0
   )
     requireOwnerFor(deps.staff, 'a later start keeps its guests’ data longer')
-  deps.em.assign(event, eventColumns(changes))
+  deps.em.assign(event, await eventColumns(changes))
   await refusingTakenSlug(deps.em.flush(), eventSlugTaken(event.slug))
   return getStaffEvent(deps, { eventId })
 }

@@ -1,6 +1,8 @@
 import { epochMillis, micros } from '../../db/sql.js'
 import type { DisplayCopy, ImageStatus } from '../photos/photo.entity.js'
 import { isLive } from '../sessions/session-state.js'
+import type { BrandingRow } from '../events/branding.js'
+import { BRANDING_COLUMNS } from '../events/events.queries.js'
 
 /** Sessions per set on the event page: a fixed bound, with no paging. */
 export const SESSIONS_PER_SET = 12
@@ -27,7 +29,7 @@ const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('
  */
 export const GALLERY_QUERIES = {
   /** An event with its sets (none: one row with null set columns), and its version. */
-  eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, s.id as set_id, s.slug as set_slug, s.name as set_name,
+  eventWithSets: `select e.id, e.slug, e.name, ${epochMillis('e.start_at')} as start_at, e.is_private, ${BRANDING_COLUMNS}, s.id as set_id, s.slug as set_slug, s.name as set_name,
             ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us, v.images_settled
        from event e ${LIVE_VERSION} left join event_set s on s.event_id = e.id
       where e.slug = ?
@@ -48,6 +50,7 @@ export const GALLERY_QUERIES = {
       where s.event_id = ?
       order by live.set_id, live.created_at desc, live.id desc`,
   gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at, ${GALLERY_VERSION},
+            ${BRANDING_COLUMNS},
             ${epochMillis('s.completed_at')} as completed_at, s.images_ready_at is not null as images_ready
        from session s
        join event_set st on st.id = s.set_id
@@ -60,7 +63,7 @@ export const GALLERY_QUERIES = {
        join event e on e.id = st.event_id
       where s.id = ? and ${isLive('s')}`,
   /** A session that is not live, with its event: the gallery link opened before (or without) photos. */
-  notLive: `select s.status, e.name as event_name
+  notLive: `select s.status, e.id as event_id, e.name as event_name, ${BRANDING_COLUMNS}
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
@@ -76,28 +79,30 @@ export type EventVersionRow = {
   last_completed_us: number
   images_settled: number
 }
-export type EventWithSetsRow = EventVersionRow & {
-  id: string
-  slug: string
-  name: string
-  start_at: number
-  set_id: string | null
-  set_slug: string
-  set_name: string
-}
+export type EventWithSetsRow = EventVersionRow &
+  BrandingRow & {
+    id: string
+    slug: string
+    name: string
+    start_at: number
+    set_id: string | null
+    set_slug: string
+    set_name: string
+  }
 export type GalleryVersionRow = { completed_us: number; event_updated_us: number; images_settled: number }
 export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
-export type GalleryRow = GalleryVersionRow & {
-  id: string
-  label: string
-  event_id: string
-  event_slug: string
-  event_name: string
-  start_at: number
-  completed_at: number
-  /** Every photo's copies settled (made or failed). */
-  images_ready: boolean
-}
+export type GalleryRow = GalleryVersionRow &
+  BrandingRow & {
+    id: string
+    label: string
+    event_id: string
+    event_slug: string
+    event_name: string
+    start_at: number
+    completed_at: number
+    /** Every photo's copies settled (made or failed). */
+    images_ready: boolean
+  }
 export type PhotoRow = {
   id: string
   session_id: string

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
+import { brandingOfRow } from '../events/branding.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { GALLERY_QUERIES, type EventWithSetsRow, type GalleryRow, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
 import { eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
@@ -40,11 +41,13 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
     config.cdnUrl,
   )
   const sessionsBySet = groupBy(sessions, (session) => session.set_id)
+  const branding = brandingOfRow(event.id, event, config.publicUrl)
   const page = {
     id: event.id,
     slug: event.slug,
     name: event.name,
     startAt: event.start_at,
+    ...(branding && { branding }),
     sets: sets
       .filter((row) => row.set_id !== null)
       .map((row) => ({
@@ -88,11 +91,18 @@ export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'c
   if (!session) return undefined
   const { photos, bytes, previews } = await readPhotos(em, [session.id], config.cdnUrl)
   const preview = previews.get(session.id)
+  const branding = brandingOfRow(session.event_id, session, config.publicUrl)
   return {
     gallery: {
       id: session.id,
       label: session.label,
-      event: { id: session.event_id, slug: session.event_slug, name: session.event_name, startAt: session.start_at },
+      event: {
+        id: session.event_id,
+        slug: session.event_slug,
+        name: session.event_name,
+        startAt: session.start_at,
+        ...(branding && { branding }),
+      },
       photos: photos.get(session.id) ?? [],
       ...(preview && { preview }),
     },

@@ -6,6 +6,7 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
 import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
 import { Customer } from '../customers/customer.entity.js'
+import { brandingOfRow, type Language } from '../events/branding.js'
 import { EventSet } from '../events/event-set.entity.js'
 import { KIOSK_CONTEXT, REGISTRATION_RULES, type KioskContextRow, type RegistrationRulesRow } from '../events/events.queries.js'
 import { NO_SUCH_SET, privacyNoticeOf } from '../events/events.service.js'
@@ -14,10 +15,14 @@ import { Session } from '../sessions/session.entity.js'
 import { deriveLabel, splitName } from './guest-names.js'
 import { DEFAULT_PHONE_COUNTRY, toE164 } from './phone.js'
 
-export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
+export async function loadKioskContext(
+  { em, config }: Pick<AppContext, 'em' | 'config'>,
+  { eventSlug, setSlug }: { eventSlug: string; setSlug: string },
+) {
   const [row] = await em.execute<KioskContextRow[]>(KIOSK_CONTEXT, [setSlug, eventSlug])
   if (!row) throw new AppError('no_such_set', NO_SUCH_SET)
   const privacyNotice = privacyNoticeOf(noticeColumns(row))
+  const branding = brandingOfRow(row.event_id, row, config.publicUrl)
   return {
     set: { id: row.id, slug: row.slug, name: row.name },
     event: {
@@ -27,6 +32,9 @@ export async function loadKioskContext({ em }: Pick<AppContext, 'em'>, { eventSl
       phoneCountry: row.phone_country ?? DEFAULT_PHONE_COUNTRY,
       listGuestsByDefault: row.list_guests_by_default,
       ...(privacyNotice ? { privacyNotice } : {}),
+      ...(row.language ? { language: row.language as Language } : {}),
+      ...(row.kiosk_idle_seconds ? { kioskIdleSeconds: row.kiosk_idle_seconds } : {}),
+      ...(branding ? { branding } : {}),
     },
   }
 }

@@ -1,3 +1,4 @@
+import exifr from 'exifr'
 import sharp from 'sharp'
 import { describe, expect, it } from 'vitest'
 
@@ -65,7 +66,7 @@ describe('stripJpegMetadata', () => {
 
   it('when asked to keep the orientation, then a minimal EXIF holds it and nothing else', async () => {
     const original = await tagged({ orientation: 6 })
-    const { bytes, orientation } = stripJpegMetadata(original, { keepOrientation: true })
+    const { bytes, orientation } = stripJpegMetadata(original, { orientation: true })
     expect(orientation).toBe(6)
     const app1 = segments(bytes).filter(([marker]) => marker === 0xe1)
     expect(app1).toHaveLength(1)
@@ -73,6 +74,27 @@ describe('stripJpegMetadata', () => {
     expect(exifOrientation(bytes.subarray(at, at + 40))).toBe(6)
     expect(bytes.includes(Buffer.from('Canon'))).toBe(false)
     expect((await sharp(bytes).metadata()).orientation).toBe(6)
+  })
+
+  it('when asked to keep the capture time, then EXIF readers find the orientation, DateTimeOriginal and its zone, and no place or camera', async () => {
+    const original = await tagged({ orientation: 8 })
+    const kept = { dateTimeOriginal: '2026:07:04 18:30:12', offsetTimeOriginal: '+02:00' }
+    const { bytes } = stripJpegMetadata(original, { orientation: true, ...kept })
+    const read: unknown = await exifr.parse(bytes, { reviveValues: false, translateValues: false, gps: true, tiff: true, exif: true })
+    expect(read).toEqual({ Orientation: 8, DateTimeOriginal: kept.dateTimeOriginal, OffsetTimeOriginal: kept.offsetTimeOriginal })
+    expect((await sharp(bytes).metadata()).orientation).toBe(8)
+    expect((await sharp(bytes).raw().toBuffer()).equals(await sharp(original).raw().toBuffer())).toBe(true)
+  })
+
+  it('when an upright photo keeps only a capture time, or the time is not in EXIF form, then nothing of it is invented', async () => {
+    const original = await tagged()
+    const upright = stripJpegMetadata(original, { orientation: true, dateTimeOriginal: '2026:07:04 18:30:12' }).bytes
+    expect(await exifr.parse(upright, { reviveValues: false, translateValues: false })).toEqual({
+      Orientation: 1,
+      DateTimeOriginal: '2026:07:04 18:30:12',
+    })
+    const garbage = stripJpegMetadata(original, { orientation: true, dateTimeOriginal: 'yesterday <script>' }).bytes
+    expect(segments(garbage).filter(([marker]) => marker === 0xe1)).toEqual([])
   })
 
   it('when the upload breaks off mid-scan, then what it holds is kept and ended', async () => {
