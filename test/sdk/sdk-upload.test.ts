@@ -1,8 +1,12 @@
+import { readdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+
 import { ApiError, createClient, isDefinedError, safe, uploadPhotos, type PhotoBoothClient } from '@photobooth/sdk'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import type { LocalStorage } from '@photobooth/server/modules/storage/local-storage'
 
 const app = withTestServer()
 let boothKey: string
@@ -118,5 +122,51 @@ describe('the SDK’s upload helper', () => {
     const [error] = await safe(uploadPhotos(racing, sessionId, [makeJpeg(8, 8, 8)]))
     if (!isDefinedError(error)) throw new Error('expected a defined storage error')
     expect([error.status, error.code, (error.data as { storageCode: string }).storageCode]).toEqual([403, 'FORBIDDEN', 'AccessDenied'])
+  })
+})
+
+describe('an upload resumed after its URLs expired', () => {
+  let clock = Date.parse('2026-07-01T18:00:00Z')
+  const clocked = withTestServer({}, { now: () => new Date(clock) })
+
+  it('when a photo was stored but its answer lost, and the booth retries after the URL expired, then storage says it is there and no second copy is stored', async () => {
+    const { sets } = await seedEvent(clocked.orm)
+    const sessionId = await createClient({ baseUrl: clocked.url }).kiosk.registerGuests({
+      params: { setId: sets[0]!.id },
+      body: { guests: [{ name: 'Late', email: 'late@example.org' }] },
+    }).then((session) => session.id)
+    let puts = 0
+    let down = false
+    // The second PUT reaches storage and is stored, then the link goes before its answer comes back.
+    const venue = async (input: string | URL | Request, init?: RequestInit) => {
+      if (down) throw new TypeError('fetch failed')
+      if (isStoragePut(input, init) && ++puts === 2) {
+        await fetch(input, init)
+        down = true
+        throw new TypeError('fetch failed')
+      }
+      return fetch(input, init)
+    }
+    const { createOfflineQueue, memoryStore } = await import('@photobooth/sdk/queue')
+    const queue = createOfflineQueue({
+      client: createClient({ baseUrl: clocked.url, boothKey: await createTestBoothKey(clocked), fetch: venue, retry: false }),
+      store: memoryStore(),
+      retry: { minDelayMs: 10, maxDelayMs: 10 },
+    })
+    try {
+      const photos = [makeJpeg(12, 10, 1), makeJpeg(10, 12, 2), makeJpeg(14, 14, 3)]
+      expect(await queue.uploadPhotos(sessionId, photos)).toMatchObject({ status: 'queued' })
+      // The link comes back twenty minutes later: the URLs signed for fifteen have expired.
+      clock += 20 * 60_000
+      down = false
+      const sent = new Promise((resolve) => queue.on('sent', resolve))
+      queue.wake()
+      expect(await sent).toMatchObject({ result: { status: 'completed', photos: [{ width: 12 }, { width: 10 }, { width: 14 }] } })
+      const folder = dirname((clocked.storage as LocalStorage).pathOf(`sessions/${sessionId}/x.jpg`)!)
+      const stored = (await readdir(folder)).filter((name) => name.endsWith('.jpg'))
+      expect(stored).toHaveLength(photos.length)
+    } finally {
+      queue.close()
+    }
   })
 })

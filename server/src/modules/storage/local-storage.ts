@@ -32,7 +32,8 @@ export type LocalStorage = PhotoStorage & {
   checkUpload(key: string, query: { expires?: unknown; signature?: unknown }, contentType: string | undefined, at: Date): UploadCheck
 }
 
-export type UploadCheck = { ok: true } | { ok: false; code: 'AccessDenied' | 'SignatureDoesNotMatch'; message: string }
+/** `expired`: the signature is this service's and only the time has passed (the URL was good). */
+export type UploadCheck = { ok: true } | { ok: false; code: 'AccessDenied' | 'SignatureDoesNotMatch'; message: string; expired?: true }
 
 /** The local bucket's ETag: a file replaced in any way (a new inode, size or time) gets another. */
 const etagOf = (stats: Stats) => `"${stats.ino.toString(16)}-${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`
@@ -96,7 +97,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
             'The request signature we calculated does not match the signature you provided. Check the key and the Content-Type header.',
         }
       }
-      if (expires * 1000 < at.getTime()) return { ok: false, code: 'AccessDenied', message: 'Request has expired' }
+      if (expires * 1000 < at.getTime()) return { ok: false, code: 'AccessDenied', message: 'Request has expired', expired: true }
       if (expires * 1000 - at.getTime() > MAX_EXPIRY_MS) {
         return { ok: false, code: 'AccessDenied', message: `Presigned URLs last at most ${UPLOAD_URL_TTL_SECONDS} seconds` }
       }

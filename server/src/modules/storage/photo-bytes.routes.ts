@@ -70,6 +70,12 @@ export function photoBytesRoutes({
     const key = keyOf(req.params.key)
     if (!local || !local.pathOf(key)) return sendPlain(res, 404)
     const check = local.checkUpload(key, req.query, req.headers['content-type'], now())
+    // A booth retrying after a crash may hold a URL that has expired since its photo was stored:
+    // saying the photo is there (412) lets it complete with that key, where a 403 would have it
+    // upload the photo again under a new key and leave this one an orphan.
+    if (!check.ok && check.expired && (await local.head(key).catch(() => undefined))) {
+      return sendS3Error(res, 412, 'PreconditionFailed', new ObjectExistsError().message)
+    }
     if (!check.ok) return sendS3Error(res, 403, check.code, check.message)
     if (Number(req.headers['content-length']) > MAX_PHOTO_BYTES) {
       res.setHeader('Connection', 'close')
