@@ -16,6 +16,10 @@ export const ERROR_CODE_TABLE = {
     meaning: 'A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).',
   },
   missing_contact: { status: 400, meaning: 'A guest with neither an email nor a phone. `field` names the guest (`guests.1`).' },
+  unknown_privacy_notice: {
+    status: 400,
+    meaning: "A registration's `privacyNoticeVersion` that the event never published. `field` is `privacyNoticeVersion`.",
+  },
   bad_body: { status: 400, meaning: 'A tracking beacon, or a webhook body, that is not what the route takes.' },
   no_such_target: { status: 400, meaning: "A tracking beacon's session or event does not exist." },
   invalid_submission: { status: 400, meaning: 'A contact form body that is not `{ fields }` of strings within the bounds.' },

@@ -6,7 +6,7 @@ import { sendStandardResponse, toNodeHttpBody, toNodeHttpHeaders, toStandardLazy
 import { genericErrorCode } from '@photobooth/sdk/contract'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express'
 
-import { GALLERY_PAGES_PATH } from './config.js'
+import { GALLERY_PAGES_PATH, KIOSK_APP_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
 import { AppError, encodeErrorBody, errorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableBody, unavailableError } from './outages.js'
@@ -20,6 +20,7 @@ import { crossOrigin, staffCrossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
+import { staticApps } from './http/static-apps.js'
 import { accountAuditTrail, auditTrail } from './modules/audit/audit.middleware.js'
 import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
@@ -65,6 +66,8 @@ export function createApp(services: Services): Express {
   app.get('/openapi.json', openApiDocument(services))
   app.use(under('/docs', docsRoutes(services)))
   app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
+  // The web apps of apps/*, from their builds: the kiosk at KIOSK_URL's default.
+  app.use(under(KIOSK_APP_PATH, staticApps(services, [{ path: KIOSK_APP_PATH, package: '@photobooth/kiosk' }])))
   // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))

@@ -82,7 +82,7 @@ describe('configuration', () => {
       kioskUrl: 'https://kiosk.example.com/{event}/{set}',
       staffAuth: { trustedOrigins: ['http://localhost:4321', 'https://dashboard.example.com', 'https://ops.example.com'] },
     })
-    expect(resolveConfig(loadSettings({}), 4321).kioskUrl).toBe('http://localhost:4321/events/{event}/sets/{set}')
+    expect(resolveConfig(loadSettings({}), 4321).kioskUrl).toBe('http://localhost:4321/kiosk/{event}/{set}')
     expect(() => loadSettings({ KIOSK_URL: 'https://kiosk.example.com/' })).toThrow(/KIOSK_URL: a URL with \{event\} and \{set\} in it/)
     expect(() => loadSettings({ AUTH_SECRET: 'short' })).toThrow(/AUTH_SECRET: at least 32 characters/)
     expect(() => loadSettings({ TRUSTED_ORIGINS: 'https://dashboard.example.com/path' })).toThrow(

@@ -56,6 +56,9 @@ const originList = (example: string) =>
 /** Where the service serves the guest's pages: the default `GALLERY_URL` is `PUBLIC_URL` + this. */
 export const GALLERY_PAGES_PATH = '/g'
 
+/** Where the service serves the kiosk app (apps/kiosk): `/kiosk/<event slug>/<set slug>`, the default `KIOSK_URL`. */
+export const KIOSK_APP_PATH = '/kiosk'
+
 const optionalUrl = z
   .url()
   .transform((url) => url.replace(/\/+$/, ''))
@@ -483,7 +486,7 @@ export function resolveConfig(settings: Settings, port: number): Config {
     publicUrl,
     cdnUrl: settings.cdnUrl ?? `${publicUrl}/photos`,
     galleryUrl: settings.galleryUrl ?? `${publicUrl}${GALLERY_PAGES_PATH}`,
-    kioskUrl: settings.kioskUrl ?? `${publicUrl}/events/{event}/sets/{set}`,
+    kioskUrl: settings.kioskUrl ?? `${publicUrl}${KIOSK_APP_PATH}/{event}/{set}`,
     staffAuth: { ...settings.staffAuth, trustedOrigins: [...new Set([new URL(publicUrl).origin, ...settings.staffAuth.trustedOrigins])] },
   }
 }

@@ -43,12 +43,13 @@ describe('POST /staff/events/:eventId/sets', () => {
       slug: 'mirror-booth',
       name: 'Mirror Booth',
       createdAt: expect.any(Number),
-      kioskUrl: `${app.config.publicUrl}/events/${event.slug}/sets/mirror-booth`,
+      kioskUrl: `${app.config.publicUrl}/kiosk/${event.slug}/mirror-booth`,
     })
     expect(created.createdAt).toBeGreaterThanOrEqual(before)
     expect(created.createdAt).toBeLessThanOrEqual(Date.now())
 
-    const kiosk = await fetch(created.kioskUrl)
+    // The kiosk app at kioskUrl loads its set from the kiosk context.
+    const kiosk = await fetch(`${app.config.publicUrl}/events/${event.slug}/sets/mirror-booth`)
     expect(kiosk.status).toBe(200)
     expect(await kiosk.json()).toEqual({
       set: { id: created.id, slug: 'mirror-booth', name: 'Mirror Booth' },
@@ -124,10 +125,11 @@ describe('PATCH /staff/sets/:setId', () => {
       ...set,
       slug: 'photo-wall',
       name: 'Photo Wall',
-      kioskUrl: `${app.config.publicUrl}/events/${event.slug}/sets/photo-wall`,
+      kioskUrl: `${app.config.publicUrl}/kiosk/${event.slug}/photo-wall`,
     })
-    expect((await fetch(updated.kioskUrl)).status).toBe(200)
-    expect((await fetch(set.kioskUrl)).status).toBe(404)
+    const contextOf = (setSlug: string) => fetch(`${app.config.publicUrl}/events/${event.slug}/sets/${setSlug}`)
+    expect((await contextOf('photo-wall')).status).toBe(200)
+    expect((await contextOf(set.slug)).status).toBe(404)
   })
 
   it("when the slug is another set's of the event, then 409 and the set is unchanged", async () => {

@@ -21,7 +21,7 @@ describe('the SDK as an operator’s script', () => {
     const slug = uniqueSlug()
     const event = await client.staff.events.create({ body: { slug, name: 'Scripted', startAt: Date.parse('2027-01-01T18:00:00Z') } })
     const set = await client.staff.sets.create({ params: { eventId: event.id }, body: { slug: 'wall', name: 'Wall' } })
-    expect(set.kioskUrl).toBe(`${app.config.publicUrl}/events/${slug}/sets/wall`)
+    expect(set.kioskUrl).toBe(`${app.config.publicUrl}/kiosk/${slug}/wall`)
     const { key } = await client.staff.boothKeys.create({ body: { name: 'Scripted booth' } })
     const booth = createClient({ baseUrl: app.url, boothKey: key })
     expect((await booth.booth.listEvents()).events.map((listed) => listed.slug)).toContain(slug)

@@ -58,7 +58,7 @@ export const EXAMPLE_GALLERY_SESSION = { id: session, label: 'Ada & Grace', crea
 export const EXAMPLE_STAFF_SET = {
   ...EXAMPLE_SET,
   createdAt: 1781947800000,
-  kioskUrl: `${BASE}/events/summer-gala/sets/photo-wall`,
+  kioskUrl: `${BASE}/kiosk/summer-gala/photo-wall`,
 }
 
 export const EXAMPLE_STAFF_EVENT = {

@@ -44,6 +44,13 @@ export const Guest = z
 export const RegisterGuestsBody = z
   .strictObject({
     guests: z.array(Guest).min(1).max(12),
+    privacyNoticeVersion: PlainText.trim()
+      .min(1)
+      .max(40)
+      .optional()
+      .describe(
+        "The privacy-notice version the guests were shown (the kiosk context's `privacyNotice.version`), recorded with each; one the event never published is refused (`unknown_privacy_notice`). Absent: the event's current version",
+      ),
   })
   .meta({ examples: [{ guests: [EXAMPLE_GUEST, { name: 'Grace Hopper', email: 'grace@example.org' }] }] })
 

@@ -11,6 +11,7 @@ import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
 import { EventSetSchema } from '../modules/events/event-set.entity.js'
 import { EventSchema } from '../modules/events/event.entity.js'
+import { EventPrivacyNoticeSchema } from '../modules/events/event-privacy-notice.entity.js'
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency-key.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SuppressionSchema } from '../modules/receipts/suppression.entity.js'
@@ -41,6 +42,7 @@ import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
 import { EventBrandingSchema } from './migrations/20261130-event-branding.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
+import { PrivacyNoticesSchema } from './migrations/20261130-privacy-notices.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
 import { StaffSchema } from './migrations/20261125-staff.js'
 import { TrackingSchema } from './migrations/20261121-tracking.js'
@@ -94,6 +96,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       UploadGrantSchema,
       SessionClaimSchema,
       TeamSettingsSchema,
+      EventPrivacyNoticeSchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -120,6 +123,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261129-person-lookup', class: PersonLookupSchema },
         { name: '20261128-two-factor', class: TwoFactorSchema },
         { name: '20261130-event-branding', class: EventBrandingSchema },
+        { name: '20261130-privacy-notices', class: PrivacyNoticesSchema },
         { name: '20261201-session-claims', class: SessionClaimsSchema },
       ],
       silent: true,

@@ -10,6 +10,7 @@ import { brandingOfRow, type Language } from '../events/branding.js'
 import { EventSet } from '../events/event-set.entity.js'
 import { KIOSK_CONTEXT, REGISTRATION_RULES, type KioskContextRow, type RegistrationRulesRow } from '../events/events.queries.js'
 import { NO_SUCH_SET, privacyNoticeOf } from '../events/events.service.js'
+import { NOTICE_PUBLISHED } from '../events/privacy-notices.queries.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
 import { Session } from '../sessions/session.entity.js'
 import { deriveLabel, splitName } from './guest-names.js'
@@ -67,14 +68,20 @@ export function normaliseGuests(guests: readonly GuestInput[], country = DEFAULT
   })
 }
 
-/** Creates the active session of 1 to 12 guests, linking each guest to a customer. */
+/**
+ * Creates the active session of 1 to 12 guests, linking each guest to a customer. Each guest is
+ * recorded under `privacyNoticeVersion`, the notice the kiosk showed them (which may have been
+ * replaced since, when the kiosk queued the registration offline), or the event's current one.
+ */
 export async function registerGuests(
   { em, now }: Pick<AppContext, 'em' | 'now'>,
-  { setId, guests }: { setId: string; guests: readonly GuestInput[] },
+  { setId, guests, privacyNoticeVersion }: { setId: string; guests: readonly GuestInput[]; privacyNoticeVersion?: string },
 ) {
   // The event's rules (an unknown set: the defaults, and the 404 below once the guests are checked).
   const [rules] = await em.execute<RegistrationRulesRow[]>(REGISTRATION_RULES, [setId])
   const details = normaliseGuests(guests, rules?.phone_country ?? DEFAULT_PHONE_COUNTRY)
+  if (rules && privacyNoticeVersion !== undefined) await requirePublishedNotice(em, setId, privacyNoticeVersion)
+  const noticeVersion = privacyNoticeVersion ?? rules?.privacy_notice_version ?? null
   const listedByDefault = rules?.list_guests_by_default ?? true
   const listed = guests.map((guest) => !(guest.hideFromEventPage ?? !listedByDefault))
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
@@ -107,11 +114,20 @@ export async function registerGuests(
         customer: tx.getReference(Customer, customerIds[index]!),
         marketingOptIn: guests[index]!.marketingOptIn ?? false,
         listed: listed[index]!,
-        privacyNoticeVersion: rules?.privacy_notice_version ?? null,
+        privacyNoticeVersion: noticeVersion,
         registeredAt: at,
       }),
     )
     await tx.flush()
     return { id: session.id, label: session.label, status: 'active' as const }
   })
+}
+
+/** A notice version the set's event never published is refused: consent is recorded under a notice guests could have read. */
+async function requirePublishedNotice(em: AppContext['em'], setId: string, version: string): Promise<void> {
+  const [row] = await em.execute<{ published: number }[]>(NOTICE_PUBLISHED, [setId, version])
+  if (!row)
+    throw new AppError('unknown_privacy_notice', `This event never published the privacy notice ${version}`, {
+      field: 'privacyNoticeVersion',
+    })
 }
