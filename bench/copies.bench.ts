@@ -4,17 +4,17 @@
  * process of its own, so that its memory is its own. Sessions are made as booths make them: a
  * kiosk's registration, presigned uploads of the photos' bytes, the booth's completion (the SDK).
  *
- * 1. The full-size decision, measured in this process with the service's own code and sharp: for a
- *    photo EXIF turns (orientation 6), the re-encode at FULL_SIZE_QUALITY (92), and at 95 to compare:
- *    size, time, PSNR and SSIM against the original's pixels decoded and turned; for an upright
- *    photo, the lossless rewrite: time, bytes saved, and that the decoded pixels are the same.
- * 2. One 10-photo session (8 upright, 2 turned by EXIF) of 5184×3456 camera JPEGs at a time, with the
- *    worker idle: from the completion's answer to `images_ready_at` (every photo settled), in rounds;
- *    each completion's own latency is the idle side of row 4.
- * 3. A burst: 50 such sessions uploaded, then completed at once, on the one instance: the time until
- *    all 500 photos are ready, photos/s, and the server process's peak RSS (/proc/<pid>/status).
- * 4. While the worker is busy with the burst, more 10-photo sessions are completed one by one: their
- *    completion latency against the idle one.
+ * 1. The full-size copy, measured in this process with the service's own code: for a photo EXIF
+ *    turns (orientation 6) and an upright one, time, bytes saved, and that the decoded pixels are the
+ *    camera's (nothing re-encoded).
+ * 2. One 10-photo session (5 upright, 5 turned by EXIF, as a portrait booth's are) of 5184×3456
+ *    camera JPEGs at a time, with the worker idle: from the completion's answer to `images_ready_at`
+ *    (every photo settled), in rounds; each completion's own latency is the idle side of row 5.
+ * 3. The end-of-event burst: 5 such sessions uploaded, then completed at once, on the one instance:
+ *    each session's time from its completion's answer to its copies, the worst of them judged; the
+ *    server's CPU per photo; the server process's peak RSS (/proc/<pid>/status).
+ * 4. While the worker is busy with the burst, more 10-photo sessions (uploaded beforehand) are
+ *    completed one by one: their completion latency against the idle one.
  *
  * Ten distinct camera photos (test/support/camera.ts) are made once and uploaded again and again:
  * each upload is an object of its own, copied on its own.
@@ -35,7 +35,7 @@ import { openOrm } from '@photobooth/server/db/orm'
 import { newId } from '@photobooth/server/ids'
 import { createBoothKey } from '@photobooth/server/modules/booth-keys/booth-keys.service'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
-import { FULL_SIZE_QUALITY, makeFullSize, MAX_INPUT_PIXELS } from '@photobooth/server/modules/photos/photo-copies'
+import { makeFullSize } from '@photobooth/server/modules/photos/photo-copies'
 import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
 import pg from 'pg'
 import sharp from 'sharp'
@@ -48,17 +48,20 @@ import { Broken, cleanUp, envNumber, freePort, httpStatus, obtainDatabase, onCle
 // Parameters and targets
 
 const ROUNDS = Math.round(envNumber('BENCH_COPIES_ROUNDS', 7, 1))
-const BURST_SESSIONS = Math.round(envNumber('BENCH_COPIES_SESSIONS', 50, 1))
-const PROBES = Math.round(envNumber('BENCH_COPIES_PROBES', 5, 1))
-/** A session's photos in gallery order: `true` where EXIF turns the photo (orientation 6). */
-const LAYOUT = [false, false, true, false, false, false, true, false, false, false] as const
+const BURST_SESSIONS = Math.round(envNumber('BENCH_COPIES_SESSIONS', 5, 1))
+const PROBES = Math.round(envNumber('BENCH_COPIES_PROBES', 2, 1))
+/** A session's photos in gallery order: `true` where EXIF turns the photo (orientation 6): half of them. */
+const LAYOUT = [false, true, false, true, false, true, false, true, false, true] as const
 const PHOTOS = LAYOUT.length
 const TURNED = LAYOUT.filter(Boolean).length
+/** The issue's bound: a 10-photo camera session's copies ready this soon after its completion, the worker idle. */
+const SESSION_READY_TARGET_MS = 5_000
+/** And the worst session of an end-of-event burst (5 × 10 at once). */
+const BURST_SESSION_TARGET_MS = 20_000
 /** COPIES_LINK_WAIT_MS's default: a session's gallery links are held this long at most for its copies. */
-const SESSION_READY_TARGET_MS = 30_000
+const LINK_WAIT_MS = 30_000
 /** The issue's bound on one instance's memory through a burst: 1 GB (10^9 bytes). */
 const RSS_TARGET_BYTES = 1e9
-const QUALITY_COMPARED = 95
 const TIMING_REPEATS = 3
 /** How often the database is asked whether the copies are ready: times come from `images_ready_at`, not from the polls. */
 const POLL_MS = 50
@@ -340,14 +343,9 @@ async function checkCopies(pool: pg.Pool, sessionId: string): Promise<void> {
     const turned = LAYOUT[row.position - 1]!
     const problems = [
       row.full_size === null || row.full_etag === null ? 'no full-size copy' : '',
-      turned
-        ? row.width === 3456 && row.height === 5184
-          ? ''
-          : `turned photo recorded ${row.width}×${row.height}`
-        : row.full_size! < row.size_bytes
-          ? ''
-          : 'the stripped copy is not smaller',
-      row.copies?.map((copy) => Math.max(copy.width, copy.height)).join(',') === '480,960,1600'
+      turned && (row.width !== 3456 || row.height !== 5184) ? `turned photo recorded ${row.width}×${row.height}` : '',
+      row.full_size! < row.size_bytes ? '' : 'the stripped copy is not smaller',
+      row.copies?.map((copy) => Math.max(copy.width, copy.height)).join(',') === '480,720,960,1600'
         ? ''
         : `display copies ${JSON.stringify(row.copies)}`,
       row.preview === (row.position === 1) ? '' : 'link preview on the wrong photo',
@@ -367,57 +365,6 @@ async function decode(jpeg: Buffer): Promise<Raw> {
   return { data, width: info.width, height: info.height, channels: info.channels }
 }
 
-/** PSNR over every sample (R, G, B), in dB. */
-function psnr(a: Raw, b: Raw): number {
-  if (a.data.length !== b.data.length) throw new Broken(`PSNR of ${a.width}×${a.height} against ${b.width}×${b.height}`)
-  let sum = 0
-  for (let i = 0; i < a.data.length; i++) {
-    const d = a.data[i]! - b.data[i]!
-    sum += d * d
-  }
-  const mse = sum / a.data.length
-  return mse === 0 ? Number.POSITIVE_INFINITY : 10 * Math.log10((255 * 255) / mse)
-}
-
-/** Mean SSIM of the luma (BT.601) over non-overlapping 8×8 blocks, C1 = (0.01·255)², C2 = (0.03·255)². */
-function ssim(a: Raw, b: Raw): number {
-  const C1 = (0.01 * 255) ** 2
-  const C2 = (0.03 * 255) ** 2
-  const { width, height, channels } = a
-  const luma = (data: Buffer, i: number) => 0.299 * data[i]! + 0.587 * data[i + 1]! + 0.114 * data[i + 2]!
-  let total = 0
-  let blocks = 0
-  for (let by = 0; by + 8 <= height; by += 8) {
-    for (let bx = 0; bx + 8 <= width; bx += 8) {
-      let sa = 0
-      let sb = 0
-      let saa = 0
-      let sbb = 0
-      let sab = 0
-      for (let y = by; y < by + 8; y++) {
-        let i = (y * width + bx) * channels
-        for (let x = 0; x < 8; x++, i += channels) {
-          const ya = luma(a.data, i)
-          const yb = luma(b.data, i)
-          sa += ya
-          sb += yb
-          saa += ya * ya
-          sbb += yb * yb
-          sab += ya * yb
-        }
-      }
-      const ma = sa / 64
-      const mb = sb / 64
-      const va = saa / 64 - ma * ma
-      const vb = sbb / 64 - mb * mb
-      const cov = sab / 64 - ma * mb
-      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2))
-      blocks++
-    }
-  }
-  return total / blocks
-}
-
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number[] }> {
   const ms: number[] = []
   let result: T | undefined
@@ -429,74 +376,26 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number
   return { result: result!, ms }
 }
 
-/** The re-encode `makeFullSize` does for a turned photo, at another quality: the same sharp pipeline. */
-const reEncode = (original: Buffer, quality: number) =>
-  sharp(original, { failOn: 'none', limitInputPixels: MAX_INPUT_PIXELS }).rotate().keepIccProfile().jpeg({ quality }).toBuffer()
-
-async function measureFullSize(turned: Buffer, upright: Buffer): Promise<Row[]> {
-  const size = { width: 5184, height: 3456 }
-  const reference = await decode(turned)
-
-  const ours = await timed(() => makeFullSize(turned, size))
-  if (ours.result.how !== 're-encoded') throw new Broken(`makeFullSize of a turned photo: ${ours.result.how}`)
-  // The replica at 92 must be the service's own bytes, so that the 95 beside it is a fair comparison.
-  const replica = await reEncode(turned, FULL_SIZE_QUALITY)
-  if (!replica.equals(ours.result.bytes))
-    throw new Broken(
-      `the bench's re-encode at ${FULL_SIZE_QUALITY} is not makeFullSize's (${replica.length} vs ${ours.result.bytes.length} bytes)`,
-    )
-  const other = await timed(() => reEncode(turned, QUALITY_COMPARED))
-  const at = async (bytes: Buffer) => {
-    const pixels = await decode(bytes)
-    if (pixels.width !== 3456 || pixels.height !== 5184)
-      throw new Broken(`the re-encoded photo is ${pixels.width}×${pixels.height}, not turned upright`)
-    return { bytes: bytes.length, psnr: psnr(reference, pixels), ssim: ssim(reference, pixels) }
-  }
-  const q92 = await at(ours.result.bytes)
-  const q95 = await at(other.result)
-  const sizeVs = (bytes: number) =>
-    `${mb(bytes)} (${((bytes / turned.length - 1) * 100).toFixed(1)}% vs the original's ${mb(turned.length)})`
-  console.log(
-    `turned photo: original ${mb(turned.length)}; at ${FULL_SIZE_QUALITY}: ${sizeVs(q92.bytes)}, PSNR ${q92.psnr.toFixed(2)} dB, SSIM ${q92.ssim.toFixed(4)}, ${ours.ms.map(msText).join(', ')}`,
-  )
-  console.log(
-    `              at ${QUALITY_COMPARED}: ${sizeVs(q95.bytes)}, PSNR ${q95.psnr.toFixed(2)} dB, SSIM ${q95.ssim.toFixed(4)}, ${other.ms.map(msText).join(', ')}`,
-  )
-
-  const stripped = await timed(() => makeFullSize(upright, size))
-  if (stripped.result.how !== 'stripped') throw new Broken(`makeFullSize of an upright photo: ${stripped.result.how}`)
-  const [before, after] = await Promise.all([decode(upright), decode(stripped.result.bytes)])
+/** The full-size copy of one photo: the camera's pixels byte for byte (checked decoded), without its metadata. */
+async function measureOneFullSize(original: Buffer, turned: boolean): Promise<Row> {
+  const size = turned ? { width: 3456, height: 5184 } : { width: 5184, height: 3456 }
+  const made = await timed(() => makeFullSize(original, size))
+  const expected = turned ? 'stripped, tagged' : 'stripped'
+  if (made.result.how !== expected) throw new Broken(`makeFullSize of ${turned ? 'a turned' : 'an upright'} photo: ${made.result.how}`)
+  const [before, after] = await Promise.all([decode(original), decode(made.result.bytes)])
   const identical = before.width === after.width && before.height === after.height && before.data.equals(after.data)
-  if (!identical) throw new Broken('the lossless rewrite of an upright photo decodes to other pixels')
-  const saved = upright.length - stripped.result.bytes.length
+  if (!identical) throw new Broken('the full-size copy decodes to other pixels than the camera photo')
+  const saved = original.length - made.result.bytes.length
   console.log(
-    `upright photo: ${mb(upright.length)} → ${mb(stripped.result.bytes.length)} (${saved} bytes of metadata left out), decoded pixels identical, ${stripped.ms.map(msText).join(', ')}`,
+    `${turned ? 'turned' : 'upright'} photo: ${mb(original.length)} → ${mb(made.result.bytes.length)} (${saved} bytes of metadata left out), decoded pixels identical, ${made.ms.map(msText).join(', ')}`,
   )
-
-  const what = `orientation-6 camera photo (5184×3456, ${mb(turned.length)}), full size re-encoded`
-  return [
-    {
-      row: `${what} at ${FULL_SIZE_QUALITY} (FULL_SIZE_QUALITY)`,
-      value: `PSNR ${q92.psnr.toFixed(1)} dB`,
-      figures: `SSIM ${q92.ssim.toFixed(4)} (luma, 8×8 blocks) vs the original decoded and turned; ${sizeVs(q92.bytes)}; ${msText(median(ours.ms))} (median of ${TIMING_REPEATS}, makeFullSize)`,
-      target: '(printed)',
-      result: 'info',
-    },
-    {
-      row: `${what} at ${QUALITY_COMPARED}, for comparison`,
-      value: `PSNR ${q95.psnr.toFixed(1)} dB`,
-      figures: `SSIM ${q95.ssim.toFixed(4)}; ${sizeVs(q95.bytes)}, ${((q95.bytes / q92.bytes - 1) * 100).toFixed(0)}% over ${FULL_SIZE_QUALITY}; ${msText(median(other.ms))} (median of ${TIMING_REPEATS}, the same sharp pipeline)`,
-      target: '(printed)',
-      result: 'info',
-    },
-    {
-      row: 'upright camera photo (orientation 1): full size by the lossless rewrite',
-      value: 'pixels identical',
-      figures: `decoded pixels equal to the original's; ${saved.toLocaleString('en-US')} B of metadata left out (EXIF: GPS, make, model, serial) of ${mb(upright.length)}; ${msText(median(stripped.ms))} (median of ${TIMING_REPEATS}, makeFullSize)`,
-      target: '(printed)',
-      result: 'info',
-    },
-  ]
+  return {
+    row: `${turned ? 'orientation-6' : 'upright'} camera photo (5184×3456): full size without re-encoding`,
+    value: 'pixels identical',
+    figures: `decoded (and turned) pixels equal to the original's; ${saved.toLocaleString('en-US')} B of metadata left out (EXIF: GPS, make, model, serial; kept: orientation, capture time) of ${mb(original.length)}; ${msText(median(made.ms))} (median of ${TIMING_REPEATS}, makeFullSize)`,
+    target: '(printed)',
+    result: 'info',
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -507,7 +406,7 @@ async function main(): Promise<void> {
       .map((load) => load.toFixed(2))
       .join(' ')}; ` +
       `${ROUNDS} rounds of one ${PHOTOS}-photo session, a burst of ${BURST_SESSIONS} sessions, ${PROBES} completions while busy; ` +
-      `COPIES_CONCURRENCY ${process.env.COPIES_CONCURRENCY ?? '(default, 2)'}`,
+      `COPIES_CONCURRENCY ${process.env.COPIES_CONCURRENCY ?? `(default: ${availableParallelism()})`}`,
   )
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-copies-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
@@ -557,7 +456,7 @@ async function main(): Promise<void> {
 
   // 1. The full-size decision (the server is idle meanwhile).
   console.log("\nfull-size copies, measured here with the service's makeFullSize and sharp:")
-  const qualityRows = await measureFullSize(photos[LAYOUT.indexOf(true)]!, photos[0]!)
+  const fullSizeRows = [await measureOneFullSize(photos[LAYOUT.indexOf(true)]!, true), await measureOneFullSize(photos[0]!, false)]
 
   // 2. One session at a time, the worker idle: readiness, and the idle completions.
   console.log(`\none ${PHOTOS}-photo session at a time (the worker idle before each):`)
@@ -596,6 +495,12 @@ async function main(): Promise<void> {
     }),
   )
   const burstIds = burst.map((one) => one.sessionId)
+  // The sessions completed while the burst is worked through, uploaded now: then their completions come at once.
+  const probes: { sessionId: string; keys: string[] }[] = []
+  for (let probe = 1; probe <= PROBES; probe++) {
+    const sessionId = await register(clients)
+    probes.push({ sessionId, keys: await upload(clients, sessionId, photos) })
+  }
   await sleep(1_000)
   server.memory.open()
   const rssBefore = server.memory.last.rss
@@ -613,10 +518,9 @@ async function main(): Promise<void> {
   // 4. While the worker works through the burst: one booth's completion at a time.
   const busyLatency: number[] = []
   const queuedAtProbe: number[] = []
-  for (let probe = 1; probe <= PROBES; probe++) {
-    await sleep(2_000)
-    const sessionId = await register(clients)
-    const keys = await upload(clients, sessionId, photos)
+  for (const [index, { sessionId, keys }] of probes.entries()) {
+    const probe = index + 1
+    await sleep(500)
     const { latencyMs } = await complete(clients, sessionId, keys)
     const state = await progress(pool, burstIds)
     if (state.queued === 0)
@@ -645,7 +549,8 @@ async function main(): Promise<void> {
   const hwm = server.memory.last.hwm
   const peakRss = Math.max(burstPeak, hwm)
   const waits = burstCompletions.map((one, index) => done.readyAt.get(burstIds[index]!)! - one.answeredAt)
-  const heldPast = waits.filter((ms) => ms > SESSION_READY_TARGET_MS).length
+  const worstWait = Math.max(...waits)
+  const heldPast = waits.filter((ms) => ms > LINK_WAIT_MS).length
   const burstPhotos = BURST_SESSIONS * PHOTOS
   const rate = burstPhotos / (burstMs / 1000)
   console.log(
@@ -658,17 +563,23 @@ async function main(): Promise<void> {
     {
       row: `one ${PHOTOS}-photo session (5184×3456 camera JPEGs, ${TURNED} with orientation 6): completion's answer to every copy ready (p95)`,
       value: s(percentile(readyMs, 95)),
-      figures: `p50 ${s(median(readyMs))}, p95 ${s(percentile(readyMs, 95))} (nearest rank) over ${ROUNDS} rounds: ${readyMs.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; worker idle before each; links are held up to COPIES_LINK_WAIT_MS (30 s)`,
+      figures: `p50 ${s(median(readyMs))}, p95 ${s(percentile(readyMs, 95))} (nearest rank) over ${ROUNDS} rounds: ${readyMs.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; worker idle before each; links are held up to COPIES_LINK_WAIT_MS (${s(LINK_WAIT_MS)})`,
       target: `p95 ≤ ${s(SESSION_READY_TARGET_MS)}`,
       result: verdict(percentile(readyMs, 95) <= SESSION_READY_TARGET_MS),
     },
     {
-      row: `burst of ${BURST_SESSIONS} completed sessions × ${PHOTOS} camera photos, one instance: every photo ready`,
-      value: s(burstMs),
+      row: `burst of ${BURST_SESSIONS} sessions × ${PHOTOS} camera photos (half turned by EXIF) completed at once, one instance: the worst session's copies ready after its completion`,
+      value: s(worstWait),
       figures:
-        `${burstPhotos} photos, ${rate.toFixed(2)} photos/s from the completions sent (the last answered at ${s(lastAnswerMs)}); ` +
-        `server CPU ${(burstCpuMs / burstPhotos).toFixed(0)} ms a photo, ${(burstCpuMs / burstMs).toFixed(2)} of ${availableParallelism()} cores; ` +
-        `COPIES_CONCURRENCY ${process.env.COPIES_CONCURRENCY ?? 2}; load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ${heldPast} of ${BURST_SESSIONS} sessions ready more than 30 s after their completion (their links go at 30 s), the last ${s(Math.max(...waits))}`,
+        `each session: ${waits.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s; all ${burstPhotos} photos ${s(burstMs)} after the completions were sent, ${rate.toFixed(2)} photos/s (the last completion answered at ${s(lastAnswerMs)}); ` +
+        `COPIES_CONCURRENCY ${process.env.COPIES_CONCURRENCY ?? `(default: ${availableParallelism()} cores)`}; load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end; ${heldPast} of ${BURST_SESSIONS} sessions past the links' ${s(LINK_WAIT_MS)} wait`,
+      target: `≤ ${s(BURST_SESSION_TARGET_MS)}`,
+      result: verdict(worstWait <= BURST_SESSION_TARGET_MS),
+    },
+    {
+      row: `copies' CPU per camera photo (5184×3456, half turned), through the burst`,
+      value: `${(burstCpuMs / burstPhotos).toFixed(0)} ms`,
+      figures: `server process CPU (user + system, /proc/<pid>/stat) over the burst ${s(burstCpuMs)} for ${burstPhotos} photos: reading the upload, the full-size copy, four WebP copies, the link preview of each first photo, storing and settling; ${(burstCpuMs / burstMs).toFixed(2)} of ${availableParallelism()} cores busy`,
       target: '(printed)',
       result: 'info',
     },
@@ -691,7 +602,7 @@ async function main(): Promise<void> {
       target: '(printed)',
       result: 'info',
     },
-    ...qualityRows,
+    ...fullSizeRows,
   )
   console.log(
     `\nload average at the end: ${loadavg()

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 
 import proxyaddr from 'proxy-addr'
@@ -28,9 +29,13 @@ export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
   throttleMs: 1_000,
 }
 
-/** The photo copies worker's defaults (CopiesWorkerSettings). */
+/**
+ * The photo copies worker's defaults (CopiesWorkerSettings). One photo per core: sharp decodes and
+ * encodes each on one libvips thread here (glibc without jemalloc), so the cores are used by photos
+ * side by side, and each holds only its upload and a 1600 px frame.
+ */
 export const DEFAULT_COPIES_SETTINGS: CopiesWorkerSettings = {
-  concurrency: 2,
+  concurrency: Math.min(availableParallelism(), 16),
   intervalMs: 2_000,
   leaseMs: 60_000,
   maxAttempts: 5,

@@ -213,6 +213,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
           transports: createTransports(settings.delivery, logger, config.publicUrl),
           logger,
           settings: settings.delivery.dispatcher,
+          publicUrl: config.publicUrl,
           metrics,
         })
         wake[OUTBOX_CHANNEL] = dispatcher.wake

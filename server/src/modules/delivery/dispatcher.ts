@@ -4,6 +4,7 @@ import { DEFAULT_DISPATCHER_SETTINGS } from '../../config.js'
 import type { Services } from '../../context.js'
 import { describeError, redact } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
+import { brandingOfRow, type BrandingRow } from '../events/branding.js'
 import { CHANNELS, OutboxMessage, type Channel } from './outbox-message.entity.js'
 import { OUTBOX_QUERIES, type Settlement } from './outbox.queries.js'
 import { createPacer, SYSTEM_CLOCK, type Clock } from './pacer.js'
@@ -53,6 +54,8 @@ export type Dispatcher = {
  * since when it has been tried (its queueing, or staff's last retry), for its retry time. Epoch ms.
  */
 type Claimed = OutgoingMessage & { attempts: number; queuedAt: number; retrySince: number }
+/** A claimed row as the claim returns it: its event's branding in columns, made into `branding` once claimed. */
+type ClaimedRow = Omit<Claimed, 'branding'> & BrandingRow & { eventId: string }
 
 export const NOT_CONFIGURED = 'not configured'
 
@@ -74,6 +77,8 @@ export function startDispatcher(
   deps: Pick<Services, 'orm' | 'logger'> & {
     transports: Transports
     settings: DispatcherSettings
+    /** Where this service answers: the email's logo is served from here. */
+    publicUrl?: string
     clock?: Clock
     metrics?: Pick<Metrics, 'deliveryLatency' | 'dispatchFailures' | 'deliveryRecordFailures'>
   },
@@ -268,7 +273,14 @@ export function startDispatcher(
           wanted = false
           const want = room()
           try {
-            const rows = await em().execute<Claimed[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs, settings.senderName])
+            const rows = (
+              await em().execute<ClaimedRow[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs, settings.senderName])
+            ).map(({ eventId, branding, logo_hash, logo_width, logo_height, ...row }): Claimed => {
+              const dress = deps.publicUrl
+                ? brandingOfRow(eventId, { branding, logo_hash, logo_width, logo_height }, deps.publicUrl)
+                : undefined
+              return { ...row, ...(dress && { branding: dress }) }
+            })
             const at = clock.now()
             for (const row of rows) claimedAt.set(row, at)
             ready.push(...rows)

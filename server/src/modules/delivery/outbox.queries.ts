@@ -1,3 +1,4 @@
+import { BRANDING_COLUMNS } from '../events/events.queries.js'
 import { addressHash } from '../receipts/receipts.queries.js'
 import type { SuppressionReason } from '../receipts/suppression.entity.js'
 
@@ -73,6 +74,7 @@ export const OUTBOX_QUERIES = {
           and g.id = m.session_guest_id and s.id = m.session_id and st.id = s.set_id and e.id = st.event_id
        returning m.id, m.channel, m.recipient, m.link, m.attempts, e.name as "eventName", g.first_name as "guestName",
                  coalesce(?::text, e.name) as "senderName", e.privacy_notice_url as "privacyNoticeUrl",
+                 e.id as "eventId", ${BRANDING_COLUMNS},
                  (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt",
                  (extract(epoch from m.retry_since) * 1000)::float8 as "retrySince"`,
   /**

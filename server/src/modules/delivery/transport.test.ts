@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { composeGalleryLink, type OutgoingMessage } from './transport.js'
+import { composeGalleryLink, readableOn, type OutgoingMessage } from './transport.js'
 
 const message: OutgoingMessage = {
   id: 'm1',
@@ -37,5 +37,12 @@ describe('the words of a gallery link', () => {
     const without = composeGalleryLink({ ...message, channel: 'email' })
     expect(without.text).not.toContain('How we handle')
     expect(without.html).not.toContain('How we handle')
+  })
+})
+
+describe("the button's words on the event's accent colour", () => {
+  it('when the accent is light, then black; when dark, then white (whichever contrast is higher)', () => {
+    expect(['#f5c518', '#ffffff', '#9be7ff'].map(readableOn)).toEqual(['#000000', '#000000', '#000000'])
+    expect(['#111111', '#b4235a', '#1a4fd6'].map(readableOn)).toEqual(['#ffffff', '#ffffff', '#ffffff'])
   })
 })

@@ -15,6 +15,16 @@ export type OutgoingMessage = {
   senderName: string
   /** The event's privacy notice, linked from the email when it has one. */
   privacyNoticeUrl: string | null
+  /** The event's branding (events' `brandingOf`): the email's logo, button colour and footer. */
+  branding?: MessageBranding
+}
+
+export type MessageBranding = {
+  businessName?: string
+  businessUrl?: string
+  accentColor?: string
+  tagline?: string
+  logo?: { url: string; width: number; height: number }
 }
 
 /** The last line of every SMS: carriers and the law expect a way out, and Twilio honours STOP itself. */
@@ -82,24 +92,60 @@ export function retryAfterMs(value: string | null | undefined, now = Date.now())
  */
 export const responseHints = new AsyncLocalStorage<{ retryAfterMs?: number }>()
 
-/** The words of the gallery link, for email and SMS alike. */
+/** The words of the gallery link, for email and SMS alike, dressed in the event's branding when it has one. */
 export function composeGalleryLink(message: OutgoingMessage) {
   const greeting = message.guestName ? `Hi ${message.guestName},` : 'Hi,'
   const subject = `Your photos from ${message.eventName}`
   const privacy = message.privacyNoticeUrl
+  const brand = message.branding ?? {}
   const text =
     `${greeting}\n\nYour photos from ${message.eventName} are ready:\n${message.link}\n\nView them, download them one by one or all at once as a zip.\n` +
+    (brand.businessName ? `\n${brand.businessName}${brand.businessUrl ? ` · ${brand.businessUrl}` : ''}\n` : '') +
     (privacy ? `\nHow we handle your details: ${privacy}\n` : '')
+  const accent = brand.accentColor ?? '#111111'
+  const small = 'color:#555;font-size:13px'
+  // A logo at most 200 px wide and 60 high in the mail, in its proportions (mail clients ignore CSS max sizes).
+  const logo = brand.logo && fitBox(brand.logo, 200, 60)
+  const header = brand.logo
+    ? `<p><img src="${escapeHtml(brand.logo.url)}" width="${logo!.width}" height="${logo!.height}" alt="${escapeHtml(brand.businessName ?? message.eventName)}" style="border:0;display:block"></p>\n`
+    : ''
+  const footer = brand.businessName
+    ? `\n<p style="${small};border-top:1px solid #ddd;padding-top:12px">${
+        brand.businessUrl
+          ? `<a href="${escapeHtml(brand.businessUrl)}" style="color:#555">${escapeHtml(brand.businessName)}</a>`
+          : escapeHtml(brand.businessName)
+      }</p>`
+    : ''
   const html = `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">
-<p>${escapeHtml(greeting)}</p>
-<p>Your photos from <strong>${escapeHtml(message.eventName)}</strong> are ready.</p>
-<p><a href="${escapeHtml(message.link)}" style="display:inline-block;padding:10px 18px;background:#111;color:#fff;border-radius:6px;text-decoration:none">See your photos</a></p>
-<p style="color:#555;font-size:13px">Or open this link: ${escapeHtml(message.link)}</p>${
-    privacy ? `\n<p style="color:#555;font-size:13px"><a href="${escapeHtml(privacy)}">How we handle your details</a></p>` : ''
-  }
+${header}<p>${escapeHtml(greeting)}</p>
+<p>Your photos from <strong>${escapeHtml(message.eventName)}</strong> are ready.</p>${brand.tagline ? `\n<p>${escapeHtml(brand.tagline)}</p>` : ''}
+<p><a href="${escapeHtml(message.link)}" style="display:inline-block;padding:10px 18px;background:${accent};color:${readableOn(accent)};border-radius:6px;text-decoration:none">See your photos</a></p>
+<p style="${small}">Or open this link: ${escapeHtml(message.link)}</p>${
+    privacy ? `\n<p style="${small}"><a href="${escapeHtml(privacy)}">How we handle your details</a></p>` : ''
+  }${footer}
 </body></html>`
   // The sender first (an SMS shows only a number), the event when the sender is a brand.
   const from = message.senderName === message.eventName ? `${message.senderName}:` : `${message.senderName}: from ${message.eventName},`
   const sms = `${from} your photos are ready: ${message.link}\n${SMS_OPT_OUT}`
   return { subject, text, html, sms }
+}
+
+/** A size inside a box, in the same proportions (never larger than it was). */
+function fitBox(size: { width: number; height: number }, width: number, height: number) {
+  const scale = Math.min(1, width / size.width, height / size.height)
+  return { width: Math.round(size.width * scale), height: Math.round(size.height * scale) }
+}
+
+/**
+ * Black or white, whichever reads better on `#rrggbb` by WCAG's contrast ratio: staff pick the
+ * accent, and a guest must still read the button.
+ */
+export function readableOn(hex: string): '#000000' | '#ffffff' {
+  const channel = (at: number) => {
+    const value = parseInt(hex.slice(at, at + 2), 16) / 255
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4
+  }
+  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+  // Contrast with white (1.05 / (L + 0.05)) against contrast with black ((L + 0.05) / 0.05).
+  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? '#ffffff' : '#000000'
 }

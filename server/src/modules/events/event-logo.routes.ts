@@ -21,7 +21,13 @@ export function eventLogoRoutes({ orm }: Pick<Services, 'orm'>): Router {
     try {
       const [row] = await orm.em.fork().execute<{ logo_png: Buffer | null }[]>(EVENT_LOGO, [req.params.eventId, hash])
       if (!row?.logo_png) return sendPlain(res, 404)
-      res.set({ 'Content-Type': 'image/png', 'Cache-Control': LOGO_CACHE_CONTROL, 'Content-Length': String(row.logo_png.length) })
+      res.set({
+        'Content-Type': 'image/png',
+        'Cache-Control': LOGO_CACHE_CONTROL,
+        'Content-Length': String(row.logo_png.length),
+        // Shown where the guest is, not only on this origin: in mail clients and on a kiosk served elsewhere (KIOSK_URL).
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+      })
       res.end(row.logo_png)
     } catch (error) {
       next(error)

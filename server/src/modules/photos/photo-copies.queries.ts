@@ -11,7 +11,10 @@ export const COPIES_QUERIES = {
   claim: `with due as (
          select id from photo
           where image_status = 'queued' and image_due_at <= now()
-          order by image_due_at
+          -- A session's photos share their due time (its completion's): first come, first served, and
+          -- within a session in gallery order, so that its first photo (the grid's first, the link
+          -- preview's source) is ready first.
+          order by image_due_at, position
           limit ?
           for update skip locked
        )
