@@ -322,6 +322,17 @@ describe('the copies job', () => {
     expect(entries.map((entry) => entry.name)).toEqual(images.map((_, index) => `Ada Lovelace ${String(index + 1).padStart(2, '0')}.jpg`))
     for (const entry of entries) expect(Math.abs(entry.modified.getTime() - completedAt)).toBeLessThan(5_000)
     entries.forEach((entry, index) => expect(entry.bytes.equals(images[index]!)).toBe(true))
+    // Opened on a phone in another zone, the photos keep their moment: the time travels in UTC
+    // (Info-ZIP's extended timestamp), not only as the zip's zoneless DOS time.
+    const zone = process.env.TZ
+    process.env.TZ = 'America/New_York'
+    try {
+      const elsewhere = await unzip((await bytesOf(`${app.url}/gallery/${live.sessionId}/zip`)).bytes)
+      for (const entry of elsewhere) expect(Math.abs(entry.modified.getTime() - completedAt)).toBeLessThan(5_000)
+    } finally {
+      if (zone === undefined) delete process.env.TZ
+      else process.env.TZ = zone
+    }
     // One photo's download keeps the spec's name, unpadded.
     const download = await fetch(`${app.url}/gallery/${live.sessionId}/photos/${live.photos[0]!.id}/download`)
     expect(download.headers.get('content-disposition')).toBe('attachment; filename="Ada Lovelace 1.jpg"')
