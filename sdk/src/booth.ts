@@ -5,6 +5,8 @@
 import { connect, type ClientOptions } from './client.js'
 import routes from './generated/booth-routes.json' with { type: 'json' }
 import type { PhotoBoothClient } from './index.js'
+import { registerUploader } from './registry.js'
+import { resumeUpload } from './upload.js'
 
 export * from './entry-common.js'
 export { uploadPhotos } from './upload.js'
@@ -16,5 +18,7 @@ export type BoothClient = Pick<PhotoBoothClient, 'booth'>
 
 /** A client for a booth app: `createBoothClient({ baseUrl, boothKey }).booth.listQueue(…)`. */
 export function createBoothClient(options: Omit<ClientOptions, 'staffCookies'> & { boothKey: string }): BoothClient {
-  return connect<BoothClient>(routes, options)
+  const client = connect<BoothClient>(routes, options)
+  registerUploader(client, resumeUpload)
+  return client
 }

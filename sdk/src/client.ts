@@ -97,6 +97,6 @@ export function connect<TClient extends NestedClient<CallContext>>(
   })
   const client = routeClient(link) as TClient
   // Storage uploads (upload.ts) use the same fetch, timeout and retries, never the headers.
-  registerTransport(client, { ...transport, fetch: baseFetch, uploadUrl: options.uploadUrl })
+  registerTransport(client, { ...transport, fetch: baseFetch, uploadUrl: options.uploadUrl, baseUrl: url })
   return client
 }

@@ -5,11 +5,15 @@
  * order when the service answers again, paced under its rate limit. A call the service refuses
  * for good (a 4xx that no retry fixes) is given back and dropped, never retried forever.
  */
+import type { ClientPromiseResult } from '@orpc/client'
+
 import { ApiError, NetworkError, TimeoutError } from './errors.js'
-import type { PhotoBoothClient } from './index.js'
+import type { PhotoBoothClient, RouteError } from './index.js'
+import { transportOf, uploaderOf } from './registry.js'
 import { backoffDelay, isInFlightConflict, resolveRetry, sleep } from './retry.js'
 import { newIdempotencyKey } from './fetch-link.js'
-import { resumeUpload, type CompletedSession, type PhotoSource, type UploadProgress } from './upload.js'
+// Types only: the upload's code comes with a booth client (registry.ts), so a kiosk's queue ships none of it.
+import type { CompletedSession, PhotoSource, UploadError, UploadProgress } from './upload.js'
 
 type Kiosk = PhotoBoothClient['kiosk']
 type Booth = PhotoBoothClient['booth']
@@ -42,27 +46,62 @@ export interface QueueStore {
   /** Adds an entry, or replaces the one with its id (an upload's progress). */
   save(entry: QueueEntry): Promise<void>
   remove(id: string): Promise<void>
+  /** Lets the store go (a file store's lock on its folder), when the queue is closed. */
+  close?(): void
 }
 
-/** What a call's entry shows the app: enough for a screen, no guest's data. */
-export type QueuedCallInfo = Pick<QueueEntry, 'id' | 'route' | 'queuedAt' | 'tries'>
+/** The routes a queue sends. */
+export type QueuedRoute = QueuedCall['route']
+
+/** What each route answers, and what it may be refused with. */
+export type QueuedRouteTypes = {
+  'kiosk.registerGuests': { result: Awaited<ReturnType<Kiosk['registerGuests']>>; error: RouteError<Kiosk['registerGuests']> }
+  'booth.complete': { result: CompletedSession; error: RouteError<Booth['complete']> }
+  'booth.cancel': { result: Awaited<ReturnType<Booth['cancel']>>; error: RouteError<Booth['cancel']> }
+  'booth.uploadPhotos': { result: CompletedSession; error: UploadError }
+}
+
+/**
+ * What a call's entry shows the app: enough for a screen, no guest's data. `sessionId`: the session a
+ * booth's call acts on, so that an app pairs its own records with the queue's after a restart.
+ */
+export type QueuedCallInfo<R extends QueuedRoute = QueuedRoute> = {
+  id: string
+  route: R
+  queuedAt: number
+  tries: number
+  sessionId?: string
+}
+
+/** Per route: `route` (the call's) narrows `result` and `error` to that route's types. */
+type Sent<R extends QueuedRoute> = { route: R; call: QueuedCallInfo<R>; result: QueuedRouteTypes[R]['result']; count: number }
+type Failed<R extends QueuedRoute> = {
+  route: R
+  call: QueuedCallInfo<R>
+  error: QueuedRouteTypes[R]['error']
+  count: number
+  photos?: Uint8Array[]
+}
 
 export type QueueEvents = {
   /** A call was added to the queue (it may be sent at once). */
   queued: { call: QueuedCallInfo; count: number }
   /** The service took it (`result`: the route's answer; a replay of an earlier try's answer included). */
-  sent: { call: QueuedCallInfo; result: unknown; count: number }
+  sent: { [R in QueuedRoute]: Sent<R> }[QueuedRoute]
   /**
    * The service refused it for good (a 4xx no retry fixes): dropped from the queue. An upload's
    * photos come with it, read into memory before the store let them go: keep them if they matter.
    */
-  failed: { call: QueuedCallInfo; error: unknown; count: number; photos?: Uint8Array[] }
+  failed: { [R in QueuedRoute]: Failed<R> }[QueuedRoute]
   /** No usable answer (offline, a timeout, a 5xx, a 429): it stays first, tried again in `retryInMs`. */
   waiting: { call: QueuedCallInfo; error: unknown; retryInMs: number; count: number }
 }
 
 /** What a queued call gives its caller: the answer if it went at once, else its place in the queue. */
 export type QueueOutcome<T> = { status: 'sent'; result: T } | { status: 'queued'; id: string }
+
+/** A queue method's promise: its outcome, or the route's refusal (typed for `safe` and `isDefinedError`). */
+type Outcome<R extends QueuedRoute> = ClientPromiseResult<QueueOutcome<QueuedRouteTypes[R]['result']>, QueuedRouteTypes[R]['error']>
 
 /** A client with the routes a queue sends: a kiosk's, a booth's, or both (`createClient`'s). */
 export type QueueClient = Partial<Pick<PhotoBoothClient, 'kiosk' | 'booth'>>
@@ -80,6 +119,12 @@ export type OfflineQueueOptions<TClient extends QueueClient = QueueClient> = {
   retry?: { minDelayMs?: number; maxDelayMs?: number }
   /** Each try's whole time in ms (the client's retries within it). Default 10000. */
   deadlineMs?: number
+  /**
+   * While the service is away, ask its `GET /healthz` every `intervalMs` (default 2000), each ask
+   * bounded by the same time, and send at once when it answers, rather than wait out the pause (up to
+   * 30 s). On where there is no browser `online` event (Node); `false` turns it off.
+   */
+  probe?: { intervalMs?: number } | false
   /** For tests: the clock the pacing and the pauses use. */
   clock?: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> }
 }
@@ -156,6 +201,13 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
     browserWindow.addEventListener?.('online', this.wake)
   }
 
+  /** How often the service is asked whether it is back, in ms; undefined: never. */
+  private get probeMs(): number | undefined {
+    const { probe } = this.options
+    if (probe === false || (probe === undefined && browserWindow.addEventListener)) return undefined
+    return probe?.intervalMs ?? 2000
+  }
+
   /** Calls waiting to be sent, the one being sent included: "3 guests waiting to sync". */
   get count(): number {
     return this.entries.length
@@ -177,16 +229,16 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
   registerGuests(
     this: OfflineQueue<WithKiosk>,
     input: InputOf<Kiosk['registerGuests']>,
-  ): Promise<QueueOutcome<Awaited<ReturnType<Kiosk['registerGuests']>>>> {
+  ): Outcome<'kiosk.registerGuests'> {
     return this.add({ route: 'kiosk.registerGuests', input })
   }
 
   /** Completes a session with photos already stored (`booth.complete`). */
-  complete(this: OfflineQueue<WithBooth>, input: InputOf<Booth['complete']>): Promise<QueueOutcome<CompletedSession>> {
+  complete(this: OfflineQueue<WithBooth>, input: InputOf<Booth['complete']>): Outcome<'booth.complete'> {
     return this.add({ route: 'booth.complete', input })
   }
 
-  cancel(this: OfflineQueue<WithBooth>, input: InputOf<Booth['cancel']>): Promise<QueueOutcome<Awaited<ReturnType<Booth['cancel']>>>> {
+  cancel(this: OfflineQueue<WithBooth>, input: InputOf<Booth['cancel']>): Outcome<'booth.cancel'> {
     return this.add({ route: 'booth.cancel', input })
   }
 
@@ -194,17 +246,13 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
    * A booth's whole upload, kept with its photos: after a reset or a restart it resumes, photos
    * already stored are not sent again, and the session is completed once.
    */
-  async uploadPhotos(
-    this: OfflineQueue<WithBooth>,
-    sessionId: string,
-    photos: readonly PhotoSource[],
-  ): Promise<QueueOutcome<CompletedSession>> {
-    // Kept as bytes: a stream can be read once, and a file store writes bytes.
-    const kept = await Promise.all(photos.map(async (photo) => (photo instanceof ReadableStream ? new Response(photo).blob() : photo)))
+  uploadPhotos(this: OfflineQueue<WithBooth>, sessionId: string, photos: readonly PhotoSource[]): Outcome<'booth.uploadPhotos'> {
     const id = newIdempotencyKey()
     return this.add(
-      { route: 'booth.uploadPhotos', input: { sessionId }, progress: { idempotencyKey: id, stored: kept.map(() => null), round: 0 } },
-      kept,
+      { route: 'booth.uploadPhotos', input: { sessionId }, progress: { idempotencyKey: id, stored: photos.map(() => null), round: 0 } },
+      // Kept as bytes: a stream can be read once, and a file store writes bytes. A Blob of a file
+      // (`openAsBlob`) stays on disk.
+      Promise.all(photos.map(async (photo) => (photo instanceof ReadableStream ? new Response(photo).blob() : photo))),
       id,
     )
   }
@@ -232,9 +280,11 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
     for (const id of [...this.firstOutcome.keys()]) this.settle(id, { queued: true })
     this.wake()
     browserWindow.removeEventListener?.('online', this.wake)
+    this.store.close?.()
   }
 
-  private async add<T>(call: QueuedCall, photos?: (Blob | Uint8Array)[], id = newIdempotencyKey()): Promise<QueueOutcome<T>> {
+  private async add<T>(call: QueuedCall, photosRead?: Promise<(Blob | Uint8Array)[]>, id = newIdempotencyKey()): Promise<QueueOutcome<T>> {
+    const photos = await photosRead
     await this.ready
     const entry: QueueEntry = { ...call, id, seq: this.nextSeq++, queuedAt: this.clock.now(), tries: 0, ...(photos ? { photos } : {}) }
     // Saves are chained, so entries join the line in the order of the calls: a store's saves (a file's
@@ -301,7 +351,7 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
         const result = await this.send(entry, this.stopped.signal)
         this.waitingSince = undefined
         await this.forget(entry)
-        this.emit('sent', { call: info(entry), result, count: this.count })
+        this.emit('sent', { route: entry.route, call: info(entry), result, count: this.count } as QueueEvents['sent'])
         this.settle(entry.id, { sent: result })
       } catch (error) {
         // Closed while it was being sent: it stays in the store as it was, for the next start.
@@ -312,7 +362,7 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
           // A caller still waiting (a call sent at once) gets the refusal itself; only a call given
           // back as queued comes back as an event: one or the other, never both.
           if (this.firstOutcome.has(entry.id)) this.settle(entry.id, { failed: error })
-          else this.emit('failed', { call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) })
+          else this.emit('failed', { route: entry.route, call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) } as QueueEvents['failed'])
           continue
         }
         entry.tries++
@@ -324,8 +374,36 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
         this.emit('waiting', { call: info(entry), error, retryInMs, count: this.count })
         // Everything behind it waits too: the queue keeps its order.
         for (const waiting of this.entries) this.settle(waiting.id, { queued: true })
+        const probing = isAway(error) ? this.probeUntilBack(this.pause.signal) : undefined
         await this.wait(retryInMs)
+        this.wake()
+        await probing
       }
+    }
+  }
+
+  /**
+   * Asks the service whether it answers again, every `probeMs` of real time (an injected clock would
+   * make it a busy loop), until it does (then the pause ends) or the pause ends otherwise.
+   */
+  private async probeUntilBack(pause: AbortSignal): Promise<void> {
+    const intervalMs = this.probeMs
+    if (intervalMs === undefined) return
+    const transport = transportOf(this.options.client)
+    if (transport.baseUrl === undefined) return
+    while (!pause.aborted) {
+      await sleep(intervalMs, pause).catch(() => undefined)
+      if (pause.aborted) return
+      const answered = await transport
+        .fetch(`${transport.baseUrl}/healthz`, { signal: AbortSignal.any([pause, AbortSignal.timeout(intervalMs)]) })
+        .then(
+          async (response) => {
+            await response.body?.cancel()
+            return response.status < 500
+          },
+          () => false,
+        )
+      if (answered && !pause.aborted) return this.wake()
     }
   }
 
@@ -348,7 +426,7 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
         return booth!.cancel(entry.input, { context, signal })
       case 'booth.uploadPhotos':
         // The client itself, not a copy: the upload helper finds its transport by it.
-        return resumeUpload(
+        return uploaderOf(client)(
           client as Pick<PhotoBoothClient, 'booth'>,
           entry.input.sessionId,
           entry.photos ?? [],
@@ -366,7 +444,18 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
 const inMemory = async (photo: Blob | Uint8Array) => (photo instanceof Uint8Array ? photo : new Uint8Array(await photo.arrayBuffer()))
 
 function info(entry: QueueEntry): QueuedCallInfo {
-  return { id: entry.id, route: entry.route, queuedAt: entry.queuedAt, tries: entry.tries }
+  const sessionId = entry.route === 'kiosk.registerGuests' ? undefined : sessionOf(entry)
+  return { id: entry.id, route: entry.route, queuedAt: entry.queuedAt, tries: entry.tries, ...(sessionId !== undefined && { sessionId }) }
+}
+
+/** The session a booth's call acts on. */
+function sessionOf(entry: Exclude<QueueEntry, { route: 'kiosk.registerGuests' }>): string {
+  return entry.route === 'booth.uploadPhotos' ? entry.input.sessionId : entry.input.params.sessionId
+}
+
+/** The service did not answer, or failed: worth asking whether it is back (not a 429, which says when). */
+function isAway(error: unknown): boolean {
+  return !(error instanceof ApiError && error.status === 429)
 }
 
 /** A 429 waits for the rate limit's window (or its Retry-After); anything else backs off. */

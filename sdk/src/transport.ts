@@ -14,6 +14,8 @@ export type Transport = {
   onResponse: ((response: Response) => void) | undefined
   /** Rewrites a signed upload URL before its PUT (`ClientOptions.uploadUrl`). */
   uploadUrl?: ((url: string) => string) | undefined
+  /** The service's base URL, without a trailing slash (the offline queue probes its `/healthz`). */
+  baseUrl?: string
 }
 
 export type SendOptions<T> = {

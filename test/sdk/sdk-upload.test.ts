@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 import { createTestBoothKey, seedEvent, withTestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
+import { createBoothClient } from '@photobooth/sdk/booth'
 import type { LocalStorage } from '@photobooth/server/modules/storage/local-storage'
 
 const app = withTestServer()
@@ -149,7 +150,7 @@ describe('an upload resumed after its URLs expired', () => {
     }
     const { createOfflineQueue, memoryStore } = await import('@photobooth/sdk/queue')
     const queue = createOfflineQueue({
-      client: createClient({ baseUrl: clocked.url, boothKey: await createTestBoothKey(clocked), fetch: venue, retry: false }),
+      client: createBoothClient({ baseUrl: clocked.url, boothKey: await createTestBoothKey(clocked), fetch: venue, retry: false }),
       store: memoryStore(),
       retry: { minDelayMs: 10, maxDelayMs: 10 },
     })
