@@ -4,7 +4,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
+    // The web apps first (apps/*: the kiosk), built if their sources changed, for the service to serve.
+    globalSetup: ['test/support/build-apps.ts', 'test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // One file at a time, as `pnpm test`: the files' servers share the run's database, and one's

@@ -5,6 +5,7 @@
  *   tsx apps/build.ts           # all of them (part of `pnpm build`)
  *   tsx apps/build.ts --stale   # only those whose sources changed since their last build (`pnpm start`,
  *                               # the browser tests): a few milliseconds when nothing did
+ *   BUILD_APPS=kiosk tsx apps/build.ts   # only these (comma-separated), e.g. while another app is half-written
  *
  * An app is stale when the hash of its sources (its folder without `node_modules` and `dist`) and of
  * the SDK's sources differs from the one its last build wrote into `dist/.build-inputs`.
@@ -38,7 +39,9 @@ function inputsOf(app: string): string {
 }
 
 export function buildApps({ staleOnly }: { staleOnly: boolean }): void {
+  const only = process.env.BUILD_APPS?.split(',').map((name) => name.trim())
   for (const name of readdirSync(apps).sort()) {
+    if (only && !only.includes(name)) continue
     const app = join(apps, name)
     const manifest = join(app, 'package.json')
     if (!existsSync(manifest)) continue

@@ -66,16 +66,17 @@ export function Kiosk({ eventSlug, setSlug }: { eventSlug: string; setSlug: stri
     }
   }, [eventSlug, setSlug])
 
-  useEffect(() => void refresh(), [refresh])
+  // At start, and whenever the network comes back: staff may have changed the event meanwhile.
+  useEffect(() => {
+    void refresh()
+    addEventListener('online', refresh)
+    return () => removeEventListener('online', refresh)
+  }, [refresh])
   // With nothing to show yet, ask again until the service answers.
   useEffect(() => {
     if (context || problem !== 'unreachable') return
     const timer = setInterval(() => void refresh(), CONTEXT_RETRY_MS)
-    addEventListener('online', refresh)
-    return () => {
-      clearInterval(timer)
-      removeEventListener('online', refresh)
-    }
+    return () => clearInterval(timer)
   }, [context, problem, refresh])
 
   if (!context) {

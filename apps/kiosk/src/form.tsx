@@ -90,7 +90,7 @@ export function GuestForm({ context: { event }, texts, language, onSubmit, onCan
               const error = errorAt(`guests.${index}.${name}`)
               const id = idOf(`guests.${index}.${name}`)
               const invalid = error !== undefined || (name !== 'name' && contactError !== undefined)
-              const describedBy = [error && `${id}-error`, name !== 'name' && contactError && contactErrorId].filter(Boolean).join(' ')
+              const describedBy = [error && `${id}-error`, name !== 'name' && contactErrorId].filter(Boolean).join(' ')
               return (
                 <div class="field">
                   <label for={id}>{label}</label>
@@ -191,12 +191,14 @@ export function GuestForm({ context: { event }, texts, language, onSubmit, onCan
               {noticeError ? messageOf(noticeError, texts, language) : ''}
             </p>
           </div>
-          <button type="button" class="button ghost" onClick={onCancel}>
-            {texts.cancel}
-          </button>
-          <button type="submit" class="button primary" disabled={sending} aria-describedby={`${formId}-count`}>
-            {sending ? texts.sending : texts.submit}
-          </button>
+          <div class="buttons">
+            <button type="button" class="button ghost" onClick={onCancel}>
+              {texts.cancel}
+            </button>
+            <button type="submit" class="button primary" disabled={sending} aria-describedby={`${formId}-count`}>
+              {sending ? texts.sending : texts.submit}
+            </button>
+          </div>
           <span id={`${formId}-count`} class="sr-only">
             {texts.guestsCount(guests.length)}
           </span>

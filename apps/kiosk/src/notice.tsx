@@ -33,11 +33,13 @@ export function NoticeDialog({ notice, texts, onClose }: { notice: Notice; texts
             </figcaption>
           </figure>
         )}
-        <p class="notice-version">{notice.version}</p>
+        <p class="notice-version">{texts.noticeVersion(notice.version)}</p>
       </div>
-      <button type="button" class="button primary" onClick={() => dialog.current?.close()}>
-        {texts.close}
-      </button>
+      <div class="dialog-buttons">
+        <button type="button" class="button primary" onClick={() => dialog.current?.close()}>
+          {texts.close}
+        </button>
+      </div>
     </dialog>
   )
 }

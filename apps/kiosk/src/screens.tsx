@@ -49,7 +49,14 @@ export function Done({ texts, language, names, contacts, queued, onNext }: DoneP
     <main class="done">
       <div class="tick" aria-hidden="true">
         <svg viewBox="0 0 24 24" width="72" height="72">
-          <path d="M5 12.5l4.5 4.5L19 7.5" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round" />
+          <path
+            d="M5 12.5l4.5 4.5L19 7.5"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="2.5"
+            stroke-linecap="round"
+            stroke-linejoin="round"
+          />
         </svg>
       </div>
       <h1 tabIndex={-1} ref={heading}>

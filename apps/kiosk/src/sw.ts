@@ -38,7 +38,9 @@ worker.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((name) => name.startsWith('kiosk-app-') && name !== APP).map((name) => caches.delete(name))))
+      .then((names) =>
+        Promise.all(names.filter((name) => name.startsWith('kiosk-app-') && name !== APP).map((name) => caches.delete(name))),
+      )
       .then(() => worker.clients.claim()),
   )
 })

@@ -30,6 +30,7 @@ type Texts = {
   readNotice: string
   noticeTitle: string
   noticeScan: string
+  noticeVersion: (version: string) => string
   close: string
   submit: string
   sending: string
@@ -78,6 +79,7 @@ const en: Texts = {
   readNotice: 'Privacy notice',
   noticeTitle: 'Privacy notice',
   noticeScan: 'Scan to read it on your phone',
+  noticeVersion: (version) => `Version ${version}`,
   close: 'Close',
   submit: 'Send me my photos',
   sending: 'Sending…',
@@ -124,6 +126,7 @@ const es: Texts = {
   readNotice: 'Aviso de privacidad',
   noticeTitle: 'Aviso de privacidad',
   noticeScan: 'Escanea para leerlo en tu móvil',
+  noticeVersion: (version) => `Versión ${version}`,
   close: 'Cerrar',
   submit: 'Enviarme mis fotos',
   sending: 'Enviando…',
@@ -170,6 +173,7 @@ const it: Texts = {
   readNotice: 'Informativa privacy',
   noticeTitle: 'Informativa privacy',
   noticeScan: 'Inquadra per leggerla sul telefono',
+  noticeVersion: (version) => `Versione ${version}`,
   close: 'Chiudi',
   submit: 'Inviami le foto',
   sending: 'Invio…',
