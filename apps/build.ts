@@ -26,7 +26,12 @@ function hashFolder(hash: ReturnType<typeof createHash>, folder: string): void {
   const files = readdirSync(folder, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
-    .filter((file) => !relative(folder, file).split(/[\\/]/).some((part) => SKIPPED.has(part)))
+    .filter(
+      (file) =>
+        !relative(folder, file)
+          .split(/[\\/]/)
+          .some((part) => SKIPPED.has(part)),
+    )
     .sort()
   for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0')
 }
@@ -38,8 +43,14 @@ function inputsOf(app: string): string {
   return hash.digest('hex')
 }
 
-export function buildApps({ staleOnly }: { staleOnly: boolean }): void {
-  const only = process.env.BUILD_APPS?.split(',').map((name) => name.trim())
+/** `only`: these apps (their folder names); all by default, or those of `BUILD_APPS`. */
+export function buildApps({
+  staleOnly,
+  only = process.env.BUILD_APPS?.split(',').map((name) => name.trim()),
+}: {
+  staleOnly: boolean
+  only?: string[]
+}): void {
   for (const name of readdirSync(apps).sort()) {
     if (only && !only.includes(name)) continue
     const app = join(apps, name)

@@ -25,6 +25,7 @@ import { accountAuditTrail, auditTrail } from './modules/audit/audit.middleware.
 import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
+import { KIOSK_APP } from './modules/kiosk/kiosk-app.js'
 import { galleryFileRoutes } from './modules/gallery/bytes-routes.js'
 import { galleryReads } from './modules/gallery/gallery-reads.js'
 import { VersionCache } from './modules/gallery/gallery-versions.js'
@@ -67,7 +68,7 @@ export function createApp(services: Services): Express {
   app.use(under('/docs', docsRoutes(services)))
   app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
   // The web apps of apps/*, from their builds: the kiosk at KIOSK_URL's default.
-  app.use(under(KIOSK_APP_PATH, staticApps(services, [{ path: KIOSK_APP_PATH, package: '@photobooth/kiosk' }])))
+  app.use(under(KIOSK_APP_PATH, staticApps(services, [KIOSK_APP])))
   // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))

@@ -16,6 +16,11 @@ export type StaticApp = {
   path: string
   /** Its package (`@photobooth/kiosk`), whose `dist` folder `pnpm build` fills. */
   package: string
+  /**
+   * What a page of the app will fetch first (its page path below `path` to a URL of the service), sent
+   * as a `Link` preload with the page, so that the browser asks for it while the app's script loads.
+   */
+  preload?: (page: string) => string | undefined
 }
 
 type ServedFile = { type: string; body: Buffer; gzipped: Buffer | undefined; etag: string; immutable: boolean }
@@ -62,6 +67,8 @@ export function staticApps(services: Pick<Services, 'config' | 'logger'>, apps: 
       const file = files.get(path)
       // A page of the app (`/kiosk/summer-gala/photo-wall`): its shell. A missing file is the service's 404.
       if (!file && extname(path) !== '') return next()
+      const first = file ? undefined : app.preload?.(path)
+      if (first) res.setHeader('Link', `<${first}>; rel=preload; as=fetch; crossorigin=anonymous`)
       send(req, res, file ?? index, policy)
     })
   }
