@@ -95,6 +95,8 @@ export type QueueEvents = {
   failed: { [R in QueuedRoute]: Failed<R> }[QueuedRoute]
   /** No usable answer (offline, a timeout, a 5xx, a 429): it stays first, tried again in `retryInMs`. */
   waiting: { call: QueuedCallInfo; error: unknown; retryInMs: number; count: number }
+  /** An upload's photo is stored: `uploaded` of `total`, their `bytes` (those stored before a restart included). */
+  progress: { call: QueuedCallInfo<'booth.uploadPhotos'>; uploaded: number; total: number; bytes: number }
 }
 
 /** What a queued call gives its caller: the answer if it went at once, else its place in the queue. */
@@ -435,7 +437,12 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
             // Progress not saved costs a photo sent again after a restart (storage's 412 then says it is there).
             this.store.save(entry).catch(() => undefined),
           // One try per photo: the queue's own pauses, which wake() and close() cut short, come between.
-          { signal, retry: false },
+          {
+            signal,
+            retry: false,
+            onUploaded: (uploaded, total, bytes) =>
+              this.emit('progress', { call: info(entry) as QueuedCallInfo<'booth.uploadPhotos'>, uploaded, total, bytes }),
+          },
         )
     }
   }

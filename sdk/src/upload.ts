@@ -17,8 +17,8 @@ export type UploadOptions = {
   retry?: RetryOptions | false
   /** PUTs at once. Default 3. */
   concurrency?: number
-  /** Called as each photo is stored. */
-  onUploaded?: (uploaded: number, total: number) => void
+  /** Called as each photo is stored: how many are, of how many, and their bytes. */
+  onUploaded?: (uploaded: number, total: number, bytes: number) => void
 }
 
 /** Storage's refusals of a PUT, typed: `data.storageCode` is S3's `<Code>`, `data.key` the photo's key. */
@@ -171,7 +171,12 @@ async function upload(
         await putPhoto(transport, target, blobs[missing[index]!]!, { ...options, storedEarlier: progress !== undefined })
         stored[missing[index]!] = target.key
         if (progress) await saveProgress?.(progress)
-        options.onUploaded?.(stored.filter((key) => key !== null).length, blobs.length)
+        const done = blobs.filter((_, each) => stored[each] !== null)
+        options.onUploaded?.(
+          done.length,
+          blobs.length,
+          done.reduce((sum, blob) => sum + blob.size, 0),
+        )
       } catch (error) {
         failed ??= error as Error
       }
