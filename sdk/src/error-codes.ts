@@ -56,6 +56,10 @@ export const ERROR_CODE_TABLE = {
     meaning:
       "No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).",
   },
+  code_already_used: {
+    status: 401,
+    meaning: 'A second-factor code the member already used: each is accepted once (RFC 6238); the next one the app shows works.',
+  },
   forbidden: { status: 403, meaning: 'Refused for this caller (a webhook without its signature, a sign-in refusal).' },
   insufficient_role: { status: 403, meaning: "The staff member's role is below what the route or the change needs. Nothing changed." },
   untrusted_origin: { status: 403, meaning: 'A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.' },

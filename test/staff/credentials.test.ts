@@ -25,6 +25,40 @@ const changePassword = (session: { cookie: string }, body: Record<string, unknow
   })
 
 describe('staff credentials', () => {
+  it('when a member changes their password on one device, then every other device is signed out, though the change did not ask for it', async () => {
+    const email = newEmail()
+    const { password } = await (await invite({ email, name: 'Two Devices', role: 'staff' })).json()
+    // From addresses of their own: the file's other sign-ins share the limit of 10 a minute.
+    const laptop = sessionCookie(await signIn(app, email, password, { 'x-test-client-ip': '203.0.113.21' }))
+    const phone = sessionCookie(await signIn(app, email, password, { 'x-test-client-ip': '203.0.113.22' }))
+    const me = (cookie: string) => fetch(`${app.url}/staff/me`, { headers: { cookie } })
+    expect([(await me(laptop)).status, (await me(phone)).status]).toEqual([200, 200])
+
+    const changed = await changePassword(
+      { cookie: laptop },
+      { currentPassword: password, newPassword: 'amber walrus lantern fjord', revokeOtherSessions: false },
+    )
+    expect(changed.status).toBe(200)
+    expect((await me(phone)).status).toBe(401)
+    expect((await me(sessionCookie(changed))).status).toBe(200)
+  })
+
+  it('when an invited member has not yet changed the password someone else chose, then setting up a second factor is refused too', async () => {
+    const email = newEmail()
+    const { password } = await (await invite({ email, name: 'Not Yet', role: 'staff' })).json()
+    const cookie = sessionCookie(await signIn(app, email, password, { 'x-test-client-ip': '203.0.113.23' }))
+    const enable = await fetch(`${app.url}/api/auth/two-factor/enable`, {
+      method: 'POST',
+      headers: { cookie, origin: app.config.publicUrl, 'content-type': 'application/json' },
+      body: JSON.stringify({ password }),
+    })
+    expect([enable.status, await enable.json()]).toEqual([
+      403,
+      { error: 'Change the password you were invited with first: POST /api/auth/change-password', code: 'password_change_required' },
+    ])
+    expect((await (await fetch(`${app.url}/staff/me`, { headers: { cookie } })).json()).twoFactorEnabled).toBe(false)
+  })
+
   it.each(['aaaaaaaaaaaa', 'password1234', 'qwertyuiop12', 'letmein12345', '123456789012', 'iloveyou2026'])(
     'when an owner invites with the password %j, then 400 says why and nobody is made',
     async (password) => {
@@ -57,9 +91,10 @@ describe('staff credentials', () => {
 
     const changed = await changePassword({ cookie }, { currentPassword: password, newPassword: 'pale violet kettle orbit' })
     expect(changed.status).toBe(200)
-    // The answer tells the dashboard the routes are open now.
+    // The answer tells the dashboard the routes are open now, on the session the change renewed.
     expect((await changed.json()).user).toMatchObject({ email, mustChangePassword: false })
-    expect((await fetch(`${app.url}/staff/events`, { headers })).status).toBe(200)
+    const renewed = { cookie: sessionCookie(changed), origin: app.config.publicUrl }
+    expect((await fetch(`${app.url}/staff/events`, { headers: renewed })).status).toBe(200)
     expect((await signIn(app, email, 'pale violet kettle orbit')).status).toBe(200)
   })
 

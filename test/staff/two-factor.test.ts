@@ -16,7 +16,11 @@ const databases = scratchDatabases('two_factor')
 let app: TestServer
 beforeAll(async () => {
   // A team of its own: requiring a second factor holds for every member of the database.
-  app = await startTestServer({ databaseUrl: await databases.create() })
+  // Each request from an address of its own: this file signs in more often than 10 times a minute.
+  app = await startTestServer({
+    databaseUrl: await databases.create(),
+    rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' },
+  })
 })
 afterAll(async () => {
   await app?.stop()
@@ -29,7 +33,12 @@ const PASSWORD = 'pale violet kettle orbit'
 const auth = (path: string, body: unknown, cookie?: string) =>
   fetch(`${app.url}/api/auth/${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: app.config.publicUrl, ...(cookie ? { cookie } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      origin: app.config.publicUrl,
+      'x-test-client-ip': `198.51.100.${Math.floor(Math.random() * 250) + 1}`,
+      ...(cookie ? { cookie } : {}),
+    },
     body: JSON.stringify(body),
   })
 
@@ -56,10 +65,11 @@ async function setUp(cookie: string) {
   expect(enabled.status).toBe(200)
   const { totpURI, backupCodes } = (await enabled.json()) as { totpURI: string; backupCodes: string[] }
   expect(totpURI).toMatch(/^otpauth:\/\/totp\//)
-  const confirmed = await auth('two-factor/verify-totp', { code: totpCode(totpURI) }, cookie)
+  const setUpCode = totpCode(totpURI)
+  const confirmed = await auth('two-factor/verify-totp', { code: setUpCode }, cookie)
   expect(confirmed.status).toBe(200)
   const renewed = confirmed.headers.getSetCookie().some((line) => /session_token=[^;]/.test(line))
-  return { totpURI, backupCodes, cookie: renewed ? sessionCookie(confirmed) : cookie }
+  return { totpURI, backupCodes, setUpCode, cookie: renewed ? sessionCookie(confirmed) : cookie }
 }
 
 const me = async (cookie: string) => fetch(`${app.url}/staff/me`, { headers: { cookie } })
@@ -79,10 +89,42 @@ describe('a second factor', () => {
 
     const wrong = await auth('two-factor/verify-totp', { code: totpCode(totpURI) === '000000' ? '111111' : '000000' }, pending)
     expect(wrong.status).toBe(401)
-    const verified = await auth('two-factor/verify-totp', { code: totpCode(totpURI) }, pending)
+    // The next step's code: the set-up used this step's, and a code is accepted once.
+    const verified = await auth('two-factor/verify-totp', { code: totpCode(totpURI, Date.now() + 30_000) }, pending)
     expect(verified.status).toBe(200)
     expect(JSON.stringify(await verified.json())).not.toMatch(/token/)
     expect((await me(sessionCookie(verified))).status).toBe(200)
+  })
+
+  it('when a code from the app is used for a second sign-in, then it is refused and makes no session; the next code works', async () => {
+    const { email, cookie: before } = await member('staff')
+    const { totpURI, setUpCode } = await setUp(before)
+    const code = totpCode(totpURI, Date.now() + 30_000)
+    const first = await auth('two-factor/verify-totp', { code }, cookiesOf(await auth('sign-in/email', { email, password: PASSWORD })))
+    expect(first.status).toBe(200)
+
+    const pending = cookiesOf(await auth('sign-in/email', { email, password: PASSWORD }))
+    const again = await auth('two-factor/verify-totp', { code }, pending)
+    expect([again.status, await again.json()]).toEqual([
+      401,
+      { error: 'This code was already used: enter the next one your app shows', code: 'code_already_used' },
+    ])
+    expect(again.headers.getSetCookie().some((line) => /session_token=[^;]/.test(line))).toBe(false)
+    const sessions = await app.orm.em
+      .fork()
+      .execute<{ n: number }[]>(
+        'select count(*)::int as n from staff_session s join staff_member u on u.id = s.staff_member_id where u.email = ?',
+        [email],
+      )
+    // The set-up's and the first sign-in's: the refused one left none behind.
+    expect(sessions[0]!.n).toBe(2)
+    // The refused attempt spent that sign-in (Better Auth had accepted the code): the member signs in again,
+    // with a code of the window (a step either side of now) that neither the set-up nor the first sign-in
+    // used, the latest first: it stays valid longest on a slow machine.
+    const retry = cookiesOf(await auth('sign-in/email', { email, password: PASSWORD }))
+    const unused = [30_000, 0, -30_000].map((offset) => totpCode(totpURI, Date.now() + offset)).find((c) => c !== code && c !== setUpCode)!
+    const next = await auth('two-factor/verify-totp', { code: unused }, retry)
+    expect(next.status).toBe(200)
   })
 
   it('when the app is lost, then a backup code completes the sign-in once', async () => {

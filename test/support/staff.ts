@@ -23,11 +23,11 @@ export function sessionCookie(response: { headers: Headers; status: number }): s
   return cookie.split(';')[0]!
 }
 
-/** Signs in over HTTP as a browser of the service's own origin would. */
-export async function signIn(app: RunningServer, email: string, password: string): Promise<Response> {
+/** Signs in over HTTP as a browser of the service's own origin would (with `headers`: a client address header, say). */
+export async function signIn(app: RunningServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${app.url}/api/auth/sign-in/email`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', origin: app.config.publicUrl },
+    headers: { 'content-type': 'application/json', origin: app.config.publicUrl, ...headers },
     body: JSON.stringify({ email, password }),
   })
 }

@@ -205,7 +205,7 @@ export const staffAuth = {
       operationId: 'changePassword',
       summary: "Change the signed-in member's password (a one-time password first of all)",
       description:
-        'A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then).',
+        'A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then). Every other session of the member ends (`revokeOtherSessions` is always true).',
       tags: authTags,
       inputStructure: 'detailed',
       spec: (operation: OpenAPI.OperationObject): OpenAPI.OperationObject => ({
@@ -228,7 +228,7 @@ export const staffAuth = {
     operationId: 'enableTwoFactor',
     summary: 'Start setting up a second factor: an authenticator app (TOTP) and backup codes',
     description:
-      "With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`.",
+      "With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`; a member who has not yet changed the password they were invited with, 403 (`password_change_required`).",
   })
     .input(z.object({ body: TwoFactorPassword }))
     .output(TwoFactorEnabling),
@@ -238,7 +238,7 @@ export const staffAuth = {
     operationId: 'verifyTotp',
     summary: 'A code from the authenticator app: completes a sign-in that asked for it, or confirms the set-up',
     description:
-      'After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`.',
+      'After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`; so does a code the member already used (`code_already_used`: each is accepted once).',
   })
     .input(z.object({ body: TwoFactorCode }))
     .output(TwoFactorDone),

@@ -394,7 +394,7 @@ export const PasswordChange = z
   .object({
     currentPassword: z.string().min(1),
     newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
-    revokeOtherSessions: z.boolean().optional().describe('true: every other session of this member ends'),
+    revokeOtherSessions: z.boolean().optional().describe('Ignored: every other session of this member ends, whatever is sent'),
   })
   .meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'correct horse battery staple', revokeOtherSessions: true }] })
 

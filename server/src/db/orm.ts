@@ -6,6 +6,7 @@ import { AuditEventSchema } from '../modules/audit/audit-event.entity.js'
 import { BoothKeySchema } from '../modules/booth-keys/booth-key.entity.js'
 import { UploadGrantSchema } from '../modules/booth/upload-grant.entity.js'
 import { SessionClaimSchema } from '../modules/booth/session-claim.entity.js'
+import { UsedTotpSchema } from '../modules/staff/used-totp.entity.js'
 import { TeamSettingsSchema } from '../modules/members/team-settings.entity.js'
 import { CustomerSchema } from '../modules/customers/customer.entity.js'
 import { OutboxMessageSchema } from '../modules/delivery/outbox-message.entity.js'
@@ -41,6 +42,7 @@ import { InvitedPasswordsSchema } from './migrations/20261128-invited-passwords.
 import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
 import { EventBrandingSchema } from './migrations/20261130-event-branding.js'
+import { StaffUsedTotpSchema } from './migrations/20261130-staff-used-totp.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { PrivacyNoticesSchema } from './migrations/20261130-privacy-notices.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
@@ -96,6 +98,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       UploadGrantSchema,
       SessionClaimSchema,
       TeamSettingsSchema,
+      UsedTotpSchema,
       EventPrivacyNoticeSchema,
     ],
     extensions: [Migrator],
@@ -123,6 +126,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261129-person-lookup', class: PersonLookupSchema },
         { name: '20261128-two-factor', class: TwoFactorSchema },
         { name: '20261130-event-branding', class: EventBrandingSchema },
+        { name: '20261130-staff-used-totp', class: StaffUsedTotpSchema },
         { name: '20261130-privacy-notices', class: PrivacyNoticesSchema },
         { name: '20261201-session-claims', class: SessionClaimsSchema },
       ],

@@ -16,7 +16,7 @@ export class EventBrandingSchema extends Migration {
         add column logo_hash text null,
         add column logo_width int null,
         add column logo_height int null;
-      alter table event add constraint event_language_check check (language = any (array['en'::text, 'es'::text, 'it'::text]));
+      alter table event add constraint event_language_check check (language in ('en', 'es', 'it'));
       alter table event add constraint event_kiosk_idle_seconds_check check (kiosk_idle_seconds >= 15 and kiosk_idle_seconds <= 600);
     `)
   }

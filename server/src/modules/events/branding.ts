@@ -5,13 +5,12 @@ import sharp from 'sharp'
 import { AppError } from '../../errors.js'
 import type { BrandingText } from './event.entity.js'
 
+export type { Language } from './event.entity.js'
+
 /** The logo as served: at most this, shrunk to fit (a header's logo is a line high, a little wider on a desktop). */
 const LOGO_BOX = { width: 800, height: 240 } as const
 /** Refused before decoding: no logo needs more (a small file can claim a huge frame). */
 const MAX_LOGO_PIXELS = 4_000_000
-
-/** The languages an event's kiosk may speak (the contract's `Language`). */
-export type Language = 'en' | 'es' | 'it'
 
 export type StoredLogo = { logoPng: Buffer; logoHash: string; logoWidth: number; logoHeight: number }
 

@@ -3,6 +3,10 @@ import { EntitySchema, type OptionalProps } from '@mikro-orm/core'
 /** Lowercase words joined by single hyphens: what an event's or a set's slug may be. */
 export const SLUG_CHECK = "slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'"
 
+/** The languages an event's kiosk may speak (the contract's `Language`). */
+export const LANGUAGES = ['en', 'es', 'it'] as const
+export type Language = (typeof LANGUAGES)[number]
+
 export class Event {
   /** Defaulted by the database: creating an event need not name them. */
   declare [OptionalProps]?: 'listGuestsByDefault' | 'purgedSessions' | 'purgedGuests' | 'purgedPhotos'
@@ -23,7 +27,7 @@ export class Event {
   /** Days after its start its guests' data is kept; none: the instance's RETENTION_DAYS. */
   retentionDays?: number | null
   /** The kiosk's language (`en`, `es`, `it`); none: English. */
-  language?: string | null
+  language?: Language | null
   /** Seconds a kiosk waits untouched before it clears its screen; none: the kiosk's default. */
   kioskIdleSeconds?: number | null
   /** The pages', email's and kiosk's dress, but for the logo (`EventBranding` without it). */
@@ -52,7 +56,6 @@ export const EventSchema = new EntitySchema<Event>({
   checks: [
     { name: 'event_slug_check', expression: SLUG_CHECK },
     { name: 'event_name_check', expression: 'length(name) >= 1 and length(name) <= 200' },
-    { name: 'event_language_check', expression: "language = any (array['en'::text, 'es'::text, 'it'::text])" },
     { name: 'event_kiosk_idle_seconds_check', expression: 'kiosk_idle_seconds >= 15 and kiosk_idle_seconds <= 600' },
   ],
   properties: {
@@ -67,7 +70,8 @@ export const EventSchema = new EntitySchema<Event>({
     privacyNoticeText: { type: 'text', nullable: true },
     listGuestsByDefault: { type: 'boolean', default: true },
     retentionDays: { type: 'integer', nullable: true },
-    language: { type: 'text', nullable: true },
+    // An enum property: MikroORM checks it against the list (event_language_check).
+    language: { enum: true, items: () => LANGUAGES, nullable: true },
     kioskIdleSeconds: { type: 'integer', nullable: true },
     branding: { type: 'json', nullable: true },
     // Lazy: read only by the logo's own route, never with the event.

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { newId } from '../../ids.js'
 import { EventSet } from './event-set.entity.js'
-import { Event, type BrandingText } from './event.entity.js'
+import { Event, type BrandingText, type Language } from './event.entity.js'
 
 /** The answer for a set id or slug that names nothing, wherever a set is looked up. */
 export const NO_SUCH_SET = 'no such set'
@@ -20,7 +20,7 @@ export type NewEvent = {
   privacyNoticeUrl?: string | null
   privacyNoticeText?: string | null
   listGuestsByDefault?: boolean
-  language?: string | null
+  language?: Language | null
   kioskIdleSeconds?: number | null
   branding?: BrandingText
   logoPng?: Buffer | null

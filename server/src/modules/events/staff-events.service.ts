@@ -125,7 +125,7 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
       privacyNotice: privacyNoticeOf(event) ?? null,
       listGuestsByDefault: event.listGuestsByDefault,
       retentionDays: event.retentionDays ?? null,
-      language: (event.language as Language | null | undefined) ?? null,
+      language: (event.language) ?? null,
       kioskIdleSeconds: event.kioskIdleSeconds ?? null,
       branding: brandingOf(event, deps.config.publicUrl) ?? {},
       expiresAt: event.startAt.getTime() + (event.retentionDays ?? deps.config.retention.defaultDays) * DAY_MS,

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+
 import { contract, ERROR_CODE_TABLE, genericErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
 import { fromNodeHeaders } from 'better-auth/node'
 import { Router, type RequestHandler, type Response } from 'express'
@@ -8,6 +10,8 @@ import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
 import { isText, NOT_UTF8, readLimited } from '../../http/body-limit.js'
 import { expressPath } from '../../http/edge.js'
 import { weakPasswordReason } from './password-strength.js'
+import { CHANGE_PASSWORD_FIRST } from './staff-auth.middleware.js'
+import { USED_TOTP_QUERIES } from './used-totp.queries.js'
 
 /** A sign-in is an address and a password: a few hundred bytes. */
 const MAX_AUTH_BODY_BYTES = 16 * 1024
@@ -17,7 +21,7 @@ const MAX_AUTH_BODY_BYTES = 16 * 1024
  * the current session), and no other: the rest of what it could answer (its health check, account
  * linking, session listing…) is the plain 404 of any unknown path.
  */
-export function authRoutes(services: Pick<Services, 'auth' | 'config'>): Router {
+export function authRoutes(services: Pick<Services, 'auth' | 'config' | 'orm'>): Router {
   const router = Router()
   const handler = answerWithBetterAuth(services)
   for (const procedure of Object.values(contract.staff.auth)) {
@@ -33,7 +37,7 @@ export function authRoutes(services: Pick<Services, 'auth' | 'config'>): Router 
  * other, and the session token never appears in a body that a page's script can read: the HttpOnly
  * cookie is the only copy.
  */
-function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'>): RequestHandler {
+function answerWithBetterAuth({ auth, config, orm }: Pick<Services, 'auth' | 'config' | 'orm'>): RequestHandler {
   return async (req, res, next) => {
     try {
       let body: Buffer | undefined
@@ -50,6 +54,12 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
       if (changingPassword) {
         const weak = weakNewPassword(body)
         if (weak) return sendError(res, 400, errorBody('weak_password', weak))
+        body = revokingOtherSessions(body)
+      }
+      // A password someone else chose (an invitation's) must not be what guards a second factor either.
+      if (req.path === expressPath(contract.staff.auth.enableTwoFactor)) {
+        const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) })
+        if (session?.user.mustChangePassword === true) return sendError(res, 403, CHANGE_PASSWORD_FIRST)
       }
       // Better Auth's own address, never the Host header a client chose.
       const request = new globalThis.Request(`${config.publicUrl}${req.originalUrl}`, {
@@ -59,11 +69,53 @@ function answerWithBetterAuth({ auth, config }: Pick<Services, 'auth' | 'config'
         body: body && body.length > 0 ? body : undefined,
       })
       const response = await auth.handler(request)
+      if (req.path === expressPath(contract.staff.auth.verifyTotp) && response.ok && !(await firstUseOfCode(auth, orm, body, response)))
+        return sendError(res, 401, CODE_USED)
       await answer(res, changingPassword && response.ok ? await passwordChanged(auth, response) : response)
     } catch (error) {
       next(error)
     }
   }
+}
+
+/**
+ * A change of password ends every other session of the member, whatever the client asked: whoever
+ * knew the old one (the reason to change it, often) is signed out everywhere at once.
+ */
+function revokingOtherSessions(body: Buffer | undefined): Buffer | undefined {
+  const json = parseJson(body?.toString('utf8') ?? '')
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return body
+  return Buffer.from(JSON.stringify({ ...json, revokeOtherSessions: true }))
+}
+
+const CODE_USED = errorBody('code_already_used', 'This code was already used: enter the next one your app shows')
+
+/**
+ * Whether the code Better Auth just accepted is the member's first use of it (RFC 6238 §5.2: a
+ * verifier must not accept a code twice). A second use is refused after the fact: the session Better
+ * Auth made for it is deleted at once, and its cookie is never sent.
+ */
+async function firstUseOfCode(
+  auth: Services['auth'],
+  orm: Services['orm'],
+  body: Buffer | undefined,
+  response: globalThis.Response,
+): Promise<boolean> {
+  const { code } = (parseJson(body?.toString('utf8') ?? '') ?? {}) as { code?: unknown }
+  const { user } = ((await response
+    .clone()
+    .json()
+    .catch(() => undefined)) ?? {}) as { user?: { id?: unknown } }
+  if (typeof code !== 'string' || typeof user?.id !== 'string') return true
+  const codeHash = createHash('sha256').update(`${user.id}:${code}`).digest('base64url')
+  const recorded = await orm.em.fork().execute(USED_TOTP_QUERIES.record, [user.id, user.id, codeHash])
+  if (recorded.length > 0) return true
+  const ctx = await auth.$context
+  for (const cookie of response.headers.getSetCookie()) {
+    const token = new RegExp(`^${ctx.authCookies.sessionToken.name}=([^.;]+)`).exec(cookie)?.[1]
+    if (token) await ctx.internalAdapter.deleteSession(decodeURIComponent(token))
+  }
+  return false
 }
 
 /** The new password of a change, when it is too easy to guess (the same rule as for invitations). */
