@@ -356,7 +356,7 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
       }>(...positional(EVENT_SETS_SQL, [req.params.slug]))
       const event = sets[0]
       if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
-      const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number }>(
+      const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number; created_us: number }>(
         ...positional(LIVE_SESSIONS_SQL, [event.id]),
       )
       const { photos, previews } = await photosBySession(sessions.map((session) => session.id))
@@ -373,10 +373,20 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
           ...(preview && { preview }),
         })
       }
-      const setsOut: { id: string; slug: string; name: string; sessions: unknown[] }[] = []
+      // A page of SESSIONS_PER_SET; the query reads one more, whose presence gives the set its cursor.
+      const setsOut: { id: string; slug: string; name: string; sessions: unknown[]; nextCursor?: string }[] = []
       for (const row of sets) {
-        if (row.set_id !== null)
-          setsOut.push({ id: row.set_id, slug: row.set_slug, name: row.set_name, sessions: sessionsBySet.get(row.set_id) ?? [] })
+        if (row.set_id === null) continue
+        const listed = sessionsBySet.get(row.set_id) ?? []
+        const last = sessions.filter((session) => session.set_id === row.set_id)[SESSIONS_PER_SET - 1]
+        setsOut.push({
+          id: row.set_id,
+          slug: row.set_slug,
+          name: row.set_name,
+          sessions: listed.slice(0, SESSIONS_PER_SET),
+          ...(listed.length > SESSIONS_PER_SET &&
+            last && { nextCursor: Buffer.from(JSON.stringify([row.set_id, last.created_us, last.id])).toString('base64url') }),
+        })
       }
       sendJson(res, 200, { id: event.id, slug: event.slug, name: event.name, startAt: event.start_at, sets: setsOut })
     }),
@@ -558,17 +568,15 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
     const value = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
     return value === undefined ? undefined : unescapeHtml(value)
   }
-  // The viewer's own <img> (src "data:,") is the page's one image that is not a photo.
-  const photos = imageTags.filter((tag) => !attribute(tag, 'src')?.startsWith('data:'))
+  // The viewer's own <img> is the page's one image that is not a photo.
+  const photos = imageTags.filter((tag) => attribute(tag, 'class') !== 'viewer-image')
   if (photos.length !== GALLERY_PHOTOS)
     throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
-  // Each photo: its 960 px display copy as `src`, every copy in `srcset`, and its link the full-size photo.
+  // Each photo: its second display copy as `src`, every copy in `srcset`, and its link the largest copy (never the full-size photo).
   const shown = photos.map((tag) => ({ src: attribute(tag, 'src'), srcset: attribute(tag, 'srcset') }))
   const expected = galleryPhotos.map((photo) => {
     const copies = photo.copies ?? []
-    return copies.length === 0
-      ? { src: photo.url, srcset: undefined }
-      : { src: copies[Math.min(1, copies.length - 1)]!.url, srcset: copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ') }
+    return { src: copies[Math.min(1, copies.length - 1)]?.url, srcset: copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ') }
   })
   if (!isDeepStrictEqual(shown, expected)) {
     throw new CheckFailed(
@@ -579,11 +587,11 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   if (
     !isDeepStrictEqual(
       links,
-      galleryPhotos.map((photo) => photo.url),
+      galleryPhotos.map((photo) => photo.copies?.at(-1)?.url),
     )
   )
     throw new CheckFailed(
-      `gallery page: its photos do not link to the JSON route's full-size photos\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.url}`,
+      `gallery page: its photos do not link to the JSON route's largest copies\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.copies?.at(-1)?.url}`,
     )
 
   // Without Accept-Encoding: the same page, not compressed (the third load target relies on it).

@@ -31,6 +31,7 @@ import { galleryReads } from './modules/gallery/gallery-reads.js'
 import { VersionCache } from './modules/gallery/gallery-versions.js'
 import { eventLogoRoutes } from './modules/events/event-logo.routes.js'
 import { galleryPageRoutes } from './modules/gallery-pages/gallery-pages.routes.js'
+import { robotsTxt } from './modules/gallery-pages/robots.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/idempotency.middleware.js'
 import { createRateLimiter } from './modules/rate-limits/rate-limits.js'
 import { receiptRoutes } from './modules/receipts/receipts.routes.js'
@@ -67,8 +68,10 @@ export function createApp(services: Services): Express {
   app.get('/openapi.json', openApiDocument(services))
   app.use(under('/docs', docsRoutes(services)))
   app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
+  app.get('/robots.txt', robotsTxt)
   // The web apps of apps/*, from their builds: the kiosk at KIOSK_URL's default.
   app.use(under(KIOSK_APP_PATH, staticApps(services, [KIOSK_APP])))
+  app.use(under('/console', staticApps(services, [{ path: '/console', package: '@photobooth/console' }])))
   // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
   app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, seedSession, startTestServer, withoutIds, withTestServer } from '../support/harness.js'
+import { makeJpeg } from '../support/jpeg.js'
 
 /** The service as a new user starts it: nothing configured but the port. */
 const app = withTestServer()
@@ -34,31 +35,78 @@ describe('the gallery link a guest is sent, with the defaults', () => {
 })
 
 describe('GET /g/:sessionId', () => {
-  it('when the gallery is live, then the page shows its photos in order with their sizes, a download per photo and the zip with its size', async () => {
+  it('when the gallery is live, then the page lays its photos out in order at their shapes, each with its download, and the zip with its size', async () => {
     const { sets } = await seedEvent(app.orm)
     const session = await seedSession(app.orm, sets[0]!.id, { photos: 3, label: 'Zoë & Ann' })
     const html = await (await fetch(`${app.url}/g/${session.id}`)).text()
 
-    const images = [...html.matchAll(/<li class="photo"[\s\S]*?<img src="([^"]+)" width="(\d+)" height="(\d+)" alt="([^"]+)"/g)]
-    expect(images.map(([, src, width, height]) => ({ src, width: Number(width), height: Number(height) }))).toEqual(
-      session.photos.map((photo) => ({ src: `${app.url}/photos/${photo.storageKey}`, width: photo.width, height: photo.height })),
+    // Rows from before copies existed: no copy to show, so a placeholder of the photo's shape, never its full-size file.
+    const tiles = [
+      ...html.matchAll(
+        /<li class="tile" style="--r:(\d+)\/(\d+);[^"]*"><a class="photo-open" href="([^"]+)" data-index="(\d)" data-download="([^"]+)"><span class="placeholder" role="img" aria-label="([^"]+)">/g,
+      ),
+    ]
+    expect(
+      tiles.map(([, width, height, href, index, download, name]) => ({
+        width: Number(width),
+        height: Number(height),
+        href,
+        index,
+        download,
+        name,
+      })),
+    ).toEqual(
+      session.photos.map((photo, i) => ({
+        width: photo.width,
+        height: photo.height,
+        href: `/gallery/${session.id}/photos/${photo.id}/download`,
+        index: String(i),
+        download: `/gallery/${session.id}/photos/${photo.id}/download`,
+        name: `Photo ${i + 1} of 3, Zoë &amp; Ann at Test Event (shown once downloaded)`,
+      })),
     )
-    expect(images.map(([, , , , alt]) => alt)).toEqual([1, 2, 3].map((n) => `Photo ${n} of 3, Zoë &amp; Ann at Test Event`))
-    const downloads = [...html.matchAll(/href="([^"]+\/download)" download/g)].map(([, href]) => href)
-    expect(downloads).toEqual(session.photos.map((photo) => `/gallery/${session.id}/photos/${photo.id}/download`))
+    for (const photo of session.photos) expect(html).not.toContain(photo.storageKey)
     // seedSession records 1,000 bytes per photo.
     expect(html).toContain(
-      `<a class="button primary" href="/gallery/${session.id}/zip" download data-zip>Download all (3 photos, 3 KB)</a>`,
+      `<a class="round primary" href="/gallery/${session.id}/zip" download data-zip aria-label="Download all 3 photos (3 KB, zip)">`,
     )
   })
 
-  it('when the photos were uploaded, then the download link answers an attachment and "Download all" shows the zip of the recorded sizes', async () => {
+  it('when its copies are made, then each photo is shown from them with sizes for its place in the rows, and no full-size URL is on the page', async () => {
+    const gallery = await makeLiveGallery(app, { images: [makeJpeg(1500, 1000, 1), makeJpeg(1000, 1500, 2), makeJpeg(1200, 1200, 3)] })
+    await copiesSettled(app, gallery.sessionId)
+    const read = await (await fetch(`${app.url}/gallery/${gallery.sessionId}`)).json()
+    const response = await fetch(`${app.url}/g/${gallery.sessionId}`)
+    expect(response.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=600')
+    const html = await response.text()
+    const images = [
+      ...html.matchAll(
+        /<img src="([^"]+)" srcset="([^"]+)" sizes="([^"]+)"( fetchpriority="high")? decoding="async" width="(\d+)" height="(\d+)"/g,
+      ),
+    ]
+    expect(images).toHaveLength(3)
+    // The first row first, at high priority.
+    expect(images[0]![4]).toBe(' fetchpriority="high"')
+    for (const [i, [, src, srcset, sizes, , width, height]] of images.entries()) {
+      const photo = read.photos[i]
+      expect(srcset).toBe(photo.copies.map((copy: { url: string; width: number }) => `${copy.url} ${copy.width}w`).join(', '))
+      expect(src).toBe(photo.copies[1].url)
+      expect([Number(width), Number(height)]).toEqual([photo.width, photo.height])
+      // On a phone its share of 100vw less the margins and its row's gaps; then on wider screens; then on the widest page.
+      expect(sizes).toMatch(
+        /^\(max-width: 639\.98px\) calc\([\d.]+vw - [\d.]+px\), \(max-width: 1152px\) calc\([\d.]+vw - [\d.]+px\), \d+px$/,
+      )
+      expect(html).not.toContain(photo.url)
+    }
+  })
+
+  it('when the photos were uploaded, then the download link answers an attachment and "Download all" names the zip of the recorded sizes', async () => {
     const gallery = await makeLiveGallery(app)
     await copiesSettled(app, gallery.sessionId)
     const html = await (await fetch(`${app.url}/g/${gallery.sessionId}`)).text()
     // These JPEGs carry no metadata: their full-size copies are the uploads, byte for byte.
     const total = gallery.photos.reduce((sum, photo) => sum + photo.bytes.length, 0)
-    expect(html).toContain(`Download all (3 photos, ${Math.max(1, Math.round(total / 1000))} KB)`)
+    expect(html).toContain(`aria-label="Download all 3 photos (${Math.max(1, Math.round(total / 1000))} KB, zip)"`)
     const [href] = html.match(/\/gallery\/[^"]+\/download/)!
     const download = await fetch(`${app.url}${href}`)
     expect(download.status).toBe(200)
@@ -66,23 +114,28 @@ describe('GET /g/:sessionId', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(gallery.photos[0]!.bytes)).toBe(true)
   })
 
-  it('when a link is shared, then the preview tags name the gallery and its first photo with its size, and search engines are kept out', async () => {
+  it('when a link is shared before its preview is made, then the preview tags name the service’s own card, never a photo, and search engines are kept out', async () => {
     const { sets } = await seedEvent(app.orm)
     const session = await seedSession(app.orm, sets[0]!.id, { photos: 2, label: 'Ada' })
     const html = await (await fetch(`${app.url}/g/${session.id}`)).text()
-    const first = session.photos[0]!
-    expect(metaTags(html)).toMatchObject({
+    const tags = metaTags(html)
+    expect(tags).toMatchObject({
       'og:title': 'Ada · Test Event',
       'og:description': '2 photos from the photo booth at Test Event',
       'og:url': `${app.url}/g/${session.id}`,
       'og:type': 'website',
-      'og:image': `${app.url}/photos/${first.storageKey}`,
-      'og:image:width': String(first.width),
-      'og:image:height': String(first.height),
+      'og:image:type': 'image/jpeg',
+      'og:image:width': '1200',
+      'og:image:height': '630',
       'twitter:card': 'summary_large_image',
-      'twitter:image': `${app.url}/photos/${first.storageKey}`,
       robots: 'noindex',
     })
+    expect(tags['og:image']).toMatch(new RegExp(`^${app.url}/g/assets/card\\.[0-9a-f]{12}\\.jpg$`))
+    expect(tags['twitter:image']).toBe(tags['og:image'])
+    const card = await fetch(tags['og:image']!)
+    expect(card.headers.get('content-type')).toBe('image/jpeg')
+    expect(card.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    expect((await card.arrayBuffer()).byteLength).toBeLessThanOrEqual(300_000)
   })
 
   it('when the session is still active, then the page says the photos are on their way, is never cached, and turns into the gallery once completed', async () => {
@@ -164,7 +217,8 @@ describe('the pages under helmet’s Content-Security-Policy', () => {
     expect(policy).not.toContain('upgrade-insecure-requests')
     const html = await response.text()
     const scripts = [...html.matchAll(/<script([^>]*)>/g)].map(([, attributes]) => attributes)
-    expect(scripts).toEqual([expect.stringMatching(/^ src="\/g\/assets\/gallery\.[0-9a-f]{12}\.js" defer$/)])
+    // In <head>, not deferred: it says what the browser can do before the first paint (nothing appears later and moves the page).
+    expect(scripts).toEqual([expect.stringMatching(/^ src="\/g\/assets\/gallery\.[0-9a-f]{12}\.js"$/)])
     expect(html).not.toMatch(/ on[a-z]+=/)
 
     for (const [, path, type] of [
@@ -191,8 +245,8 @@ describe('the pages under helmet’s Content-Security-Policy', () => {
       expect(policy).toContain("script-src 'self';")
       expect(policy).toContain('upgrade-insecure-requests')
       const html = await response.text()
-      expect(html).toContain(`<img src="https://cdn.example.net/photos/${session.photos[0]!.storageKey}"`)
       expect(metaTags(html)['og:url']).toBe(`https://booth.example.com/g/${session.id}`)
+      expect(metaTags(html)['og:image']).toMatch(/^https:\/\/booth\.example\.com\/g\/assets\/card\./)
     } finally {
       await cdn.stop()
     }
@@ -205,13 +259,13 @@ describe('the pages under helmet’s Content-Security-Policy', () => {
     expect(headers['content-encoding']).toBe('gzip')
     expect(headers.vary).toBe('Accept-Encoding')
     const html = gunzipSync(body).toString('utf8')
-    expect(html.match(/<li class="photo"/g)).toHaveLength(20)
+    expect(html.match(/<li class="tile"/g)).toHaveLength(20)
     expect(body.length).toBeLessThan(html.length / 3)
   })
 })
 
 describe('GET /g/events/:slug', () => {
-  it('when the event is public, then its page lists every set’s live sessions, newest first, each linking to its gallery page', async () => {
+  it('when the event is public, then its page lists every set’s live sessions, newest first, each a card linking to its gallery page', async () => {
     const { event, sets } = await seedEvent(app.orm, { sets: 2 })
     const older = await seedSession(app.orm, sets[0]!.id, { photos: 2, label: 'Older', createdAt: new Date('2026-06-01T18:00:00Z') })
     const newer = await seedSession(app.orm, sets[0]!.id, { photos: 1, label: 'Newer', createdAt: new Date('2026-06-01T19:00:00Z') })
@@ -225,32 +279,55 @@ describe('GET /g/events/:slug', () => {
     // Each card's link is named by its visible text (WCAG 2.5.3): no aria-label to contradict it.
     const cards = [
       ...html.matchAll(
-        /<li class="card"><a href="([^"]+)"><img src="([^"]+)"[^>]*?( loading="lazy")?[^>]*><span class="card-label">([^<]+)<\/span> <span class="card-meta">([^<]+)</g,
+        /<li class="tile card" style="--r:(\d+)\/(\d+);[^"]*"><a href="([^"]+)"><span class="frame">(<[^>]+>)[\s\S]*?<\/span><span class="card-label">([^<]+)<\/span> <span class="card-meta">([^<]+)</g,
       ),
     ]
-    expect(cards.map(([, href, src, lazy, label, meta]) => ({ href, src, lazy: Boolean(lazy), label, meta }))).toEqual([
-      // The first row loads at once; seeded photos have no copies: the photo itself.
-      {
-        href: `${app.url}/g/${newer.id}`,
-        src: `${app.url}/photos/${newer.photos[0]!.storageKey}`,
-        lazy: false,
-        label: 'Newer',
-        meta: '1 photo',
-      },
-      {
-        href: `${app.url}/g/${older.id}`,
-        src: `${app.url}/photos/${older.photos[0]!.storageKey}`,
-        lazy: false,
-        label: 'Older',
-        meta: '2 photos',
-      },
+    expect(
+      cards.map(([, width, height, href, picture, label, meta]) => ({ shape: `${width}/${height}`, href, picture, label, meta })),
+    ).toEqual([
+      // Seeded photos have no copies (as photos from before copies existed): a placeholder of their shape, never the photo's file.
+      { shape: '1200/1800', href: `${app.url}/g/${newer.id}`, picture: '<span class="placeholder">', label: 'Newer', meta: '1 photo' },
+      { shape: '1200/1800', href: `${app.url}/g/${older.id}`, picture: '<span class="placeholder">', label: 'Older', meta: '2 photos' },
     ])
     // A set with nothing live has no heading of its own.
     expect(html).not.toContain('Set 2')
-    expect(metaTags(html)).toMatchObject({
-      'og:image': `${app.url}/photos/${newer.photos[0]!.storageKey}`,
-      'og:url': `${app.url}/g/events/${event.slug}`,
-    })
+    expect(metaTags(html)['og:url']).toBe(`${app.url}/g/events/${event.slug}`)
+    expect(metaTags(html)['og:image']).toMatch(/\/g\/assets\/card\.[0-9a-f]{12}\.jpg$/)
+    // Every set's galleries fit one page: no link to more.
+    expect(html).not.toContain('data-more')
+  })
+
+  it('when a set holds more galleries than a page, then a link leads to its next page, which lists the next ones of that set alone, to the last', async () => {
+    const { event, sets } = await seedEvent(app.orm, { sets: 2 })
+    const minute = (n: number) => new Date(Date.UTC(2026, 5, 1, 18, n))
+    const first = []
+    for (let i = 0; i < 26; i++)
+      first.push(await seedSession(app.orm, sets[0]!.id, { photos: 1, label: `Guest ${i}`, createdAt: minute(i) }))
+    const second = await seedSession(app.orm, sets[1]!.id, { photos: 1, label: 'Garden', createdAt: minute(0) })
+    const listed = (html: string) => [...html.matchAll(/<a href="[^"]+\/g\/([^"]+)"><span class="frame">/g)].map(([, id]) => id)
+    const moreLink = (html: string) => html.match(/<a class="more" href="([^"]+)" data-more="([^"]+)">([^<]+)<\/a>/)
+
+    const page1 = await (await fetch(`${app.url}/g/events/${event.slug}`)).text()
+    const newestFirst = first.map((session) => session.id).reverse()
+    expect(listed(page1)).toEqual([...newestFirst.slice(0, 12), second.id])
+    const [, href2, setId, text] = moreLink(page1)!
+    expect([setId, text]).toEqual([sets[0]!.id, 'More from Set 1'])
+
+    const page2 = await fetch(href2!.replaceAll('&amp;', '&'))
+    expect(page2.status).toBe(200)
+    const html2 = await page2.text()
+    expect(listed(html2)).toEqual(newestFirst.slice(12, 24))
+    expect(html2).toContain('<h1>More galleries</h1>')
+    const html3 = await (await fetch(moreLink(html2)![1]!.replaceAll('&amp;', '&'))).text()
+    expect(listed(html3)).toEqual(newestFirst.slice(24))
+    expect(moreLink(html3)).toBeNull()
+
+    for (const cursor of ['nonsense', Buffer.from('["a",1,"b"]').toString('base64url'), 'x'.repeat(201)]) {
+      const wrong = await fetch(`${app.url}/g/events/${event.slug}?cursor=${cursor}`)
+      expect(wrong.status, cursor).toBe(404)
+      expect(await wrong.text()).toContain('<h1>We can’t find this event</h1>')
+    }
+    expect((await fetch(`${app.url}/g/events/${event.slug}?page=2`)).status).toBe(404)
   })
 
   it('when the event is private or unknown, then the not-found page answers 404', async () => {
@@ -267,6 +344,19 @@ describe('GET /g/events/:slug', () => {
     const { event } = await seedEvent(app.orm)
     const html = await (await fetch(`${app.url}/g/events/${event.slug}`)).text()
     expect(html).toContain('No photos yet')
+  })
+})
+
+describe('GET /robots.txt', () => {
+  it('when a crawler asks, then nothing is for search engines, while link previews may read the guests’ pages and their images', async () => {
+    const response = await fetch(`${app.url}/robots.txt`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8')
+    const groups = (await response.text()).split(/\n\n/).map((group) => group.split('\n').filter((line) => line && !line.startsWith('#')))
+    expect(groups.at(-1)).toEqual(['User-agent: *', 'Disallow: /', ''].filter(Boolean))
+    expect(groups[0]).toEqual(
+      expect.arrayContaining(['User-agent: facebookexternalhit', 'User-agent: Twitterbot', 'Allow: /g/', 'Allow: /photos/', 'Disallow: /']),
+    )
   })
 })
 

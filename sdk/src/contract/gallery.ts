@@ -13,11 +13,21 @@ export const gallery = {
       path: '/gallery/events/{slug}',
       operationId: 'getEventPage',
       summary: "An event's page: every set with its latest 12 live sessions, newest first",
-      description: 'A private event answers 404 `{ "error": "no such event" }`; its session galleries still work.',
+      description:
+        'A private event answers 404 `{ "error": "no such event" }`; its session galleries still work. A set holding more live sessions than it lists has a `nextCursor`: pass it as `cursor` for that set\'s next 12 (the answer then holds that set alone), until a page has none.',
       tags,
     })
     .errors(notFound)
-    .input(z.object({ slug: pathKey('summer-gala') }))
+    .input(
+      z.object({
+        slug: pathKey('summer-gala'),
+        cursor: z
+          .string()
+          .max(200)
+          .optional()
+          .describe("A set's `nextCursor`: that set's next page of sessions; one that is not answers 400 `invalid_cursor`"),
+      }),
+    )
     .output(EventPage),
 
   getGallery: base

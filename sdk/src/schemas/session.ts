@@ -71,7 +71,15 @@ export const GallerySession = z.object({
 })
 
 export const EventPage = GalleryEventSummary.extend({
-  sets: z.array(SetSummary.extend({ sessions: z.array(GallerySession) })),
+  sets: z.array(
+    SetSummary.extend({
+      sessions: z.array(GallerySession),
+      nextCursor: z
+        .string()
+        .optional()
+        .describe('Present when the set holds more live sessions than listed: pass it as `cursor` for its next page'),
+    }),
+  ),
 }).meta({ examples: [{ ...EXAMPLE_GALLERY_EVENT, sets: [{ ...EXAMPLE_SET, sessions: [EXAMPLE_GALLERY_SESSION] }] }] })
 
 export const Gallery = z

@@ -50,7 +50,7 @@ export type paths = {
         };
         /**
          * An event's page: every set with its latest 12 live sessions, newest first
-         * @description A private event answers 404 `{ "error": "no such event" }`; its session galleries still work.
+         * @description A private event answers 404 `{ "error": "no such event" }`; its session galleries still work. A set holding more live sessions than it lists has a `nextCursor`: pass it as `cursor` for that set's next 12 (the answer then holds that set alone), until a page has none.
          */
         get: operations["getEventPage"];
         put?: never;
@@ -887,7 +887,7 @@ export type paths = {
         put?: never;
         /**
          * Change the signed-in member's password (a one-time password first of all)
-         * @description A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then).
+         * @description A wrong `currentPassword` answers 400 `{ "error": "Invalid password" }`; a `newPassword` too easy to guess (zxcvbn, offline: common and leaked passwords, words, keyboard runs) 400 with the reason. Rate limited to 10 per minute per client IP. A member invited with a password someone else chose must do this before any other staff route (403 until then). Every other session of the member ends (`revokeOtherSessions` is always true).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -907,7 +907,7 @@ export type paths = {
         put?: never;
         /**
          * Start setting up a second factor: an authenticator app (TOTP) and backup codes
-         * @description With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`.
+         * @description With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`; a member who has not yet changed the password they were invited with, 403 (`password_change_required`).
          */
         post: operations["enableTwoFactor"];
         delete?: never;
@@ -927,7 +927,7 @@ export type paths = {
         put?: never;
         /**
          * A code from the authenticator app: completes a sign-in that asked for it, or confirms the set-up
-         * @description After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`.
+         * @description After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`; so does a code the member already used (`code_already_used`: each is accepted once).
          */
         post: operations["verifyTotp"];
         delete?: never;
@@ -1130,6 +1130,7 @@ export type components = {
              *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
              *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
              *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             *     - `code_already_used` (401): A second-factor code the member already used: each is accepted once (RFC 6238); the next one the app shows works.
              *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
              *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
              *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
@@ -1180,7 +1181,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Registration only: the guest's field the error is about, as a path in the body (`guests.1.phone`; `guests.1` for a guest with neither contact). */
             field?: string;
         };
@@ -1243,6 +1244,7 @@ export type components = {
              *     - `malformed_request` (400): A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
              *     - `bad_request` (400): Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
              *     - `unauthorized` (401): No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             *     - `code_already_used` (401): A second-factor code the member already used: each is accepted once (RFC 6238); the next one the app shows works.
              *     - `forbidden` (403): Refused for this caller (a webhook without its signature, a sign-in refusal).
              *     - `insufficient_role` (403): The staff member's role is below what the route or the change needs. Nothing changed.
              *     - `untrusted_origin` (403): A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
@@ -1293,7 +1295,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Keys with no object in storage */
             missing?: string[];
             /** @description Keys whose objects are not JPEG images */
@@ -1959,7 +1961,9 @@ export interface operations {
     };
     getEventPage: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+            };
             header?: {
                 /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
                 "If-None-Match"?: string;
@@ -2031,6 +2035,8 @@ export interface operations {
                                     type: "image/jpeg";
                                 };
                             }[];
+                            /** @description Present when the set holds more live sessions than listed: pass it as `cursor` for its next page */
+                            nextCursor?: string;
                         }[];
                     };
                 };
@@ -2112,7 +2118,9 @@ export interface operations {
     };
     getEventPageHead: {
         parameters: {
-            query?: never;
+            query?: {
+                cursor?: string;
+            };
             header?: {
                 /** @description The `ETag` of a copy already held: 304 while it is still current (`*` matches any current version). */
                 "If-None-Match"?: string;
@@ -10327,7 +10335,7 @@ export interface operations {
                 "application/json": {
                     currentPassword: string;
                     newPassword: string;
-                    /** @description true: every other session of this member ends */
+                    /** @description Ignored: every other session of this member ends, whatever is sent */
                     revokeOtherSessions?: boolean;
                 };
             };

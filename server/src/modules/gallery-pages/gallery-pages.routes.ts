@@ -8,9 +8,10 @@ import { GALLERY_PAGES_PATH } from '../../config.js'
 import type { Services } from '../../context.js'
 import { pageSecurityPolicy } from '../../http/security-headers.js'
 import { noteOutage, outageOf, RETRY_AFTER_SECONDS } from '../../outages.js'
+import { AppError } from '../../errors.js'
 import {
   answeredNotModified,
-  GALLERY_CACHE_CONTROL,
+  cacheControlOf,
   GALLERY_KEY,
   readEventPageVersion,
   readGalleryVersion,
@@ -19,9 +20,9 @@ import {
 } from '../gallery/gallery-versions.js'
 import { readPublicEventPage } from '../gallery/gallery.service.js'
 import { eventPage, galleryPage, noticePage, waitingPage, type PageLinks } from './gallery-pages.html.js'
-import { readGalleryPage } from './gallery-pages.service.js'
+import { photoStates, readGalleryPage } from './gallery-pages.service.js'
 
-/** The pages' two files, named by their content so that they can be cached for good. */
+/** The pages' files, named by their content so that they can be cached for good. */
 function loadAsset(file: string, type: string) {
   const body = readFileSync(new URL(`./assets/${file}`, import.meta.url))
   const [name, extension] = file.split('.') as [string, string]
@@ -41,14 +42,20 @@ export function galleryPageRoutes(
   versions: VersionCache,
 ): Router {
   const { config, orm, now, logger } = services
-  const assets = [loadAsset('gallery.css', 'text/css; charset=utf-8'), loadAsset('gallery.js', 'text/javascript; charset=utf-8')]
-  const [stylesheet, script] = assets as [(typeof assets)[0], (typeof assets)[0]]
+  const assets = [
+    loadAsset('gallery.css', 'text/css; charset=utf-8'),
+    loadAsset('gallery.js', 'text/javascript; charset=utf-8'),
+    // The link preview until a gallery's own is made: 1200×630, 24 KB (never a photo's full-size copy).
+    loadAsset('card.jpg', 'image/jpeg'),
+  ]
+  const [stylesheet, script, card] = assets as [(typeof assets)[0], (typeof assets)[0], (typeof assets)[0]]
   const base = `${config.publicUrl}${GALLERY_PAGES_PATH}`
   const links: PageLinks = {
     stylesheet: stylesheet.path,
     script: script.path,
+    card: `${config.publicUrl}${card.path}`,
     sessionPage: (sessionId) => `${base}/${sessionId}`,
-    eventPage: (slug) => `${base}/events/${encodeURIComponent(slug)}`,
+    eventPage: (slug, cursor) => `${base}/events/${encodeURIComponent(slug)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
   }
   const policy = pageSecurityPolicy(config.publicUrl, { imageOrigins: [new URL(config.cdnUrl).origin] })
   const send = (res: Response, status: number, cache: string, html: string) =>
@@ -58,11 +65,16 @@ export function galleryPageRoutes(
     versionTag('page', stylesheet.path, script.path, config.publicUrl, config.cdnUrl, ...version)
   const sendCacheable = (res: Response, version: readonly (string | number)[], html: string) => {
     res.setHeader('ETag', pageTag(version))
-    send(res, 200, GALLERY_CACHE_CONTROL, html)
+    send(res, 200, cacheControlOf(version), html)
   }
   const notModified = (req: Request, res: Response, version: () => Promise<readonly (string | number)[] | undefined>) =>
     answeredNotModified(req, res, { version, tag: pageTag })
   const context = () => ({ config, now, em: orm.em.fork() })
+  /** A cursor that is not one of this event's names no page: the not-found page, as any wrong link. */
+  const noSuchEventPage = (error: unknown) => {
+    if (error instanceof AppError && error.data.code === 'invalid_cursor') return undefined
+    throw error
+  }
 
   const router = Router()
   router.use(GALLERY_PAGES_PATH, compression())
@@ -74,14 +86,18 @@ export function galleryPageRoutes(
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
     const { slug } = req.params
-    if (
-      GALLERY_KEY.test(slug) &&
-      (await notModified(req, res, () => versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))))
-    )
-      return
-    const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug) : undefined
-    if (!read) return send(res, 404, 'no-store', noticePage(links, 'event'))
-    sendCacheable(res, read.version, eventPage(read.page, links))
+    // A set's next page: `?cursor=`, a set's `nextCursor` (anything else is no page of this event).
+    const cursor = typeof req.query.cursor === 'string' && req.query.cursor.length <= 200 ? req.query.cursor : undefined
+    if (Object.keys(req.query).length > (cursor === undefined ? 0 : 1)) return send(res, 404, 'no-store', noticePage(links, 'event'))
+    const version = async () => {
+      const current = await versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))
+      return current && (cursor === undefined ? current : [...current, cursor])
+    }
+    if (GALLERY_KEY.test(slug) && (await notModified(req, res, version))) return
+    const read = GALLERY_KEY.test(slug) ? await readPublicEventPage(context(), slug, cursor).catch(noSuchEventPage) : undefined
+    // A next page names one of the event's sets: else it leads nowhere.
+    if (!read || (cursor !== undefined && read.page.sets.length === 0)) return send(res, 404, 'no-store', noticePage(links, 'event'))
+    sendCacheable(res, read.version, eventPage(read.page, links, { cursor, states: photoStates(read.imageStatuses) }))
   })
   router.get(`${GALLERY_PAGES_PATH}/:sessionId`, async (req, res) => {
     const { sessionId } = req.params
@@ -94,7 +110,7 @@ export function galleryPageRoutes(
     if (page.kind === 'live') return sendCacheable(res, page.version, galleryPage(page, links))
     // The wait is asked again every few seconds: never from a cache.
     if (page.kind === 'waiting')
-      return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, stage: page.stage }, links))
+      return send(res, 200, 'no-store', waitingPage({ sessionId, eventName: page.eventName, branding: page.branding }, links))
     send(res, 404, 'no-store', noticePage(links, page.kind === 'ended' ? 'ended' : 'gallery'))
   })
   // Any other page under the path (a link cut short or with a stray segment) is a page too.

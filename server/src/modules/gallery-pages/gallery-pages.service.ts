@@ -1,24 +1,35 @@
 import type { AppContext } from '../../context.js'
+import { brandingOfRow, type BrandingRow } from '../events/branding.js'
 import { GALLERY_QUERIES } from '../gallery/gallery.queries.js'
 import { readLiveGallery } from '../gallery/gallery.service.js'
+import type { ImageStatus } from '../photos/photo.entity.js'
+import type { PhotoState } from './gallery-pages.html.js'
+
+/** How the page shows a photo without copies: awaited while queued; never, for one they could not be made of (or from before copies). */
+const STATE_OF: Record<ImageStatus, PhotoState> = { queued: 'coming', ready: 'shown', failed: 'unavailable', legacy: 'unavailable' }
+
+export const photoStates = (statuses: ReadonlyMap<string, ImageStatus>) =>
+  new Map([...statuses].map(([photoId, status]) => [photoId, STATE_OF[status]]))
 
 /**
- * What a guest's link shows: the live gallery (the JSON route's own reader), a session still
- * waiting for its photos (the booth is shooting, or its photos' copies are being made: at most
- * COPIES_LINK_WAIT_MS after completion, the wait the links themselves are held for), one that ended
- * without any (cancelled, or completed without photos), or nothing.
+ * What a guest's link shows: the live gallery (the JSON route's own reader) from the moment the
+ * booth completes it, each photo from its display copies or, until they are made, a placeholder of
+ * its shape that the page fills in as they come; a session still waiting for its photos (the booth
+ * is shooting); one that ended without any (cancelled, or completed without photos); or nothing.
  */
-export async function readGalleryPage(context: Pick<AppContext, 'em' | 'config' | 'now'>, sessionId: string) {
+export async function readGalleryPage(context: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const live = await readLiveGallery(context, sessionId)
-  if (live) {
-    const preparing = !live.imagesReady && context.now().getTime() < live.completedAt + context.config.copies.linkWaitMs
-    return preparing
-      ? ({ kind: 'waiting', stage: 'preparing', eventName: live.gallery.event.name } as const)
-      : ({ kind: 'live', ...live } as const)
-  }
-  const [session] = await context.em.execute<{ status: string; event_name: string }[]>(GALLERY_QUERIES.notLive, [sessionId])
+  if (live) return { kind: 'live', ...live, states: photoStates(live.imageStatuses) } as const
+  const [session] = await context.em.execute<(BrandingRow & { status: string; event_id: string; event_name: string })[]>(
+    GALLERY_QUERIES.notLive,
+    [sessionId],
+  )
   if (!session) return { kind: 'missing' } as const
   return session.status === 'active'
-    ? ({ kind: 'waiting', stage: 'shooting', eventName: session.event_name } as const)
+    ? ({
+        kind: 'waiting',
+        eventName: session.event_name,
+        branding: brandingOfRow(session.event_id, session, context.config.publicUrl),
+      } as const)
     : ({ kind: 'ended' } as const)
 }

@@ -13,7 +13,7 @@ import { jsonTag, readEventPage, readGallery } from './gallery.service.js'
 import { outageOf } from '../../outages.js'
 
 type Version = readonly (string | number)[] | undefined
-type Read = (context: Pick<AppContext, 'em' | 'config'>, key: string) => Promise<{ body: unknown; etag: string }>
+type Read = (context: Pick<AppContext, 'em' | 'config'>, key: string) => Promise<{ body: unknown; etag: string; cacheControl?: string }>
 
 /**
  * The two gallery reads, where they succeed, answered by Express: `If-None-Match` with a 304 from one
@@ -29,7 +29,8 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
     (key: string, readVersion: (context: Pick<AppContext, 'em'>, key: string) => Promise<Version>, read: Read) =>
     async (req: Request, res: Response, next: NextFunction) => {
       const value = String(req.params[key])
-      if (!GALLERY_KEY.test(value)) return next()
+      // A set's next page (`?cursor=`) is oRPC's to answer: it is read, and its query validated, as the contract says.
+      if (!GALLERY_KEY.test(value) || Object.keys(req.query).length > 0) return next()
       try {
         const version = () => versions.read(`${key}:${value}`, () => readVersion({ em: orm.em.fork() }, value))
         if (await answeredNotModified(req, res, { version, tag: (current) => jsonTag(config, current) })) return
@@ -39,7 +40,7 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
           etag: found.etag,
-          'cache-control': GALLERY_CACHE_CONTROL,
+          'cache-control': found.cacheControl ?? GALLERY_CACHE_CONTROL,
         })
         res.end(body)
       } catch (error) {

@@ -24,7 +24,23 @@ export function versionTag(...parts: readonly (string | number)[]): string {
   return `W/"${hash('sha256', parts.join('\n'), 'base64url').slice(0, 27)}"`
 }
 
-export const galleryVersion = (row: GalleryVersionRow) => [row.completed_us, row.event_updated_us, row.images_settled]
+export const galleryVersion = (row: GalleryVersionRow) => [
+  row.completed_us,
+  row.event_updated_us,
+  row.images_settled,
+  row.copies_coming ? MAKING : READY,
+]
+
+const READY = 'ready'
+const MAKING = 'making'
+
+/**
+ * How a version's answer may be kept: while a gallery's copies are being made, a cache asks again
+ * each time (`no-cache`, answered by a 304 from one small query), so that a page waiting for them
+ * sees each one as it is made, not a minute later; a 304 says the same, since it renews what a
+ * cache keeps.
+ */
+export const cacheControlOf = (version: Version) => (version.at(-1) === MAKING ? 'no-cache' : GALLERY_CACHE_CONTROL)
 export const eventPageVersion = (row: EventVersionRow) => [row.updated_us, row.live_count, row.last_completed_us, row.images_settled]
 
 /** A live gallery's version; absent unless live. */
@@ -115,6 +131,6 @@ export async function answeredNotModified(
   if (!current) return false
   const etag = tag(current)
   if (!matchesAny(ifNoneMatch, etag)) return false
-  res.status(304).setHeader('ETag', etag).setHeader('Cache-Control', GALLERY_CACHE_CONTROL).end()
+  res.status(304).setHeader('ETag', etag).setHeader('Cache-Control', cacheControlOf(current)).end()
   return true
 }

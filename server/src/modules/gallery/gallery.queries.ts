@@ -4,8 +4,14 @@ import { isLive } from '../sessions/session-state.js'
 import type { BrandingRow } from '../events/branding.js'
 import { BRANDING_COLUMNS } from '../events/events.queries.js'
 
-/** Sessions per set on the event page: a fixed bound, with no paging. */
+/** Sessions per set on a page of the event page; the next ones are a page of their own (a set's `nextCursor`). */
 export const SESSIONS_PER_SET = 12
+
+/** A page's sessions and one more: whether it comes tells if there is a next page. */
+const PAGE_AND_ONE = SESSIONS_PER_SET + 1
+
+/** A set's live sessions as the event page lists them: those whose guests all agreed to be listed, newest first. */
+const LISTED = (alias: string) => `${isLive(alias)} and ${alias}.listed`
 
 /**
  * What an event page's ETag is made of besides the event's own `updated_at`: how many of its
@@ -18,8 +24,13 @@ const LIVE_VERSION = `cross join lateral (
           where x.event_id = e.id and ${isLive('l')}
        ) v`
 
-/** A live gallery's ETag: when it went live, when staff last changed its event, and how many of its photos' copies are made. */
-const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us, s.images_settled`
+/**
+ * A live gallery's ETag: when it went live, when staff last changed its event, how many of its
+ * photos' copies are made, and whether any is still awaited (its caching depends on it:
+ * gallery-versions.ts; photos from before copies existed, or whose copies failed, are not).
+ */
+const GALLERY_VERSION = `${micros('s.completed_at')} as completed_us, ${micros('e.updated_at')} as event_updated_us, s.images_settled,
+            exists (select 1 from photo q where q.session_id = s.id and q.image_status = 'queued') as copies_coming`
 
 /**
  * The gallery's reads, as SQL: the event page and a gallery are read on every guest's phone, and
@@ -38,20 +49,26 @@ export const GALLERY_QUERIES = {
   eventVersion: `select e.is_private, ${micros('e.updated_at')} as updated_us, v.live_count, v.last_completed_us, v.images_settled
        from event e ${LIVE_VERSION}
       where e.slug = ?`,
-  /** The latest live sessions of every set of an event, in one lateral query: those whose guests all agreed to be listed. */
-  liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at
+  /** The latest listed sessions of every set of an event (a page and one more), in one lateral query. */
+  liveSessions: `select live.id, live.set_id, live.label, ${epochMillis('live.created_at')} as created_at, ${micros('live.created_at')} as created_us
        from event_set s
        cross join lateral (
          select l.id, l.set_id, l.label, l.created_at from session l
-          where l.set_id = s.id and ${isLive('l')} and l.listed
+          where l.set_id = s.id and ${LISTED('l')}
           order by l.created_at desc, l.id desc
-          limit ${SESSIONS_PER_SET}
+          limit ${PAGE_AND_ONE}
        ) live
       where s.event_id = ?
       order by live.set_id, live.created_at desc, live.id desc`,
+  /** One set's next listed sessions after a page's last (its creation time in microseconds, and id), a page and one more. Params: event, set, time, id. */
+  moreSessions: `select l.id, l.set_id, l.label, ${epochMillis('l.created_at')} as created_at, ${micros('l.created_at')} as created_us
+       from session l join event_set s on s.id = l.set_id
+      where s.event_id = ? and l.set_id = ? and ${LISTED('l')}
+        and (l.created_at, l.id) < (timestamptz 'epoch' + ?::float8 * interval '1 microsecond', ?)
+      order by l.created_at desc, l.id desc
+      limit ${PAGE_AND_ONE}`,
   gallery: `select s.id, s.label, e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at, ${GALLERY_VERSION},
-            ${BRANDING_COLUMNS},
-            ${epochMillis('s.completed_at')} as completed_at, s.images_ready_at is not null as images_ready
+            ${BRANDING_COLUMNS}
        from session s
        join event_set st on st.id = s.set_id
        join event e on e.id = st.event_id
@@ -89,8 +106,14 @@ export type EventWithSetsRow = EventVersionRow &
     set_slug: string
     set_name: string
   }
-export type GalleryVersionRow = { completed_us: number; event_updated_us: number; images_settled: number }
-export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number }
+export type GalleryVersionRow = {
+  completed_us: number
+  event_updated_us: number
+  images_settled: number
+  /** Some photo's copies are still to be made. */
+  copies_coming: boolean
+}
+export type LiveSessionRow = { id: string; set_id: string; label: string; created_at: number; created_us: number }
 export type GalleryRow = GalleryVersionRow &
   BrandingRow & {
     id: string
@@ -99,9 +122,6 @@ export type GalleryRow = GalleryVersionRow &
     event_slug: string
     event_name: string
     start_at: number
-    completed_at: number
-    /** Every photo's copies settled (made or failed). */
-    images_ready: boolean
   }
 export type PhotoRow = {
   id: string

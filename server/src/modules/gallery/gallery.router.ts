@@ -7,9 +7,9 @@ import { readEventPage, readGallery } from './gallery.service.js'
  * The body, with the validator and caching a CDN revalidates it by. Where the read succeeds, Express
  * answers first (gallery-reads.ts: 304s, and the JSON without oRPC's serializer); these answer the rest.
  */
-function cacheable<T>({ resHeaders }: AppContext, { body, etag }: { body: T; etag: string }): T {
+function cacheable<T>({ resHeaders }: AppContext, { body, etag, cacheControl }: { body: T; etag: string; cacheControl?: string }): T {
   resHeaders?.set('ETag', etag)
-  resHeaders?.set('Cache-Control', GALLERY_CACHE_CONTROL)
+  resHeaders?.set('Cache-Control', cacheControl ?? GALLERY_CACHE_CONTROL)
   return body
 }
 

@@ -1,11 +1,22 @@
+import { Id } from '@photobooth/sdk/schemas'
+import { z } from 'zod'
+
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
 import { brandingOfRow } from '../events/branding.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
-import { GALLERY_QUERIES, type EventWithSetsRow, type GalleryRow, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
-import { eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
+import {
+  GALLERY_QUERIES,
+  SESSIONS_PER_SET,
+  type EventWithSetsRow,
+  type GalleryRow,
+  type LiveSessionRow,
+  type PhotoRow,
+} from './gallery.queries.js'
+import { cacheControlOf, eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
 import { PREVIEW } from '../photos/photo-copies.js'
+import type { ImageStatus } from '../photos/photo.entity.js'
 import { displayCopyKey, fullSizeKey, previewKey } from '../photos/photo-copies.service.js'
 import { photoUrl } from './photo-url.js'
 
@@ -17,25 +28,54 @@ type Photo = {
   copies?: { url: string; width: number; height: number; type: 'image/webp' }[]
 }
 
-/** The event page with its ETag, or "no such event" (a private event included). */
-export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug }: { slug: string }) {
-  const read = await readPublicEventPage(context, slug)
+/** The event page with its ETag, or "no such event" (a private event included); with `cursor`, one set's next page. */
+export async function readEventPage(context: Pick<AppContext, 'em' | 'config'>, { slug, cursor }: { slug: string; cursor?: string }) {
+  const read = await readPublicEventPage(context, slug, cursor)
   if (!read) throw new AppError('no_such_event', NO_SUCH_EVENT)
   return { body: read.page, etag: jsonTag(context.config, read.version) }
 }
 
+/** Where a set's page ended: the set, and its last session's creation time (microseconds) and id. */
+type PageEnd = { setId: string; createdUs: number; id: string }
+
+const PageEndKey = z.tuple([Id, z.int().nonnegative(), Id])
+
+/** A set's `nextCursor`, opaque to clients: base64url of `[set id, created_at in microseconds, id]` of its page's last session. */
+const encodeCursor = (setId: string, last: LiveSessionRow) =>
+  Buffer.from(JSON.stringify([setId, last.created_us, last.id])).toString('base64url')
+
+function decodeCursor(cursor: string): PageEnd {
+  let value: unknown
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    value = undefined
+  }
+  const parsed = PageEndKey.safeParse(value)
+  if (!parsed.success) throw new AppError('invalid_cursor', INVALID_PAGE_CURSOR)
+  const [setId, createdUs, id] = parsed.data
+  return { setId, createdUs, id }
+}
+
+export const INVALID_PAGE_CURSOR = 'Invalid cursor: pass the nextCursor of a set of this event page'
+
 /**
  * The one reader of an event page, for the JSON route and the guest's page, in three round trips
  * whatever its size: the event with its sets (and its version), the latest live sessions of every
- * set (one lateral query), then all their photos. Absent for an unknown or private event.
+ * set (one lateral query; with `cursor`, the next ones of its set only), then all their photos.
+ * Each set lists SESSIONS_PER_SET at most, and where it holds more, a `nextCursor` for the next
+ * page. Absent for an unknown or private event; a cursor that is not one is `invalid_cursor`.
  */
-export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, slug: string) {
+export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, slug: string, cursor?: string) {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor)
   const sets = await em.execute<EventWithSetsRow[]>(GALLERY_QUERIES.eventWithSets, [slug])
   const event = sets[0]
   if (!event || event.is_private) return undefined
 
-  const sessions = await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
-  const { photos, previews } = await readPhotos(
+  const sessions = after
+    ? await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.moreSessions, [event.id, after.setId, after.createdUs, after.id])
+    : await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
+  const { photos, previews, statuses } = await readPhotos(
     em,
     sessions.map((session) => session.id),
     config.cdnUrl,
@@ -49,24 +89,30 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
     startAt: event.start_at,
     ...(branding && { branding }),
     sets: sets
-      .filter((row) => row.set_id !== null)
-      .map((row) => ({
-        id: row.set_id!,
-        slug: row.set_slug,
-        name: row.set_name,
-        sessions: (sessionsBySet.get(row.set_id!) ?? []).map((session) => {
-          const preview = previews.get(session.id)
-          return {
-            id: session.id,
-            label: session.label,
-            createdAt: session.created_at,
-            photos: photos.get(session.id) ?? [],
-            ...(preview && { preview }),
-          }
-        }),
-      })),
+      .filter((row) => row.set_id !== null && (!after || row.set_id === after.setId))
+      .map((row) => {
+        const listed = sessionsBySet.get(row.set_id!) ?? []
+        const shown = listed.slice(0, SESSIONS_PER_SET)
+        return {
+          id: row.set_id!,
+          slug: row.set_slug,
+          name: row.set_name,
+          sessions: shown.map((session) => {
+            const preview = previews.get(session.id)
+            return {
+              id: session.id,
+              label: session.label,
+              createdAt: session.created_at,
+              photos: photos.get(session.id) ?? [],
+              ...(preview && { preview }),
+            }
+          }),
+          ...(listed.length > SESSIONS_PER_SET && { nextCursor: encodeCursor(row.set_id!, shown.at(-1)!) }),
+        }
+      }),
   }
-  return { page, version: eventPageVersion(event) }
+  const version = eventPageVersion(event)
+  return { page, version: cursor === undefined ? version : [...version, cursor], imageStatuses: statuses }
 }
 
 export const NO_SUCH_GALLERY = 'no such gallery'
@@ -75,7 +121,7 @@ export const NO_SUCH_GALLERY = 'no such gallery'
 export async function readGallery(context: Pick<AppContext, 'em' | 'config'>, { sessionId }: { sessionId: string }) {
   const live = await readLiveGallery(context, sessionId)
   if (!live) throw new AppError('no_such_gallery', NO_SUCH_GALLERY)
-  return { body: live.gallery, etag: jsonTag(context.config, live.version) }
+  return { body: live.gallery, etag: jsonTag(context.config, live.version), cacheControl: cacheControlOf(live.version) }
 }
 
 /** The JSON answers' validator: their photo URLs depend on `CDN_URL`. */
@@ -89,7 +135,7 @@ export const jsonTag = (config: AppContext['config'], version: readonly (string 
 export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const [session] = await em.execute<GalleryRow[]>(GALLERY_QUERIES.gallery, [sessionId])
   if (!session) return undefined
-  const { photos, bytes, previews } = await readPhotos(em, [session.id], config.cdnUrl)
+  const { photos, bytes, previews, statuses } = await readPhotos(em, [session.id], config.cdnUrl)
   const preview = previews.get(session.id)
   const branding = brandingOfRow(session.event_id, session, config.publicUrl)
   return {
@@ -108,9 +154,8 @@ export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'c
     },
     photoBytes: bytes.get(session.id) ?? 0,
     version: galleryVersion(session),
-    /** When it went live, and whether its photos' copies are all made: the page waits for them a while. */
-    completedAt: session.completed_at,
-    imagesReady: session.images_ready,
+    /** Each photo's copies status: the page awaits the queued ones. */
+    imageStatuses: statuses,
   }
 }
 
@@ -118,15 +163,16 @@ export type Gallery = NonNullable<Awaited<ReturnType<typeof readLiveGallery>>>['
 export type EventPage = NonNullable<Awaited<ReturnType<typeof readPublicEventPage>>>['page']
 
 /**
- * Photos of the given sessions in gallery order, the size of what "Download all" holds, and the
- * link previews, grouped by session. A photo's URL is its full-size copy's (made from the upload
+ * Photos of the given sessions in gallery order, the size of what "Download all" holds, the link
+ * previews, grouped by session, and each photo's copies status. A photo's URL is its full-size copy's (made from the upload
  * without its metadata), except for photos recorded before copies existed (`legacy`).
  */
 async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: string) {
   const photos = new Map<string, Photo[]>()
   const bytes = new Map<string, number>()
   const previews = new Map<string, { url: string; width: 1200; height: 630; type: 'image/jpeg' }>()
-  if (sessionIds.length === 0) return { photos, bytes, previews }
+  const statuses = new Map<string, ImageStatus>()
+  if (sessionIds.length === 0) return { photos, bytes, previews, statuses }
   const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
   for (const [sessionId, group] of groupBy(rows, (row) => row.session_id)) {
     photos.set(
@@ -138,8 +184,9 @@ async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: st
       group.reduce((sum, row) => sum + (row.full_size ?? row.size_bytes), 0),
     )
     if (group[0]?.preview) previews.set(sessionId, { url: photoUrl(cdnUrl, previewKey(sessionId)), ...PREVIEW_SIZE, type: 'image/jpeg' })
+    for (const row of group) statuses.set(row.id, row.image_status)
   }
-  return { photos, bytes, previews }
+  return { photos, bytes, previews, statuses }
 }
 
 const PREVIEW_SIZE = { width: PREVIEW.width, height: PREVIEW.height } as const
