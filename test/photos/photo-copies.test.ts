@@ -384,26 +384,21 @@ describe('copies on S3 (s3rver)', () => {
 })
 
 describe('the pages', () => {
-  it("when a session is completed and its copies are not made yet, then its link says the photos are on their way, until they are made or the links' wait is over", async () => {
-    let clock = Date.now()
-    const server = await startTestServer(WORKER_OFF, { now: () => new Date(clock) })
+  it('when a session is completed and its copies are not made yet, then its page is the gallery at once, each photo a placeholder of its shape, never its full-size copy, and not kept by caches while they are made', async () => {
+    const server = await startTestServer(WORKER_OFF)
     try {
       const live = await makeLiveGallery(server, { images: [makeJpeg(40, 30, 1)] })
-      const page = async () => {
-        const response = await fetch(`${server.url}/g/${live.sessionId}`)
-        return { cache: response.headers.get('cache-control'), html: await response.text() }
-      }
-      const waiting = await page()
-      expect(waiting.cache).toBe('no-store')
-      expect(waiting.html).toContain('data-page="waiting"')
-      expect(waiting.html).toContain('being made ready for your phone')
-      // The JSON route answers the live gallery at once, as the spec has it.
-      expect((await fetch(`${server.url}/gallery/${live.sessionId}`)).status).toBe(200)
-      // COPIES_LINK_WAIT_MS (30 s) later the links go, and the page shows the full-size copies.
-      clock += COPIES.linkWaitMs + 1
-      const shown = await page()
-      expect(shown.html).toContain('data-page="gallery"')
-      expect(shown.html).not.toContain('srcset=')
+      const response = await fetch(`${server.url}/g/${live.sessionId}`)
+      expect(response.headers.get('cache-control')).toBe('no-cache')
+      const html = await response.text()
+      expect(html).toContain('data-page="gallery"')
+      expect(html).toContain(`data-coming="${live.photos[0]!.id}"`)
+      expect(html).toContain('style="--r:40/30;')
+      // The JSON route answers the live gallery at once, as the spec has it, and is revalidated while its copies are made.
+      const json = await fetch(`${server.url}/gallery/${live.sessionId}`)
+      expect([json.status, json.headers.get('cache-control')]).toEqual([200, 'no-cache'])
+      expect(html).not.toContain((await json.json()).photos[0].url)
+      expect(html).not.toContain('srcset=')
     } finally {
       await server.stop()
     }
@@ -414,16 +409,18 @@ describe('the pages', () => {
     await copiesSettled(app, live.sessionId)
     const body = await gallery(app, live.sessionId)
     const html = await (await fetch(`${app.url}/g/${live.sessionId}`)).text()
-    const images = [...html.matchAll(/<img ([^>]*)>/g)].map((match) => match[1]!).filter((attributes) => !attributes.includes('src="data:'))
+    const images = [...html.matchAll(/<img ([^>]*)>/g)]
+      .map((match) => match[1]!)
+      .filter((attributes) => !attributes.includes('viewer-image'))
     expect(images).toHaveLength(3)
     for (const [index, attributes] of images.entries()) {
       const photo = body.photos[index]!
       const srcset = photo.copies!.map((copy) => `${copy.url} ${copy.width}w`).join(', ')
       expect(attributes).toContain(`srcset="${srcset}"`)
       expect(attributes).toMatch(/ sizes="[^"]+"/)
-      expect(attributes).toContain(index < 2 ? 'fetchpriority="high"' : 'loading="lazy"')
-      expect(attributes).not.toContain(index < 2 ? 'loading=' : 'fetchpriority=')
+      expect(attributes).not.toContain('loading=')
     }
+    expect(images[0]).toContain('fetchpriority="high"')
     const meta = (property: string) => new RegExp(`<meta property="${property}" content="([^"]+)">`).exec(html)?.[1]
     expect([meta('og:image'), meta('og:image:type'), meta('og:image:width'), meta('og:image:height')]).toEqual([
       body.preview!.url,
