@@ -42,6 +42,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: "200 registrations queued by the SDK's offline queue during an outage, drained under the rate limit",
   },
   {
+    name: 'kiosk-app',
+    script: 'kiosk-app.bench.ts',
+    what: 'the kiosk app on a tablet over slow 4G: first-load bytes, time to interactive on a first and a later start',
+  },
+  {
     name: 'phone',
     script: 'phone.bench.ts',
     what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image',

@@ -1,21 +1,18 @@
-import { createKioskClient, errorCodeOf, safe } from '@photobooth/sdk/kiosk'
-import { createOfflineQueue, indexedDbStore } from '@photobooth/sdk/queue'
+import { errorCodeOf, safe } from '@photobooth/sdk/kiosk'
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 
+import { client } from './client.js'
 import { paletteOf } from './colors.js'
 import { cacheContext, readCachedContext, type KioskContext } from './context-cache.js'
-import { fieldErrorsOf, type FieldError, type GuestDraft } from './fields.js'
-import { GuestForm } from './form.js'
-import { NoticeDialog } from './notice.js'
+import type { FieldError, GuestDraft } from './fields.js'
 import { updateWaiting } from './service-worker.js'
 import { Done, LanguageSwitch, StatusLine, Welcome } from './screens.js'
 import { isLanguage, TEXTS, type Language } from './texts.js'
 
-/** Calls the service from the page's own origin; a slow answer becomes a queued registration, not a long wait. */
-const client = createKioskClient({ baseUrl: location.origin, timeoutMs: 8000, deadlineMs: 10_000, retry: false })
-
-/** Registrations go through the SDK's offline queue: sent at once when the service answers, else kept in IndexedDB, in order. */
-export const queue = createOfflineQueue({ client, store: indexedDbStore('photobooth-kiosk') })
+type GuestFlow = typeof import('./guest-flow.js')
+let guestFlow: Promise<GuestFlow> | undefined
+/** The form, the notice and the queue: fetched once the first screen is up (guest-flow.ts). */
+const loadGuestFlow = () => (guestFlow ??= import('./guest-flow.js'))
 
 const DEFAULT_IDLE_SECONDS = 60
 /** The confirmation stays this long, or until the group taps "Next group". */
@@ -42,36 +39,51 @@ export function KioskProblem({ problem, onRetry }: { problem: Problem | 'loading
   )
 }
 
-export function Kiosk({ eventSlug, setSlug }: { eventSlug: string; setSlug: string }) {
-  const [context, setContext] = useState<KioskContext | undefined>(() => readCachedContext(eventSlug, setSlug))
-  const [problem, setProblem] = useState<Problem | undefined>()
+/** What asking for the kiosk's context gave: the context (kept for offline starts), or why not. */
+export type Reading = { context: KioskContext } | { problem: 'noSuchKiosk' | 'unreachable' }
+
+export async function readContext(eventSlug: string, setSlug: string): Promise<Reading> {
+  const [error, context] = await safe(client.kiosk.getContext({ eventSlug, setSlug }))
+  if (context) {
+    cacheContext(eventSlug, setSlug, context)
+    return { context }
+  }
+  if (errorCodeOf(error) !== 'no_such_set') return { problem: 'unreachable' }
+  cacheContext(eventSlug, setSlug, undefined)
+  return { problem: 'noSuchKiosk' }
+}
+
+type KioskProps = { eventSlug: string; setSlug: string; first: Promise<Reading>; initial: Reading | undefined }
+
+export function Kiosk({ eventSlug, setSlug, first, initial }: KioskProps) {
+  const [context, setContext] = useState<KioskContext | undefined>(() =>
+    initial && 'context' in initial ? initial.context : readCachedContext(eventSlug, setSlug),
+  )
+  const [problem, setProblem] = useState<Problem | undefined>(initial && 'problem' in initial ? initial.problem : undefined)
   /** A context fetched while a group is at the kiosk waits for the next group: they registered under the notice they saw. */
   const pending = useRef<KioskContext | undefined>(undefined)
   const busy = useRef(false)
 
-  const refresh = useCallback(async () => {
-    const [error, fresh] = await safe(client.kiosk.getContext({ eventSlug, setSlug }))
-    if (fresh) {
-      cacheContext(eventSlug, setSlug, fresh)
+  const apply = useCallback((reading: Reading) => {
+    if ('context' in reading) {
       setProblem(undefined)
-      if (busy.current) pending.current = fresh
-      else setContext(fresh)
-    } else if (errorCodeOf(error) === 'no_such_set') {
-      cacheContext(eventSlug, setSlug, undefined)
-      setContext(undefined)
-      setProblem('noSuchKiosk')
+      if (busy.current) pending.current = reading.context
+      else setContext(reading.context)
     } else {
-      // The service is away: the kept context (if any) goes on serving.
-      setProblem('unreachable')
+      // The service is away: the kept context (if any) goes on serving. A set that is gone is gone.
+      if (reading.problem === 'noSuchKiosk') setContext(undefined)
+      setProblem(reading.problem)
     }
-  }, [eventSlug, setSlug])
+  }, [])
+  const refresh = useCallback(async () => apply(await readContext(eventSlug, setSlug)), [apply, eventSlug, setSlug])
 
-  // At start, and whenever the network comes back: staff may have changed the event meanwhile.
+  // The first answer was asked for before the first screen (main.tsx); again whenever the network
+  // comes back: staff may have changed the event meanwhile.
   useEffect(() => {
-    void refresh()
+    if (!initial) void first.then(apply)
     addEventListener('online', refresh)
     return () => removeEventListener('online', refresh)
-  }, [refresh])
+  }, [first, initial, apply, refresh])
   // With nothing to show yet, ask again until the service answers.
   useEffect(() => {
     if (context || problem !== 'unreachable') return
@@ -107,6 +119,7 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
   const [noticeOpen, setNoticeOpen] = useState(false)
   /** A new group, a new form: nothing typed by the last one survives in the DOM. */
   const [group, setGroup] = useState(1)
+  const [flow, setFlow] = useState<GuestFlow>()
   const texts = TEXTS[language]
   const palette = useMemo(() => paletteOf(event.branding?.accentColor), [event.branding?.accentColor])
   busy.current = screen.kind !== 'welcome'
@@ -114,6 +127,7 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
   useEffect(() => {
     document.documentElement.lang = language
   }, [language])
+  useEffect(() => void loadGuestFlow().then(setFlow), [])
 
   const reset = useCallback(() => {
     // A newer build took over while guests were here: start it now that nobody is.
@@ -165,6 +179,7 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
       })),
       ...(notice ? { privacyNoticeVersion: notice.version } : {}),
     }
+    const { queue, fieldErrorsOf } = await loadGuestFlow()
     const [error, outcome] = await safe(queue.registerGuests({ params: { setId: set.id }, body }))
     if (error || !outcome) {
       const errors = fieldErrorsOf(error, guests) ?? [{ field: 'form', code: 'unknown' }]
@@ -204,9 +219,11 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
         )}
         <LanguageSwitch language={language} onChange={setLanguage} label={texts.languageSwitch} />
       </header>
-      {screen.kind === 'welcome' && <Welcome context={context} texts={texts} onStart={() => setScreen({ kind: 'form' })} />}
-      {screen.kind === 'form' && (
-        <GuestForm
+      {screen.kind === 'welcome' && (
+        <Welcome context={context} texts={texts} onStart={() => void loadGuestFlow().then(() => setScreen({ kind: 'form' }))} />
+      )}
+      {screen.kind === 'form' && flow && (
+        <flow.GuestForm
           key={group}
           context={context}
           texts={texts}
@@ -217,10 +234,10 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
         />
       )}
       {screen.kind === 'done' && <Done texts={texts} language={language} {...screen} onNext={reset} />}
-      {noticeOpen && event.privacyNotice && (
-        <NoticeDialog notice={event.privacyNotice} texts={texts} onClose={() => setNoticeOpen(false)} />
+      {noticeOpen && flow && event.privacyNotice && (
+        <flow.NoticeDialog notice={event.privacyNotice} texts={texts} onClose={() => setNoticeOpen(false)} />
       )}
-      <StatusLine queue={queue} texts={texts} />
+      <StatusLine queue={flow?.queue} texts={texts} />
     </div>
   )
 }
