@@ -11,6 +11,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
  *   server. On `restore()` the connections that were stalled are destroyed (their bytes are lost,
  *   so they could never be resumed honestly); the clients make new ones.
  * - `restore()`: new connections go through again.
+ * - `throttle(bytesPerSecond)`: every byte goes through at that rate at most, each direction sharing
+ *   it across connections, as a venue's uplink does (`undefined`: no limit again).
  */
 export type TcpProxy = {
   host: string
@@ -23,6 +25,7 @@ export type TcpProxy = {
   cut: () => void
   stall: () => void
   restore: () => void
+  throttle: (bytesPerSecond: number | undefined) => void
   /** Connections open right now (client side). */
   connections: () => number
   /** Every connection accepted, and those reset at once because the proxy was cut. */
@@ -36,6 +39,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let state: 'open' | 'cut' | 'stalled' = 'open'
   const pairs = new Set<Pair>()
   const counts = { accepted: 0, refused: 0, destroyed: 0, droppedBytes: 0 }
+  let rate: number | undefined
+  /** When each direction's link is free again (ms, performance.now()): the chunks queue on it. */
+  const linkFreeAt = new Map<'up' | 'down', number>([
+    ['up', 0],
+    ['down', 0],
+  ])
 
   const destroy = (pair: Pair) => {
     if (!pairs.delete(pair)) return
@@ -45,11 +54,21 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   }
 
   /** Forwards `from` to `to` while the pair is not stalled, with backpressure; drops bytes while it is. */
-  const forward = (pair: Pair, from: Socket, to: () => Socket | undefined) => {
+  const forward = (pair: Pair, from: Socket, to: () => Socket | undefined, direction: 'up' | 'down') => {
     from.on('data', (chunk: Buffer) => {
       const destination = to()
       if (pair.stalled || state === 'stalled' || !destination) {
         counts.droppedBytes += chunk.length
+        return
+      }
+      if (rate !== undefined) {
+        // Throttled: the chunk takes its time on the shared link, and the sender waits for it.
+        const start = Math.max(performance.now(), linkFreeAt.get(direction)!)
+        linkFreeAt.set(direction, start + (chunk.length / rate) * 1000)
+        from.pause()
+        setTimeout(() => {
+          if (!destination.destroyed) destination.write(chunk, () => from.resume())
+        }, linkFreeAt.get(direction)! - performance.now())
         return
       }
       if (!destination.write(chunk)) {
@@ -59,7 +78,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     })
     // A half-close goes through too (unless stalled: then nothing does).
     from.on('end', () => {
-      if (!pair.stalled && state !== 'stalled') to()?.end()
+      if (pair.stalled || state === 'stalled') return
+      // After the chunks still queued on a throttled link (their timers fire first).
+      if (rate !== undefined) setTimeout(() => to()?.end(), Math.max(0, linkFreeAt.get(direction)! - performance.now()))
+      else to()?.end()
     })
   }
 
@@ -75,7 +97,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.setNoDelay(true)
     client.on('error', () => destroy(pair))
     client.on('close', () => destroy(pair))
-    forward(pair, client, () => pair.upstream)
+    forward(pair, client, () => pair.upstream, 'up')
     // A connection accepted while stalled gets no upstream: nothing would go through anyway, and
     // it is destroyed on restore.
     if (pair.stalled) return
@@ -84,7 +106,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     upstream.setNoDelay(true)
     upstream.on('error', () => destroy(pair))
     upstream.on('close', () => destroy(pair))
-    forward(pair, upstream, () => client)
+    forward(pair, upstream, () => client, 'down')
   })
   server.maxConnections = 10_000
   await new Promise<void>((resolve, reject) => {
@@ -119,6 +141,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore: () => {
       if (state === 'stalled') for (const pair of [...pairs]) if (pair.stalled) destroy(pair)
       state = 'open'
+    },
+    throttle: (bytesPerSecond) => {
+      rate = bytesPerSecond
     },
     connections: () => pairs.size,
     counters: () => ({ ...counts }),

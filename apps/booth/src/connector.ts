@@ -178,6 +178,7 @@ export class Connector {
     if (record.photos.length === 0) return this.abandon(record, 'no photos')
     record.state = 'closed'
     await this.journal.save(record)
+    await this.writeStatus()
     this.log.info('session.closed', `session ${record.number}: ${record.photos.length} photos, waiting for its guests' session`, {
       session: record.number,
       photos: record.photos.length,

@@ -5,7 +5,7 @@
  * before a step or after it, never half; the next start goes on from there.
  */
 import { randomBytes } from 'node:crypto'
-import { appendFile, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
+import { appendFile, copyFile, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 
 export type JournalPhoto = {
@@ -68,16 +68,14 @@ async function writeDurably(path: string, text: string): Promise<void> {
   await rename(temporary, path)
 }
 
-/** Copies a file a chunk at a time, synced before it is visible under its name. */
+/** Copies a file (by the system, not through this process's memory), synced before it is visible under its name. */
 async function copyDurably(from: string, to: string): Promise<void> {
   const temporary = `${to}.tmp`
-  const source = await open(from, 'r')
-  const target = await open(temporary, 'w')
+  await copyFile(from, temporary)
+  const target = await open(temporary, 'r+')
   try {
-    for await (const chunk of source.createReadStream({ autoClose: false })) await target.write(chunk as Buffer)
     await target.sync()
   } finally {
-    await source.close().catch(() => undefined)
     await target.close()
   }
   await rename(temporary, to)
