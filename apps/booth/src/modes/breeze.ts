@@ -42,6 +42,8 @@ export async function runBreeze(connector: Connector, options: BreezeOptions, lo
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('POST a photo\n')
+    // A photo on its way: the session's pause is not over, however long its upload from Breeze takes.
+    clearTimeout(idle)
     const headers = new Headers()
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value)
     const form = await new Request('http://connector/', {
