@@ -75,6 +75,7 @@ export const ERROR_CODE_TABLE = {
   no_such_booth_key: { status: 404, meaning: 'No such booth key.' },
   no_such_member: { status: 404, meaning: 'No such staff member.' },
   no_such_person: { status: 404, meaning: 'No such person (customer).' },
+  no_such_guest: { status: 404, meaning: 'No such guest (a guest row of a session).' },
   not_suppressed: { status: 404, meaning: 'The address is not on the suppression list.' },
   // 409
   session_not_active: { status: 409, meaning: 'The session is already completed or cancelled, or was concurrently: re-read the queue.' },

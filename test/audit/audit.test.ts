@@ -154,15 +154,17 @@ describe('the audit trail', () => {
 
   it('when a member changes their own account (password, sign-out), then that is in the trail too, under their id and role', async () => {
     const mover = await signedInStaff(app, 'Moving Member', 'staff')
-    const post = (path: string, body: unknown) =>
+    const post = (path: string, body: unknown, cookie = mover.cookie) =>
       fetch(`${app.url}/api/auth/${path}`, {
         method: 'POST',
-        headers: { ...mover.headers, 'content-type': 'application/json' },
+        headers: { ...mover.headers, cookie, 'content-type': 'application/json' },
         body: JSON.stringify(body),
       })
     expect((await post('change-password', { currentPassword: 'not it at all', newPassword: 'pale violet kettle orbit' })).status).toBe(400)
-    expect((await post('change-password', { currentPassword: mover.password, newPassword: 'pale violet kettle orbit' })).status).toBe(200)
-    expect((await post('sign-out', {})).status).toBe(200)
+    const changed = await post('change-password', { currentPassword: mover.password, newPassword: 'pale violet kettle orbit' })
+    expect(changed.status).toBe(200)
+    // The change ended every other session and renewed this one: the sign-out is the renewed session's.
+    expect((await post('sign-out', {}, sessionCookie(changed))).status).toBe(200)
     const { events } = await trailOf(mover.memberId, 3)
     expect(events.map((event) => [event.action, event.role, event.status])).toEqual([
       ['signOut', 'staff', 200],

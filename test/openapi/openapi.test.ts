@@ -89,6 +89,8 @@ describe('the OpenAPI document', () => {
         'GET /staff/events/{eventId}/stats',
         'GET /staff/events/{eventId}/guests.csv',
         'GET /staff/events/{eventId}/sessions',
+        // Guests' contacts by role (issue 35).
+        'GET /staff/guests/{guestId}/contact',
         'POST /staff/events/{eventId}/sets',
         'PATCH /staff/sets/{setId}',
         'DELETE /staff/sets/{setId}',

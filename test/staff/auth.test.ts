@@ -56,6 +56,7 @@ const OWN_ANSWER: Record<string, { status: number; error?: string; code?: string
   'boothKeys.revoke': { status: 404, error: 'no such booth key', code: 'no_such_booth_key' },
   'sessions.list': { status: 404, error: 'no such event', code: 'no_such_event' },
   'sessions.get': { status: 404, error: 'no such session', code: 'no_such_session' },
+  'sessions.guestContact': { status: 404, error: 'no such guest', code: 'no_such_guest' },
   'sessions.stats': { status: 404, error: 'no such session', code: 'no_such_session' },
   'sessions.resend': { status: 404, error: 'no such session', code: 'no_such_session' },
   'sessions.cancel': { status: 404, error: 'no such session', code: 'no_such_session' },

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
-import { Deleted, Resent, SessionFilter, SessionPage, SessionStats, StaffSession } from '../schemas/staff.js'
+import { Deleted, GuestContact, Resent, SessionFilter, SessionPage, SessionStats, StaffSession } from '../schemas/staff.js'
 import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
 
 const tags = ['Staff']
@@ -34,6 +34,19 @@ export const staffSessions = {
     .errors(notFound)
     .input(sessionParams)
     .output(StaffSession),
+
+  guestContact: staffRead
+    .route({
+      method: 'GET',
+      path: '/staff/guests/{guestId}/contact',
+      operationId: 'getGuestContact',
+      summary: "One guest's email and phone in full (the staff role sees them masked elsewhere); recorded in the audit trail",
+      tags,
+    })
+    .meta({ role: 'staff' })
+    .errors(notFound)
+    .input(z.object({ guestId: pathKey(EXAMPLE_IDS.guest) }))
+    .output(GuestContact),
 
   stats: staffRead
     .route({

@@ -224,10 +224,21 @@ export const StaffGuest = z.object({
   name: z.string(),
   firstName: z.string(),
   lastName: z.string(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
+  email: z.string().nullable().describe('Masked for the staff role (`a…@example.org`): see `contactMasked`'),
+  phone: z.string().nullable().describe('Masked for the staff role (`+…71`): see `contactMasked`'),
+  contactMasked: z
+    .boolean()
+    .optional()
+    .describe(
+      'True when `email` and `phone` are masked: the staff role sees them so; `GET /staff/guests/{guestId}/contact` shows one guest’s in full, recorded in the audit trail. Managers and owners see them in full, each read recorded with its count',
+    ),
   messages: z.array(StaffMessage).describe('Gallery-link messages to this guest, oldest first'),
 })
+
+/** One guest's contact details in full, for the staff role when a resend needs them. */
+export const GuestContact = z
+  .object({ email: z.string().nullable(), phone: z.string().nullable() })
+  .meta({ examples: [{ email: 'ada@example.org', phone: '+14155552671' }] })
 
 export const PhotoCopiesState = z
   .object({

@@ -13,6 +13,11 @@ import { AuditEvent } from './audit-event.entity.js'
 
 /** Reads that hand out guests' data in bulk: recorded like the changes. */
 const GUEST_DATA_READS = new Set(['exportGuests', 'exportPerson', 'findPeople'])
+/**
+ * Reads that show guests' contact details in full to some roles (managers and owners; one guest's to
+ * the staff role on request): recorded when they did, with how many guests' they showed.
+ */
+const CONTACT_READS = new Set(['listStaffSessions', 'getStaffSession', 'getGuestContact'])
 
 /** Each staff route by its method and Express pattern, as the edge names the route a request matched. */
 const operations = new Map([...routesOf(contract.staff)].map((route) => [`${route.method.toUpperCase()} ${route.path}`, route.operationId]))
@@ -40,8 +45,11 @@ export function auditTrail(services: AuditServices): RequestHandler {
       recordWhenAnswered(services, req, res, staff, () => {
         const pattern = routeMatched.get(req)
         const action = pattern ? operations.get(`${methodOf(req)} ${pattern}`) : undefined
-        if (!action || (methodOf(req) === 'GET' && !GUEST_DATA_READS.has(action))) return undefined
-        return { action, targets: targetsOf(pattern!, path) }
+        if (!action) return undefined
+        const targets = targetsOf(pattern!, path)
+        if (methodOf(req) !== 'GET' || GUEST_DATA_READS.has(action)) return { action, targets }
+        if (CONTACT_READS.has(action) && staff.guestsShown) return { action, targets: { ...targets, guests: String(staff.guestsShown) } }
+        return undefined
       })
     }
     next()

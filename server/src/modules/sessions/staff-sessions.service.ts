@@ -18,11 +18,32 @@ import { sessionPageQuery, STAFF_SESSION_QUERIES, type CopiesRow, type SessionKe
 
 export type StaffSessionBody = z.output<typeof StaffSession>
 
-type ReadDeps = Pick<AppContext, 'em' | 'config' | 'now'>
+type ReadDeps = Pick<AppContext, 'em' | 'config' | 'now' | 'staff'>
+
+/** An address as the staff role sees it: its first character and its domain (`a…@example.org`). */
+export const maskEmail = (email: string) => `${email.slice(0, 1)}…@${email.split('@').pop()}`
+/** A number as the staff role sees it: its last two digits (`+…71`). */
+export const maskPhone = (phone: string) => `+…${phone.slice(-2)}`
+
+/**
+ * Guests' contact details as the caller may see them: in full for managers and owners (and server
+ * code), counted for the audit trail; masked for the staff role, who run the event without needing
+ * to read everyone's (one guest's are shown in full on request, `showGuestContact`).
+ */
+function contactsFor(staff: AppContext['staff']) {
+  const masked = staff?.role === 'staff'
+  return (guest: Pick<SessionGuest, 'email' | 'phone'>) => {
+    if (!masked && staff) staff.guestsShown = (staff.guestsShown ?? 0) + 1
+    return masked
+      ? { email: guest.email ? maskEmail(guest.email) : null, phone: guest.phone ? maskPhone(guest.phone) : null, contactMasked: true }
+      : { email: guest.email ?? null, phone: guest.phone ?? null }
+  }
+}
 
 /** Sessions with their guests in position order and each guest's messages: two queries for any number. */
-async function toStaffSessions({ em, config, now }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
+async function toStaffSessions({ em, config, now, staff }: ReadDeps, rows: readonly SessionRow[]): Promise<StaffSessionBody[]> {
   if (rows.length === 0) return []
+  const contacts = contactsFor(staff)
   const ids = rows.map((row) => row.id)
   const guests = groupBy(
     await em.find(SessionGuest, { session: { $in: ids } }, { orderBy: { position: 'asc' } }),
@@ -46,12 +67,10 @@ async function toStaffSessions({ em, config, now }: ReadDeps, rows: readonly Ses
       name: fullName(guest),
       firstName: guest.firstName,
       lastName: guest.lastName,
-      email: guest.email ?? null,
-      phone: guest.phone ?? null,
+      ...contacts(guest),
       messages: messages.get(guest.id) ?? [],
     })),
     ...(copies.has(row.id) && { copies: copies.get(row.id) }),
-    ...(claims.has(row.id) && { claim: claims.get(row.id) }),
     ...(claims.has(row.id) && { claim: claims.get(row.id) }),
   }))
 }
@@ -110,6 +129,14 @@ export async function getStaffSession(deps: ReadDeps, { sessionId }: { sessionId
   const [session] = await toStaffSessions(deps, await deps.em.execute<SessionRow[]>(STAFF_SESSION_QUERIES.one, [sessionId]))
   if (!session) throw new AppError('no_such_session', NO_SUCH_SESSION)
   return session
+}
+
+/** One guest's contact details in full, for a member of any role (the audit trail records it). */
+export async function showGuestContact({ em, staff }: Pick<AppContext, 'em' | 'staff'>, { guestId }: { guestId: string }) {
+  const guest = await em.findOne(SessionGuest, guestId, { fields: ['email', 'phone'] })
+  if (!guest) throw new AppError('no_such_guest', 'no such guest')
+  if (staff) staff.guestsShown = 1
+  return { email: guest.email ?? null, phone: guest.phone ?? null }
 }
 
 /** As the booth cancels: only an active session (409 otherwise), and the booth then answers 409 for it. */

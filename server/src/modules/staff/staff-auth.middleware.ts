@@ -9,7 +9,14 @@ import { currentTeamSettings } from '../members/team.service.js'
 import { roleOf, type StaffRole } from './roles.js'
 
 /** The staff member a request is signed in as, with their role as it is now (read with the session). */
-export type StaffCaller = { memberId: string; email: string; name: string; role: StaffRole }
+export type StaffCaller = {
+  memberId: string
+  email: string
+  name: string
+  role: StaffRole
+  /** How many guests' contact details this request showed in full: set by the reads that show them, recorded by the audit trail. */
+  guestsShown?: number
+}
 
 /** The 403 of a member without a second factor, when the team requires one. */
 export const SET_UP_TWO_FACTOR = errorBody(
