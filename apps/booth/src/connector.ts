@@ -218,8 +218,25 @@ export class Connector {
     return false
   }
 
+  /**
+   * Asks the service once whether it takes this key and knows this set, so that a wrong setting is
+   * said at start (exit 3), not at the first photo. Offline, it is found out later.
+   */
+  private async verify(): Promise<void> {
+    try {
+      const setId = this.options.set.includes('/') ? await this.resolveSet() : this.options.set
+      await this.client.booth.listQueue({ setId, holder: this.options.holder })
+    } catch (error) {
+      if (error instanceof RefusedError) throw error
+      if (isApiError(error) && error.status === 401) this.refused(error)
+      if (isApiError(error) && error.status === 404) throw new RefusedError(`the service has no set ${this.options.set} (for this booth key)`)
+      // Away: the sessions wait on disk until it answers.
+    }
+  }
+
   /** Works through the closed sessions in order: a claim, then the upload (which the SDK's queue carries on). */
   private async pump(): Promise<void> {
+    await this.verify()
     while (!this.stopping.signal.aborted) {
       const record = this.records.find((each) => each.state === 'closed' || each.state === 'claimed' || (each.state === 'uploading' && !this.uploadStarted.has(each.number)))
       if (!record) {
