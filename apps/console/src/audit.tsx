@@ -59,9 +59,15 @@ export function AuditTrail() {
         <Field label="Action" hint="As the API names it: deleteEvent, exportGuests…">
           {(props) => <input {...props} value={draft.action} onChange={(e) => set('action', e.target.value)} />}
         </Field>
-        <Field label="About (an id)">{(props) => <input {...props} value={draft.targetId} onChange={(e) => set('targetId', e.target.value)} />}</Field>
-        <Field label="From">{(props) => <input {...props} type="date" value={draft.since} onChange={(e) => set('since', e.target.value)} />}</Field>
-        <Field label="To">{(props) => <input {...props} type="date" value={draft.until} onChange={(e) => set('until', e.target.value)} />}</Field>
+        <Field label="About (an id)">
+          {(props) => <input {...props} value={draft.targetId} onChange={(e) => set('targetId', e.target.value)} />}
+        </Field>
+        <Field label="From">
+          {(props) => <input {...props} type="date" value={draft.since} onChange={(e) => set('since', e.target.value)} />}
+        </Field>
+        <Field label="To">
+          {(props) => <input {...props} type="date" value={draft.until} onChange={(e) => set('until', e.target.value)} />}
+        </Field>
         <div className="filter-actions">
           <Button kind="primary" type="submit" busy={events.isFetching && !events.isFetchingNextPage}>
             Filter

@@ -257,7 +257,8 @@ export function TwoFactorSetup({ required = false }: { required?: boolean }) {
             </li>
             <li>
               <p>
-                Keep these backup codes somewhere safe: each signs you in once if the phone is lost. <strong>They are shown only now.</strong>
+                Keep these backup codes somewhere safe: each signs you in once if the phone is lost.{' '}
+                <strong>They are shown only now.</strong>
               </p>
               <ul className="codes" aria-label="Backup codes">
                 {enable.data.backupCodes.map((backup) => (

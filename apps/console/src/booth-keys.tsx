@@ -121,7 +121,8 @@ function KeyRow({ boothKey, names }: { boothKey: BoothKey; names: Map<string, st
       },
     }),
   )
-  const scope = boothKey.unscoped || !boothKey.eventIds ? 'Every event' : boothKey.eventIds.map((id) => names.get(id) ?? 'a deleted event').join(', ')
+  const scope =
+    boothKey.unscoped || !boothKey.eventIds ? 'Every event' : boothKey.eventIds.map((id) => names.get(id) ?? 'a deleted event').join(', ')
   return (
     <article className="card row-card" aria-labelledby={`key-${boothKey.id}`}>
       <div>

@@ -196,7 +196,10 @@ export function EventForm({
             />
           )}
         </Field>
-        <Field label="Web address" hint={`Lowercase words joined by hyphens; in the kiosk’s and the event page’s addresses: /g/events/${draft.slug || 'summer-gala'}`}>
+        <Field
+          label="Web address"
+          hint={`Lowercase words joined by hyphens; in the kiosk’s and the event page’s addresses: /g/events/${draft.slug || 'summer-gala'}`}
+        >
           {(props) => (
             <input
               {...props}
@@ -212,7 +215,9 @@ export function EventForm({
           )}
         </Field>
         <Field label="Starts">
-          {(props) => <input {...props} type="datetime-local" required value={draft.startAt} onChange={(e) => set('startAt', e.target.value)} />}
+          {(props) => (
+            <input {...props} type="datetime-local" required value={draft.startAt} onChange={(e) => set('startAt', e.target.value)} />
+          )}
         </Field>
         <Check
           label="Private event"
@@ -241,22 +246,41 @@ export function EventForm({
           )}
         </Field>
         <Field label="Privacy notice version" hint="Recorded with each guest who registers under it. Empty: no notice.">
-          {(props) => <input {...props} maxLength={40} value={draft.noticeVersion} onChange={(e) => set('noticeVersion', e.target.value)} />}
+          {(props) => (
+            <input {...props} maxLength={40} value={draft.noticeVersion} onChange={(e) => set('noticeVersion', e.target.value)} />
+          )}
         </Field>
         {draft.noticeVersion.trim() && (
           <>
             <Field label="Privacy notice link">
               {(props) => (
-                <input {...props} type="url" placeholder="https://" value={draft.noticeUrl} onChange={(e) => set('noticeUrl', e.target.value)} />
+                <input
+                  {...props}
+                  type="url"
+                  placeholder="https://"
+                  value={draft.noticeUrl}
+                  onChange={(e) => set('noticeUrl', e.target.value)}
+                />
               )}
             </Field>
             <Field label="Privacy notice text" hint="Shown on the kiosk. A link or a text (or both) is needed.">
-              {(props) => <textarea {...props} rows={4} maxLength={4000} value={draft.noticeText} onChange={(e) => set('noticeText', e.target.value)} />}
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={4}
+                  maxLength={4000}
+                  value={draft.noticeText}
+                  onChange={(e) => set('noticeText', e.target.value)}
+                />
+              )}
             </Field>
           </>
         )}
         {owner && (
-          <Field label="Keep guests’ data for (days after the start)" hint="Then photos, contacts and sessions are deleted. Empty: the service’s default.">
+          <Field
+            label="Keep guests’ data for (days after the start)"
+            hint="Then photos, contacts and sessions are deleted. Empty: the service’s default."
+          >
             {(props) => (
               <input
                 {...props}
@@ -303,11 +327,19 @@ export function EventForm({
         <div className="branding">
           <div>
             <Field label="Business name">
-              {(props) => <input {...props} maxLength={80} value={draft.businessName} onChange={(e) => set('businessName', e.target.value)} />}
+              {(props) => (
+                <input {...props} maxLength={80} value={draft.businessName} onChange={(e) => set('businessName', e.target.value)} />
+              )}
             </Field>
             <Field label="Business website">
               {(props) => (
-                <input {...props} type="url" placeholder="https://" value={draft.businessUrl} onChange={(e) => set('businessUrl', e.target.value)} />
+                <input
+                  {...props}
+                  type="url"
+                  placeholder="https://"
+                  value={draft.businessUrl}
+                  onChange={(e) => set('businessUrl', e.target.value)}
+                />
               )}
             </Field>
             <Field label="Tagline" hint="A line under the event’s name: “Thanks for celebrating with us!”">
@@ -316,7 +348,12 @@ export function EventForm({
             <div className="row">
               <Field label="Accent colour" className="colour">
                 {(props) => (
-                  <input {...props} type="color" value={draft.accentColor || '#5b47d6'} onChange={(e) => set('accentColor', e.target.value)} />
+                  <input
+                    {...props}
+                    type="color"
+                    value={draft.accentColor || '#5b47d6'}
+                    onChange={(e) => set('accentColor', e.target.value)}
+                  />
                 )}
               </Field>
               {draft.accentColor && (

@@ -110,7 +110,9 @@ function SetCard({ me, set }: { me: StaffMember; set: StaffSet }) {
               rename.mutate({ params: { setId: set.id }, body: { name: name.trim() } })
             }}
           >
-            <Field label="Set name">{(props) => <input {...props} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
+            <Field label="Set name">
+              {(props) => <input {...props} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}
+            </Field>
             <Button kind="primary" type="submit" busy={rename.isPending}>
               Save
             </Button>
@@ -167,7 +169,10 @@ function NewSet({ eventId }: { eventId: string }) {
   return (
     <form className="card inline-form new-set" onSubmit={submit} aria-labelledby="new-set-title">
       <h2 id="new-set-title">Add a set</h2>
-      <Field label="Set name" hint={name ? `Its address ends in /${slugOf(name) || '…'}` : 'A booth or a station: “Photo wall”, “Mirror booth”.'}>
+      <Field
+        label="Set name"
+        hint={name ? `Its address ends in /${slugOf(name) || '…'}` : 'A booth or a station: “Photo wall”, “Mirror booth”.'}
+      >
         {(props) => <input {...props} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}
       </Field>
       <Button kind="primary" type="submit" busy={create.isPending}>
@@ -244,7 +249,9 @@ function DeleteEvent({ event }: { event: StaffEvent }) {
         <p>This deletes, for good:</p>
         <ul>
           <li>{plural(event.sets.length, 'set')} and their kiosk addresses</li>
-          <li>{plural(total, 'session')}, with {plural(guests, 'guest')}’ names, emails and phones</li>
+          <li>
+            {plural(total, 'session')}, with {plural(guests, 'guest')}’ names, emails and phones
+          </li>
           <li>{plural(photos, 'photo')}, from storage too; the guests’ gallery links stop working</li>
         </ul>
         {active && <Note kind="warning">A booth is photographing guests of this event right now. Deleting it ends their session.</Note>}

@@ -79,7 +79,11 @@ export function LiveView({ me, event }: { me: StaffMember; event: StaffEvent }) 
         <Tile label="Galleries" value={stats.data?.sessions.completed ?? event.counts.sessions.completed} />
         <Tile label="Guests" value={stats.data?.guests ?? event.counts.guests} />
         <Tile label="Links sent" value={stats.data ? stats.data.messages.sent : undefined} />
-        <Tile label="Failed links" value={stats.data ? stats.data.messages.failed : undefined} tone={stats.data?.messages.failed ? 'bad' : undefined} />
+        <Tile
+          label="Failed links"
+          value={stats.data ? stats.data.messages.failed : undefined}
+          tone={stats.data?.messages.failed ? 'bad' : undefined}
+        />
       </div>
 
       <div className="toolbar">
@@ -135,13 +139,16 @@ export function LiveView({ me, event }: { me: StaffMember; event: StaffEvent }) 
               <p>Guests who register at a kiosk of this event appear here at once, and their gallery when the booth completes it.</p>
             </div>
           ) : (
-            <ul className="sessions" aria-label="Sessions, newest first">
-              {shown.map((session) => (
-                <li key={session.id}>
-                  <SessionCard me={me} eventId={event.id} session={session} setName={setNames.get(session.setId)} />
-                </li>
-              ))}
-            </ul>
+            <>
+              <h2 className="visually-hidden">Sessions, newest first</h2>
+              <ul className="sessions">
+                {shown.map((session) => (
+                  <li key={session.id}>
+                    <SessionCard me={me} eventId={event.id} session={session} setName={setNames.get(session.setId)} />
+                  </li>
+                ))}
+              </ul>
+            </>
           )
         }
       </Loaded>
@@ -225,9 +232,17 @@ function SessionCard({ me, eventId, session, setName }: { me: StaffMember; event
               <span className="muted contact">{[guest.email, guest.phone].filter(Boolean).join(' · ')}</span>
             </div>
             <div className="messages">
-              {guest.messages.length === 0 && <span className="muted">{session.status === 'active' ? 'Link sent when the gallery is ready' : 'No link sent'}</span>}
+              {guest.messages.length === 0 && (
+                <span className="muted">{session.status === 'active' ? 'Link sent when the gallery is ready' : 'No link sent'}</span>
+              )}
               {latestByChannel(guest.messages).map(({ message, earlier }) => (
-                <MessageState key={message.id} message={message} earlier={earlier} eventId={eventId} canRetry={may(me.role, 'messages.retry')} />
+                <MessageState
+                  key={message.id}
+                  message={message}
+                  earlier={earlier}
+                  eventId={eventId}
+                  canRetry={may(me.role, 'messages.retry')}
+                />
               ))}
             </div>
           </li>
@@ -294,7 +309,17 @@ function SessionCard({ me, eventId, session, setName }: { me: StaffMember; event
   )
 }
 
-function MessageState({ message, earlier, eventId, canRetry }: { message: StaffMessage; earlier: number; eventId: string; canRetry: boolean }) {
+function MessageState({
+  message,
+  earlier,
+  eventId,
+  canRetry,
+}: {
+  message: StaffMessage
+  earlier: number
+  eventId: string
+  canRetry: boolean
+}) {
   const changed = useSessionsChanged(eventId)
   const retry = useMutation(api.messages.retry.mutationOptions({ onSuccess: changed }))
   const channel = message.channel === 'email' ? 'Email' : 'SMS'
@@ -304,7 +329,9 @@ function MessageState({ message, earlier, eventId, canRetry }: { message: StaffM
         {channel} · {MESSAGE_NAMES[message.status]}
       </Badge>
       {earlier > 0 && <small className="muted">{plural(earlier, 'earlier try', 'earlier tries')}</small>}
-      {message.lastError && message.status !== 'delivered' && message.status !== 'sent' && <small className="reason">{message.lastError}</small>}
+      {message.lastError && message.status !== 'delivered' && message.status !== 'sent' && (
+        <small className="reason">{message.lastError}</small>
+      )}
       {message.status === 'failed' && canRetry && (
         <Button kind="quiet" onClick={() => retry.mutate({ params: { messageId: message.id } })} busy={retry.isPending}>
           Try again

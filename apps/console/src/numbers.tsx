@@ -62,7 +62,11 @@ export function Numbers({ me, event }: { me: StaffMember; event: StaffEvent }) {
             <div className="grid two">
               <section className="card" aria-labelledby="hourly-title">
                 <h2 id="hourly-title">Hour by hour</h2>
-                {data.hourly.length === 0 ? <p className="muted">Nothing yet: views and downloads show here as guests open their galleries.</p> : <HourlyChart hours={data.hourly} />}
+                {data.hourly.length === 0 ? (
+                  <p className="muted">Nothing yet: views and downloads show here as guests open their galleries.</p>
+                ) : (
+                  <HourlyChart hours={data.hourly} />
+                )}
               </section>
               <section className="card" aria-labelledby="shares-title">
                 <h2 id="shares-title">Shares by channel</h2>
@@ -89,7 +93,11 @@ export function Numbers({ me, event }: { me: StaffMember; event: StaffEvent }) {
                     <li key={name}>
                       <span>{name}</span>
                       <span className="bar" aria-hidden="true">
-                        <span style={{ width: `${data.guests ? Math.min(100, (100 * value) / Math.max(1, data.messages.pending + data.messages.sent + data.messages.failed)) : 0}%` }} />
+                        <span
+                          style={{
+                            width: `${data.guests ? Math.min(100, (100 * value) / Math.max(1, data.messages.pending + data.messages.sent + data.messages.failed)) : 0}%`,
+                          }}
+                        />
                       </span>
                       <b>{formatNumber(value)}</b>
                     </li>
@@ -124,7 +132,12 @@ function HourlyChart({ hours }: { hours: Hour[] }) {
           </li>
         ))}
       </ul>
-      <svg className="chart" viewBox={`0 0 ${width} ${height}`} role="img" aria-label="Views, shares, downloads and zips per hour (the table below has the figures)">
+      <svg
+        className="chart"
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label="Views, shares, downloads and zips per hour (the table below has the figures)"
+      >
         {[0, 0.5, 1].map((f) => (
           <g key={f}>
             <line x1={pad.left} x2={width} y1={y(max * f)} y2={y(max * f)} className="gridline" />

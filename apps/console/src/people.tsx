@@ -130,8 +130,8 @@ function PersonCard({ person, onErased }: { person: Person; onErased: (text: str
         onConfirm={() => erase.mutate({ params: { customerId: person.id } })}
       >
         <p>
-          Their name, email, phone and messages go from every event. Sessions where they were the only guest go with their photos;
-          sessions they shared keep their photos for the others, without them. This cannot be undone.
+          Their name, email, phone and messages go from every event. Sessions where they were the only guest go with their photos; sessions
+          they shared keep their photos for the others, without them. This cannot be undone.
         </p>
       </ConfirmDialog>
     </article>

@@ -62,17 +62,42 @@ function Gate({ me }: { me: StaffMember }) {
 type NavItem = { href: string; label: string; needs: ConsoleRoute; icon: ReactNode }
 
 const icon = (d: string) => (
-  <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round">
+  <svg
+    viewBox="0 0 24 24"
+    width="20"
+    height="20"
+    aria-hidden="true"
+    fill="none"
+    stroke="currentColor"
+    strokeWidth="1.8"
+    strokeLinecap="round"
+    strokeLinejoin="round"
+  >
     <path d={d} />
   </svg>
 )
 
 const NAV: NavItem[] = [
   { href: '/', label: 'Events', needs: 'events.list', icon: icon('M4 6h16M4 6v13h16V6M8 3v5M16 3v5M4 11h16') },
-  { href: '/booth-keys', label: 'Booth keys', needs: 'boothKeys.list', icon: icon('M14 10a4 4 0 1 0-3.5 4L9 15.5V18H6.5v2.5H3V17l6.5-6.5A4 4 0 0 0 14 10zM16 8h.01') },
-  { href: '/suppressions', label: 'Opt-outs', needs: 'messages.findSuppressions', icon: icon('M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM5.6 5.6l12.8 12.8') },
+  {
+    href: '/booth-keys',
+    label: 'Booth keys',
+    needs: 'boothKeys.list',
+    icon: icon('M14 10a4 4 0 1 0-3.5 4L9 15.5V18H6.5v2.5H3V17l6.5-6.5A4 4 0 0 0 14 10zM16 8h.01'),
+  },
+  {
+    href: '/suppressions',
+    label: 'Opt-outs',
+    needs: 'messages.findSuppressions',
+    icon: icon('M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM5.6 5.6l12.8 12.8'),
+  },
   { href: '/people', label: 'People', needs: 'people.find', icon: icon('M16 19a4 4 0 0 0-8 0M12 12a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7z') },
-  { href: '/team', label: 'Team', needs: 'members.list', icon: icon('M17 19a4 4 0 0 0-7.5-2M14 19H3a4.5 4.5 0 0 1 9 0M7.5 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM16.5 11a2.5 2.5 0 1 0 0-5') },
+  {
+    href: '/team',
+    label: 'Team',
+    needs: 'members.list',
+    icon: icon('M17 19a4 4 0 0 0-7.5-2M14 19H3a4.5 4.5 0 0 1 9 0M7.5 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM16.5 11a2.5 2.5 0 1 0 0-5'),
+  },
   { href: '/audit', label: 'Audit trail', needs: 'audit.list', icon: icon('M6 3h9l4 4v14H6zM14 3v5h5M9 12h7M9 16h7') },
 ]
 

@@ -44,7 +44,14 @@ export function Suppressions({ me }: { me: StaffMember }) {
         <div className="inline-form">
           <Field label={by === 'email' ? 'Email' : 'Phone number'}>
             {(props) => (
-              <input {...props} type={by === 'email' ? 'email' : 'tel'} required minLength={3} value={value} onChange={(e) => setValue(e.target.value)} />
+              <input
+                {...props}
+                type={by === 'email' ? 'email' : 'tel'}
+                required
+                minLength={3}
+                value={value}
+                onChange={(e) => setValue(e.target.value)}
+              />
             )}
           </Field>
           <Button kind="primary" type="submit" busy={found.isFetching}>
@@ -80,7 +87,8 @@ export function Suppressions({ me }: { me: StaffMember }) {
       )}
       {lift.data && (
         <Note kind="success">
-          Lifted.{lift.data.liftedAtPostmark ? '' : ' Reactivate the address at the mail provider too: it did not answer, or is not set up.'}
+          Lifted.
+          {lift.data.liftedAtPostmark ? '' : ' Reactivate the address at the mail provider too: it did not answer, or is not set up.'}
         </Note>
       )}
       <ErrorNote error={lift.error} />

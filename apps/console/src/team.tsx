@@ -135,9 +135,13 @@ function Invite() {
         </div>
       ) : (
         <form onSubmit={submit}>
-          <Field label="Name">{(props) => <input {...props} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}</Field>
+          <Field label="Name">
+            {(props) => <input {...props} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
           <Field label="Email">
-            {(props) => <input {...props} type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />}
+            {(props) => (
+              <input {...props} type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+            )}
           </Field>
           <Field label="Role" hint={ROLE_HINTS[role]}>
             {(props) => (

@@ -167,11 +167,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     return () => clearTimeout(timer)
   }, [copied])
   return (
-    <Button
-      kind="quiet"
-      onClick={() => void navigator.clipboard.writeText(text).then(() => setCopied(true))}
-      aria-live="polite"
-    >
+    <Button kind="quiet" onClick={() => void navigator.clipboard.writeText(text).then(() => setCopied(true))} aria-live="polite">
       {copied ? 'Copied' : label}
     </Button>
   )
@@ -183,7 +179,15 @@ export function QrCode({ text, label, size = 160 }: { text: string; label: strin
   let path = ''
   data.forEach((row, y) => row.forEach((dark, x) => dark && (path += `M${x} ${y}h1v1h-1z`)))
   return (
-    <svg className="qr" role="img" aria-label={label} viewBox={`0 0 ${modules} ${modules}`} width={size} height={size} shapeRendering="crispEdges">
+    <svg
+      className="qr"
+      role="img"
+      aria-label={label}
+      viewBox={`0 0 ${modules} ${modules}`}
+      width={size}
+      height={size}
+      shapeRendering="crispEdges"
+    >
       <rect width={modules} height={modules} fill="#fff" />
       <path d={path} fill="#111" />
     </svg>
@@ -212,7 +216,13 @@ export function MorePages({
   )
 }
 
-export function Badge({ tone = 'neutral', children }: { tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'accent'; children: ReactNode }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+}: {
+  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' | 'accent'
+  children: ReactNode
+}) {
   return <span className={`badge ${tone}`}>{children}</span>
 }
 
