@@ -47,6 +47,11 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     what: 'the kiosk app on a tablet over slow 4G: first-load bytes, time to interactive on a first and a later start',
   },
   {
+    name: 'booth',
+    script: 'booth.bench.ts',
+    what: 'the booth connector: ten camera photos through a 20 Mbit/s uplink, its time against the raw transfer',
+  },
+  {
     name: 'phone',
     script: 'phone.bench.ts',
     what: 'the guest pages of 10 camera photos on a phone over slow and fast 4G: first photo shown, bytes, og:image',
