@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { registerGuests, seedEvent, withoutIds, withTestServer } from '../support/harness.js'
+import { findEverywhere } from '../support/database-scan.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
 const app = withTestServer()
@@ -147,28 +148,7 @@ describe('GET /staff/people/:customerId/export', () => {
 })
 
 /** Every text (and JSON, and byte) column of every table, with the rows that hold `needle`. */
-async function everywhere(needle: string): Promise<string[]> {
-  const em = app.orm.em.fork()
-  const columns = await em.execute<{ table_name: string; column_name: string; data_type: string }[]>(
-    `select table_name, column_name, data_type from information_schema.columns
-      where table_schema = 'public' and data_type in ('text', 'character varying', 'json', 'jsonb', 'bytea')`,
-  )
-  const found: string[] = []
-  for (const { table_name, column_name, data_type } of columns) {
-    // Bytes (a stored answer, a key's hash) are searched as bytes: not all of them are UTF-8.
-    const [row] =
-      data_type === 'bytea'
-        ? await em.execute<{ count: number }[]>(
-            `select count(*)::int as count from "${table_name}" where position(convert_to(?, 'UTF8') in "${column_name}") > 0`,
-            [needle],
-          )
-        : await em.execute<{ count: number }[]>(`select count(*)::int as count from "${table_name}" where "${column_name}"::text ilike ?`, [
-            `%${needle}%`,
-          ])
-    if (row!.count > 0) found.push(`${table_name}.${column_name}: ${row!.count}`)
-  }
-  return found
-}
+const everywhere = (needle: string) => findEverywhere(app.orm, needle)
 
 describe('POST /staff/people/:customerId/erase', () => {
   it('when a person who attended three events is erased, then their solo sessions and photos are gone, the shared one stays for the other guest under his own name, and nothing of theirs is left in any table', async () => {

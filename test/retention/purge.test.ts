@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { copiesSettled, makeLiveGallery } from '../support/gallery-fixture.js'
 import { postJson, registerGuests, seedSession, startTestServer, type TestServer } from '../support/harness.js'
+import { findEverywhere } from '../support/database-scan.js'
 import { scratchDatabases } from '../support/databases.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
 
@@ -99,6 +100,26 @@ describe('the purge', () => {
 
     expect((await fetch(`${app.url}/gallery/${kept.sessionId}`)).status).toBe(200)
     expect(await purge()).toBe(0)
+  })
+
+  it('when a guest gave a phone only at the expired event, then after the purge nothing of that phone is left anywhere, and the people search no longer finds her by it', async () => {
+    const expired = await event(91)
+    const current = await event(10)
+    const email = `rhea.${Math.random().toString(36).slice(2, 8)}@example.org`
+    const typed = '(415) 555-0199'
+    await registerGuests(app, expired.setId, [{ name: 'Rhea Expired', email, phone: typed }])
+    await registerGuests(app, current.setId, [{ name: 'Rhea Current', email }])
+    await onTheDay(expired.setId, 91)
+    const before = await (await staffFetch(app, staff, `/staff/people?phone=${encodeURIComponent('+14155550199')}`)).json()
+    expect(before.people).toHaveLength(1)
+
+    expect(await purge()).toBeGreaterThanOrEqual(1)
+
+    for (const needle of ['+14155550199', '4155550199', typed]) expect(await findEverywhere(app.orm, needle)).toEqual([])
+    expect((await (await staffFetch(app, staff, `/staff/people?phone=${encodeURIComponent('+14155550199')}`)).json()).people).toEqual([])
+    const [person] = (await (await staffFetch(app, staff, `/staff/people?email=${encodeURIComponent(email)}`)).json()).people
+    const exported = await (await staffFetch(app, staff, `/staff/people/${person.id}/export`)).json()
+    expect(exported.person).toMatchObject({ email, phone: null, name: 'Rhea Current' })
   })
 
   it("when staff lengthen an event's retention before it runs, then it is kept; shortened, it goes", async () => {

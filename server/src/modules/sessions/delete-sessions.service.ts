@@ -2,6 +2,7 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import type { Services } from '../../context.js'
 import { Customer } from '../customers/customer.entity.js'
+import { REBUILD_CUSTOMERS } from '../customers/customers.queries.js'
 import { FORGET_SESSIONS } from '../idempotency/idempotency.queries.js'
 import { Photo } from '../photos/photo.entity.js'
 import { StorageDeletion } from '../storage/storage-deletion.entity.js'
@@ -17,7 +18,8 @@ const CHUNK = 5_000
 
 /**
  * Deletes sessions with everything of theirs: guests, photos, messages and tracking rows go by the
- * foreign keys' cascades, a customer left without any session is erased too, and so are the stored
+ * foreign keys' cascades, a customer left without any session is erased too (one who keeps some keeps
+ * only the contacts those gave), and so are the stored
  * answers of idempotency keys that name them (a guest's data does not outlive the sessions that held it). Their storage prefixes are queued for
  * `removeDeletedPhotos` in the same transaction, so storage is cleaned if and only if the rows go.
  * Call inside a transaction; after it commits, call `removeDeletedPhotos`.
@@ -48,6 +50,8 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
     const kept = new Set(stillAttending.map((guest) => guest.customer.id))
     const erased = customerIds.filter((id) => !kept.has(id))
     if (erased.length > 0) await tx.nativeDelete(Customer, { id: { $in: erased } })
+    // Those who stay keep only what their remaining registrations gave.
+    if (kept.size > 0) await tx.execute(REBUILD_CUSTOMERS, [[...kept]])
   }
   return counts
 }
