@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { closeGuests, launchChromium, openGuest, photosShown, type Guest, type GuestOptions } from '../support/browser.js'
 import { copiesSettled } from '../support/gallery-fixture.js'
 import { scratchDatabases } from '../support/databases.js'
-import { createTestBoothKey, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
+import { createTestBoothKey, seedSession, startTestServer, uniqueSlug, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { until } from '../support/until.js'
 import { unzip } from '../support/unzip.js'
@@ -319,6 +319,30 @@ describe('an event’s page and the pages that lead nowhere, in Chromium', () =>
     expect(await page.textContent('h1')).toBe('Katherine Johnson')
     expect((await visitor.beacons.count(2))[1]).toEqual({ body: { kind: 'view', sessionId: second.id }, status: 204 })
     expect(await eventViews(event.id)).toBe(1)
+  })
+
+  it('when a set holds more galleries than a page, then “More from …” adds the next ones in place, the keyboard going on to the first of them, to the last', async () => {
+    const { event, sets } = await seedEvent('Harbour Lights Gala', ['Photo booth'])
+    const sessions = []
+    for (let i = 0; i < 14; i++) {
+      const createdAt = new Date(Date.UTC(2026, 5, 20, 18, i))
+      sessions.push(await seedSession(app.orm, sets[0]!.id, { photos: 1, label: `Guest ${i + 1}`, createdAt }))
+    }
+    const { page } = await guest()
+    const navigations: string[] = []
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()))
+    await page.goto(`/g/events/${event.slug}`)
+    const labels = () => page.locator('.card-label').allTextContents()
+    const newestFirst = sessions.map((session) => session.label).reverse()
+    expect(await labels()).toEqual(newestFirst.slice(0, 12))
+
+    await page.getByRole('link', { name: 'More from Photo booth' }).click()
+    await until(labels, (shown) => shown.length === 14, 10_000)
+    expect(await labels()).toEqual(newestFirst)
+    expect(await page.evaluate('document.activeElement.querySelector(".card-label").textContent')).toBe('Guest 2')
+    // The last page: no more link.
+    expect(await page.locator('[data-more]').count()).toBe(0)
+    expect(navigations).toEqual([`${app.url}/g/events/${event.slug}`])
   })
 
   it('when a private event, an unknown session or a cancelled session is opened, then the guest gets the 404 page and nothing is counted', async () => {

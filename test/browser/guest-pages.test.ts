@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises'
+import { copyFile, mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 
 import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
@@ -200,6 +200,8 @@ describe('a branded event’s pages, as a business sends them', () => {
   let app: TestServer
   let gallery: LiveGallery
   let slug: string
+  /** A gallery whose label takes two lines on a phone. */
+  let longLabel: string
 
   beforeAll(async () => {
     app = await startTestServer({ databaseUrl: await databases.create() })
@@ -230,7 +232,9 @@ describe('a branded event’s pages, as a business sends them', () => {
       await completeSession(app, sets[1]!.id, ['Hedy Lamarr'], [camera[7]!, camera[5]!, camera[6]!]),
       await completeSession(app, sets[1]!.id, ['Mary Jackson', 'Dorothy Vaughan'], [camera[8]!]),
       await completeSession(app, sets[1]!.id, ['Emmy Noether'], [camera[9]!, camera[0]!]),
+      await completeSession(app, sets[1]!.id, ['Katherine Johnson', 'Dorothy Vaughan', 'Mary Jackson'], [camera[1]!, camera[2]!]),
     ]
+    longLabel = others.at(-1)!.session
     const made = await Promise.all(
       [main, ...others].map(({ session }) =>
         until(
@@ -244,6 +248,88 @@ describe('a branded event’s pages, as a business sends them', () => {
   }, 240_000)
 
   afterAll(() => app?.stop())
+
+  it('when a guest opens the gallery and the event page, then the business’s logo, name, link, line and colours are on them, every text readable', async () => {
+    const { page } = await guest(app, { context: phone(390) })
+    for (const path of [`/g/${gallery.id}`, `/g/events/${slug}`]) {
+      await page.goto(path)
+      const logo = page.locator('.masthead img')
+      expect(await logo.getAttribute('alt'), path).toBe('Flashbulb Booths')
+      expect(
+        await logo.evaluate((img: { naturalWidth: number; currentSrc: string }) => [img.naturalWidth > 0, new URL(img.currentSrc).origin]),
+      ).toEqual([true, app.url])
+      expect(await page.locator('.masthead a').getAttribute('href')).toBe(BRANDING.businessUrl)
+      expect(await page.locator('.site-footer p').allInnerTexts()).toEqual([
+        'Photos by Flashbulb Booths',
+        'Thanks for celebrating with us!',
+      ])
+      expect(await page.locator('.site-footer a').getAttribute('href')).toBe(BRANDING.businessUrl)
+      // Links in the accent colour, darkened just enough to read on the page.
+      expect(await contrastOf(page, '.site-footer a'), path).toBeGreaterThanOrEqual(4.5)
+    }
+    await page.goto(`/g/${gallery.id}`)
+    // The main button in the accent colour, its icon in the colour that reads on it.
+    const zip = await page.locator('[data-zip]').evaluate((link: Element) => {
+      const style = getComputedStyle(link)
+      return { background: style.backgroundColor, color: style.color }
+    })
+    expect(zip).toEqual({ background: 'rgb(245, 197, 24)', color: 'rgb(0, 0, 0)' })
+  })
+
+  it('when axe-core looks at the gallery, its viewer and the event page, then it finds nothing to fault and nothing it could not decide', async () => {
+    const { page } = await guest(app, { context: phone(390), webShare: true })
+    const rules = { 'label-content-name-mismatch': { enabled: true }, 'target-size': { enabled: true } }
+    for (const [what, path, open] of [
+      ['gallery', `/g/${gallery.id}`, false],
+      ['viewer', `/g/${gallery.id}`, true],
+      ['event page', `/g/events/${slug}`, false],
+    ] as const) {
+      await page.goto(path)
+      await imagesInView(page)
+      if (open) {
+        await page.tap('.photos li:nth-child(2) a')
+        await page.locator('.viewer-stage:not(.loading)').waitFor()
+      }
+      await page.evaluate(axe.source)
+      const audit = await page.evaluate<{
+        violations: string[]
+        incomplete: string[]
+      }>(`axe.run(document, ${JSON.stringify({ rules })}).then((results) => ({
+        violations: results.violations.map((rule) => rule.id + ': ' + rule.nodes.map((node) => node.target.join(' ')).join(', ')),
+        incomplete: results.incomplete.map((rule) => rule.id + ': ' + rule.nodes.map((node) => node.target.join(' ')).join(', ')),
+      }))`)
+      expect(audit, what).toEqual({ violations: [], incomplete: [] })
+    }
+  })
+
+  it('when galleries are loaded ten times over slow 4G on a phone that shares, with their share buttons, then nothing on them ever moves (CLS 0)', async () => {
+    const shifts: number[] = []
+    for (let load = 0; load < 10; load++) {
+      // Each load cold: a new browser context, its own cache and connections; every other one a
+      // gallery whose label wraps beside the buttons.
+      const visitor = await guest(app, { context: phone(390), webShare: true })
+      await watchLayoutShifts(visitor)
+      const cdp = await visitor.context.newCDPSession(visitor.page)
+      await cdp.send('Network.emulateNetworkConditions', {
+        offline: false,
+        latency: 150,
+        downloadThroughput: 1_600_000 / 8,
+        uploadThroughput: 750_000 / 8,
+        connectionType: 'cellular4g',
+      })
+      // The script late, as on a network where it comes after the stylesheet: nothing may wait for it to take its place.
+      await visitor.context.route(/\/g\/assets\/gallery\.[0-9a-f]+\.js$/, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 600))
+        await route.continue()
+      })
+      await visitor.page.goto(`/g/${load % 2 === 0 ? gallery.id : longLabel}`, { waitUntil: 'networkidle' })
+      await imagesInView(visitor.page)
+      expect(await visitor.page.locator('[data-share="link"]').isVisible()).toBe(true)
+      shifts.push(await layoutShift(visitor.page))
+      await closeGuests(guests.splice(guests.indexOf(visitor), 1))
+    }
+    expect(shifts).toEqual(Array(10).fill(0))
+  }, 120_000)
 
   it('when shown at 320, 390 and 1280 px, then each page is captured for review, the event page with its branding', async () => {
     const pages = { gallery: `/g/${gallery.id}`, event: `/g/events/${slug}`, missing: '/g/AAAAAAAAAAAAAAAAAAAAAA' }
@@ -264,6 +350,8 @@ describe('a branded event’s pages, as a business sends them', () => {
       await page.locator('.viewer-stage:not(.loading) .viewer-image').waitFor()
       await page.screenshot({ path: resolve(SCREENSHOTS, `viewer-${size}.png`), animations: 'disabled', caret: 'hide' })
     }
+    if (process.env.UPDATE_README_SCREENSHOT === '1')
+      await copyFile(resolve(SCREENSHOTS, 'gallery-390.png'), resolve(ROOT, 'docs/gallery-phone.png'))
   }, 120_000)
 })
 
@@ -389,4 +477,20 @@ async function imagesInView(page: Page) {
     .map((img) => img.decode()))`)
 }
 
-void axe
+/** The contrast of an element's text on the page's background (WCAG 2.2). */
+async function contrastOf(page: Page, selector: string): Promise<number> {
+  return page.locator(selector).evaluate((element: Element) => {
+    const rgb = (css: string) => css.match(/\d+/g)!.slice(0, 3).map(Number)
+    const luminance = (css: string) => {
+      const [r, g, b] = rgb(css).map((channel) => {
+        const c = channel / 255
+        return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+      })
+      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+    }
+    const [light, dark] = [luminance(getComputedStyle(element).color), luminance(getComputedStyle(document.body).backgroundColor)].sort(
+      (a, b) => b - a,
+    )
+    return (light! + 0.05) / (dark! + 0.05)
+  })
+}
