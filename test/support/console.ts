@@ -85,6 +85,8 @@ async function lookAt(page: Page, name: string, size: { width: number; height: n
     fullPage: true,
     caret: 'hide',
     animations: 'disabled',
+    // The machine may be busy (CI runs the suites beside each other's builds): a full page takes its time.
+    timeout: 90_000,
   })
 }
 

@@ -87,7 +87,7 @@ export function AuditTrail() {
           list.length === 0 ? (
             <p className="muted">Nothing recorded for these filters.</p>
           ) : (
-            <div className="table-wrap card">
+            <div className="table-wrap card" tabIndex={0} role="region" aria-label="Audit trail, newest first">
               <table className="audit">
                 <caption className="visually-hidden">Audit trail, newest first</caption>
                 <thead>

@@ -150,7 +150,7 @@ export function PasswordChange({ forced = false }: { forced?: boolean }) {
   }
   return (
     <form onSubmit={submit} className="card" aria-labelledby="password-title">
-      <h2 id="password-title">{forced ? 'Choose your own password' : 'Change your password'}</h2>
+      {forced ? <h1 id="password-title">Choose your own password</h1> : <h2 id="password-title">Change your password</h2>}
       {forced && <p>You were invited with a password someone else knows. Choose one of your own to go on.</p>}
       <Field label={forced ? 'The password you were given' : 'Current password'}>
         {(props) => (
@@ -211,7 +211,7 @@ export function TwoFactorSetup({ required = false }: { required?: boolean }) {
   const secret = enable.data ? (new URL(enable.data.totpURI).searchParams.get('secret') ?? '') : ''
   return (
     <section className="card" aria-labelledby="two-factor-title">
-      <h2 id="two-factor-title">Set up a second factor</h2>
+      {required ? <h1 id="two-factor-title">Set up a second factor</h1> : <h2 id="two-factor-title">Set up a second factor</h2>}
       {required && <p>The team requires a second factor of every member. Set yours up to go on.</p>}
       {!enable.data ? (
         <form

@@ -169,7 +169,7 @@ function HourlyChart({ hours }: { hours: Hour[] }) {
       </svg>
       <details className="figures">
         <summary>The figures as a table</summary>
-        <div className="table-wrap">
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Per hour">
           <table>
             <caption className="visually-hidden">Per hour</caption>
             <thead>

@@ -42,7 +42,7 @@ export function Suppressions({ me }: { me: StaffMember }) {
           ))}
         </fieldset>
         <div className="inline-form">
-          <Field label={by === 'email' ? 'Email' : 'Phone number'}>
+          <Field label={by === 'email' ? 'Email address' : 'Phone number'}>
             {(props) => (
               <input
                 {...props}
