@@ -45,7 +45,7 @@ async function offlineCapableKiosk(settings: Record<string, unknown> = {}) {
   opened.push(guest)
   const { page, context } = guest
   // Installed: the app's files are kept.
-  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined))
+  await page.evaluate('navigator.serviceWorker.ready.then(() => undefined)')
   const cdp = await context.newCDPSession(page)
   const answers: number[] = []
   page.on('response', (response) => {
@@ -103,18 +103,15 @@ describe('the kiosk app with the venue’s network gone', () => {
     expect(answers.filter((status) => status !== 201)).toEqual([])
     expect(answers).toHaveLength(20)
     // Nothing of the groups is left on the tablet once sent: the queue's store is empty.
-    const kept = await page.evaluate(
-      () =>
-        new Promise<number>((resolve, reject) => {
-          const request = indexedDB.open('photobooth-kiosk')
-          request.onsuccess = () => {
-            const count = request.result.transaction('calls').objectStore('calls').count()
-            count.onsuccess = () => resolve(count.result)
-            count.onerror = () => reject(new Error('count failed'))
-          }
-          request.onerror = () => reject(new Error('open failed'))
-        }),
-    )
+    const kept = await page.evaluate<number>(`new Promise((resolve, reject) => {
+      const request = indexedDB.open('photobooth-kiosk')
+      request.onsuccess = () => {
+        const count = request.result.transaction('calls').objectStore('calls').count()
+        count.onsuccess = () => resolve(count.result)
+        count.onerror = () => reject(new Error('count failed'))
+      }
+      request.onerror = () => reject(new Error('open failed'))
+    })`)
     expect(kept).toBe(0)
   }, 180_000)
 

@@ -25,6 +25,7 @@ import {
   typeGroup,
   whatThePageKeeps,
   type GroupGuest,
+  type PageElement,
   type KioskEvent,
 } from '../support/kiosk-app.js'
 import { signedInStaff, staffFetch, type StaffSession } from '../support/staff.js'
@@ -99,7 +100,7 @@ describe('the kiosk app on a tablet', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Summer Gala')
     await page.getByText('Thanks for celebrating with us!').waitFor()
     await expect(
-      page.getByRole('img', { name: 'Flashbulb Booths' }).evaluate((img: HTMLImageElement) => img.naturalWidth),
+      page.getByRole('img', { name: 'Flashbulb Booths' }).evaluate((img: PageElement) => img.naturalWidth),
     ).resolves.toBeGreaterThan(0)
 
     await typeGroup(page, GROUP)
@@ -168,7 +169,7 @@ describe('the kiosk app on a tablet', () => {
     )
     await expect(phone.getAttribute('aria-invalid')).resolves.toBe('true')
     // The first field to fix has the focus.
-    await expect(phone.evaluate((field) => field === document.activeElement)).resolves.toBe(true)
+    await expect(phone.evaluate((field: PageElement) => field === field.ownerDocument.activeElement)).resolves.toBe(true)
     for (const field of ['Email', 'Mobile phone'])
       await expect(descriptionOf(card(page, 1).getByLabel(field))).resolves.toBe('Grace Hopper needs an email or a phone number')
     await expect(descriptionOf(card(page, 2).getByLabel('Email'))).resolves.toBe(
@@ -206,7 +207,7 @@ describe('the kiosk app on a tablet', () => {
   it('when a group is confirmed, or leaves the kiosk untouched, then nothing of it is left in the page, its fields or its history', async () => {
     const page = await tablet()
     // The entries the tablet's browser had before the kiosk: the kiosk adds none.
-    const historyLength = await page.evaluate(() => history.length)
+    const historyLength = await page.evaluate<number>('history.length')
     await registerGroup(page, GROUP)
     await page.getByRole('button', { name: 'Next group' }).tap()
     await page.getByRole('button', { name: 'Start' }).waitFor()
@@ -217,7 +218,7 @@ describe('the kiosk app on a tablet', () => {
     await page.getByRole('button', { name: 'Start' }).tap()
     const fields = await page
       .locator('.guest input:not([type=checkbox])')
-      .evaluateAll((inputs: HTMLInputElement[]) =>
+      .evaluateAll((inputs: PageElement[]) =>
         inputs.map((input) => ({ value: input.value, autocomplete: input.autocomplete, name: input.name })),
       )
     expect(fields.map(({ value, autocomplete }) => ({ value, autocomplete }))).toEqual(Array(3).fill({ value: '', autocomplete: 'off' }))
@@ -240,7 +241,7 @@ describe('the kiosk app on a tablet', () => {
     const guest = await openKiosk(browser, app, event, TABLET, 'Inizia')
     opened.push(guest)
     const { page } = guest
-    await expect(page.evaluate(() => document.documentElement.lang)).resolves.toBe('it')
+    await expect(page.evaluate('document.documentElement.lang')).resolves.toBe('it')
     await page.clock.install()
     await page.getByRole('button', { name: 'Inizia' }).tap()
     await card(page, 0).getByLabel('Nome').fill('Giulia Rossi')
@@ -261,18 +262,18 @@ describe('the kiosk app on a tablet', () => {
   it('when used by keyboard alone, then a guest registers: Tab to each control, Enter to send', async () => {
     const page = await tablet()
     await page.keyboard.press('Tab')
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('English')
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('English')
     // Through the language switch to Start.
     for (let i = 0; i < 3; i++) await page.keyboard.press('Tab')
     await page.keyboard.press('Enter')
     // The form opens on the first name.
-    await expect(page.evaluate(() => (document.activeElement as HTMLInputElement).id)).resolves.toMatch(/guests-0-name$/)
+    await expect(page.evaluate<string>('document.activeElement.id')).resolves.toMatch(/guests-0-name$/)
     await page.keyboard.type('Mary Jackson')
     await page.keyboard.press('Tab')
     await page.keyboard.type('mary.keyboard@example.org')
     await page.keyboard.press('Enter')
     await page.getByRole('heading', { name: 'Thank you, Mary!' }).waitFor()
-    await expect(page.evaluate(() => document.activeElement?.tagName)).resolves.toBe('H1')
+    await expect(page.evaluate('document.activeElement.tagName')).resolves.toBe('H1')
   })
 
   it('when looked at in both orientations, then axe finds nothing, every target is at least 48 px, nothing overflows or shifts', async () => {
@@ -287,15 +288,12 @@ describe('the kiosk app on a tablet', () => {
       const look = async (screen: string) => {
         await expect(audit(page), `${screen} at ${size}`).resolves.toEqual([])
         await expect(smallTargets(page), `${screen} at ${size}`).resolves.toEqual([])
-        await expect(
-          page.evaluate(() => document.documentElement.scrollWidth <= innerWidth),
-          `${screen} at ${size}`,
-        ).resolves.toBe(true)
+        await expect(page.evaluate('document.documentElement.scrollWidth <= innerWidth'), `${screen} at ${size}`).resolves.toBe(true)
         await page.screenshot({ path: resolve(SCREENSHOTS, `kiosk-${screen}-${size}.png`), caret: 'hide' })
       }
       await look('welcome')
       await typeGroup(page, GROUP)
-      await page.evaluate(() => scrollTo(0, 0))
+      await page.evaluate('scrollTo(0, 0)')
       await look('form')
       await page.getByRole('button', { name: 'Send me my photos' }).scrollIntoViewIfNeeded()
       await card(page, 0).getByLabel('Email').fill('not an address')
@@ -310,7 +308,7 @@ describe('the kiosk app on a tablet', () => {
       await page.getByRole('heading', { name: /^Thank you/ }).waitFor()
       await look('done')
       // Layout shifts the guest did not cause (a message appearing under a finger is one they did).
-      await expect(page.evaluate(() => (window as unknown as { unexpectedShift: number }).unexpectedShift)).resolves.toBe(0)
+      await expect(page.evaluate('window.unexpectedShift')).resolves.toBe(0)
     }
   })
 })
@@ -325,7 +323,7 @@ async function audit(page: Page): Promise<{ id: string; targets: string[] }[]> {
 
 /** Controls a finger cannot hit squarely: under 48 CSS px either way (a checkbox counts by its label, the whole row). */
 async function smallTargets(page: Page): Promise<string[]> {
-  return page.locator('button, input:not([type=checkbox]), label.check').evaluateAll((elements: HTMLElement[]) =>
+  return page.locator('button, input:not([type=checkbox]), label.check').evaluateAll((elements: PageElement[]) =>
     elements
       .filter((element) => element.offsetParent !== null)
       .map((element) => ({ element, box: element.getBoundingClientRect() }))

@@ -58,6 +58,20 @@ export async function openKiosk(
   return guest
 }
 
+/** What a test reads of an element in the page (the tests' program has no DOM types). */
+export type PageElement = {
+  id: string
+  value: string
+  autocomplete: string
+  name: string
+  textContent: string | null
+  naturalWidth: number
+  offsetParent: unknown
+  getAttribute(name: string): string | null
+  getBoundingClientRect(): { width: number; height: number }
+  ownerDocument: { activeElement: unknown; getElementById(id: string): { textContent: string | null } | null }
+}
+
 export type GroupGuest = { name: string; email?: string; phone?: string; marketingOptIn?: boolean; listed?: boolean }
 
 /** The guest's card on the form (`Guest 2`). */
@@ -86,11 +100,11 @@ export async function registerGroup(page: Page, guests: readonly GroupGuest[]): 
 
 /** The messages a field is described by (its error, the contact line), as a screen reader reads them. */
 export async function descriptionOf(field: Locator): Promise<string> {
-  return field.evaluate((element) =>
+  return field.evaluate((element: PageElement) =>
     (element.getAttribute('aria-describedby') ?? '')
       .split(' ')
       .filter(Boolean)
-      .map((id) => element.ownerDocument.getElementById(id)?.textContent ?? '')
+      .map((id: string) => element.ownerDocument.getElementById(id)?.textContent ?? '')
       .join(' '),
   )
 }
@@ -101,14 +115,13 @@ export async function descriptionOf(field: Locator): Promise<string> {
  * holds a group only until it is sent (checked by the offline test).
  */
 export async function whatThePageKeeps(page: Page): Promise<string> {
-  return page.evaluate(() =>
-    JSON.stringify({
-      html: document.documentElement.outerHTML,
-      values: [...document.querySelectorAll('input, textarea, select')].map((field) => (field as HTMLInputElement).value),
-      historyState: history.state as unknown,
-      historyLength: history.length,
-      local: { ...localStorage },
-      session: { ...sessionStorage },
-    }),
-  )
+  // A string: the tests' program has no DOM types.
+  return page.evaluate<string>(`JSON.stringify({
+    html: document.documentElement.outerHTML,
+    values: [...document.querySelectorAll('input, textarea, select')].map((field) => field.value),
+    historyState: history.state,
+    historyLength: history.length,
+    local: { ...localStorage },
+    session: { ...sessionStorage },
+  })`)
 }

@@ -5,11 +5,12 @@ import { client } from './client.js'
 import { paletteOf } from './colors.js'
 import { cacheContext, readCachedContext, type KioskContext } from './context-cache.js'
 import type { FieldError, GuestDraft } from './fields.js'
+import type * as GuestFlowModule from './guest-flow.js'
 import { updateWaiting } from './service-worker.js'
 import { Done, LanguageSwitch, StatusLine, Welcome } from './screens.js'
 import { isLanguage, TEXTS, type Language } from './texts.js'
 
-type GuestFlow = typeof import('./guest-flow.js')
+type GuestFlow = typeof GuestFlowModule
 let guestFlow: Promise<GuestFlow> | undefined
 /** The form, the notice and the queue: fetched once the first screen is up (guest-flow.ts). */
 const loadGuestFlow = () => (guestFlow ??= import('./guest-flow.js'))
@@ -75,7 +76,7 @@ export function Kiosk({ eventSlug, setSlug, first, initial }: KioskProps) {
       setProblem(reading.problem)
     }
   }, [])
-  const refresh = useCallback(async () => apply(await readContext(eventSlug, setSlug)), [apply, eventSlug, setSlug])
+  const refresh = useCallback(() => void readContext(eventSlug, setSlug).then(apply), [apply, eventSlug, setSlug])
 
   // The first answer was asked for before the first screen (main.tsx); again whenever the network
   // comes back: staff may have changed the event meanwhile.
@@ -87,24 +88,24 @@ export function Kiosk({ eventSlug, setSlug, first, initial }: KioskProps) {
   // With nothing to show yet, ask again until the service answers.
   useEffect(() => {
     if (context || problem !== 'unreachable') return
-    const timer = setInterval(() => void refresh(), CONTEXT_RETRY_MS)
+    const timer = setInterval(refresh, CONTEXT_RETRY_MS)
     return () => clearInterval(timer)
   }, [context, problem, refresh])
 
   if (!context) {
     if (problem === 'noSuchKiosk') return <KioskProblem problem="noSuchKiosk" />
-    if (problem === 'unreachable') return <KioskProblem problem="unreachable" onRetry={() => void refresh()} />
+    if (problem === 'unreachable') return <KioskProblem problem="unreachable" onRetry={refresh} />
     return <KioskProblem problem="loading" />
   }
   const onReset = () => {
     if (pending.current) setContext(pending.current)
     pending.current = undefined
-    void refresh()
+    refresh()
   }
   // Refused under a notice the event does not know: the current one is shown now, the group's typing kept.
   const onNoticeRefused = () => {
     busy.current = false
-    void refresh()
+    refresh()
   }
   return <KioskScreens context={context} busy={busy} onReset={onReset} onNoticeRefused={onNoticeRefused} />
 }
