@@ -202,6 +202,8 @@ describe('a branded event’s pages, as a business sends them', () => {
   let slug: string
   /** A gallery whose label takes two lines on a phone. */
   let longLabel: string
+  /** A session the booth is still shooting. */
+  let waiting: string
 
   beforeAll(async () => {
     app = await startTestServer({ databaseUrl: await databases.create() })
@@ -235,6 +237,12 @@ describe('a branded event’s pages, as a business sends them', () => {
       await completeSession(app, sets[1]!.id, ['Katherine Johnson', 'Dorothy Vaughan', 'Mary Jackson'], [camera[1]!, camera[2]!]),
     ]
     longLabel = others.at(-1)!.session
+    waiting = (
+      await client(app).kiosk.registerGuests({
+        params: { setId: sets[0]!.id },
+        body: { guests: [{ name: 'Rosalind Franklin', email: 'r@example.org' }] },
+      })
+    ).id
     const made = await Promise.all(
       [main, ...others].map(({ session }) =>
         until(
@@ -332,7 +340,12 @@ describe('a branded event’s pages, as a business sends them', () => {
   }, 120_000)
 
   it('when shown at 320, 390 and 1280 px, then each page is captured for review, the event page with its branding', async () => {
-    const pages = { gallery: `/g/${gallery.id}`, event: `/g/events/${slug}`, missing: '/g/AAAAAAAAAAAAAAAAAAAAAA' }
+    const pages = {
+      gallery: `/g/${gallery.id}`,
+      event: `/g/events/${slug}`,
+      waiting: `/g/${waiting}`,
+      missing: '/g/AAAAAAAAAAAAAAAAAAAAAA',
+    }
     for (const [size, options] of [
       ['320', phone(320)],
       ['390', phone(390)],
