@@ -46,6 +46,7 @@ const BENCHES: { name: string; script: string; what: string }[] = [
     script: 'kiosk-app.bench.ts',
     what: 'the kiosk app on a tablet over slow 4G: first-load bytes, time to interactive on a first and a later start',
   },
+  { name: 'console', script: 'console.bench.ts', what: "the staff console on a laptop: first-load JS, an event's live view interactive" },
   {
     name: 'booth',
     script: 'booth.bench.ts',

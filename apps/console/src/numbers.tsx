@@ -119,7 +119,9 @@ function HourlyChart({ hours }: { hours: Hour[] }) {
   const height = 220
   const pad = { left: 36, bottom: 28, top: 8 }
   const slot = (width - pad.left) / hours.length
-  const bar = Math.max(1, (slot * 0.8) / SERIES.length)
+  // Slim bars even for one hour of activity, centred in their hour.
+  const bar = Math.max(1, Math.min(22, (slot * 0.8) / SERIES.length))
+  const groupStart = (i: number) => pad.left + i * slot + (slot - bar * SERIES.length) / 2
   const y = (value: number) => height - pad.bottom - ((height - pad.bottom - pad.top) * value) / max
   const every = Math.ceil(hours.length / 8)
   return (
@@ -151,7 +153,7 @@ function HourlyChart({ hours }: { hours: Hour[] }) {
             {SERIES.map((series, s) => (
               <rect
                 key={series.key}
-                x={pad.left + i * slot + slot * 0.1 + s * bar}
+                x={groupStart(i) + s * bar}
                 y={y(hour[series.key])}
                 width={bar}
                 height={height - pad.bottom - y(hour[series.key])}
