@@ -1,6 +1,6 @@
 import { constants } from 'node:os'
 
-import { GALLERY_PAGES_PATH, loadSettings } from './config.js'
+import { GALLERY_PAGES_PATH, KIOSK_APP_PATH, loadSettings } from './config.js'
 import { DEMO } from './modules/events/demo-event.js'
 import { createLogger, redact } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
@@ -69,7 +69,7 @@ async function main() {
       [
         '',
         `  Photo booth service on ${base} (${settings.mode})`,
-        `  Kiosk context:   ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug}`,
+        `  Kiosk:           ${base}${KIOSK_APP_PATH}/${DEMO.eventSlug}/${DEMO.sets[0].slug}   (JSON: ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug})`,
         `  Event page:      ${base}${GALLERY_PAGES_PATH}/events/${DEMO.eventSlug}   (JSON: ${base}/gallery/events/${DEMO.eventSlug})`,
         `  OpenAPI:         ${base}/openapi.json`,
         `  API reference:   ${base}/docs`,
