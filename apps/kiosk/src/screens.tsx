@@ -27,6 +27,12 @@ export function Welcome({ context: { event, set }, texts, onStart }: { context: 
   }, [])
   return (
     <main class="welcome">
+      <div class="badge" aria-hidden="true">
+        <svg viewBox="0 0 24 24" width="56" height="56" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round">
+          <path d="M4 8.5h3l1.6-2.5h6.8L17 8.5h3a1 1 0 0 1 1 1V18a1 1 0 0 1-1 1H4a1 1 0 0 1-1-1V9.5a1 1 0 0 1 1-1z" />
+          <circle cx="12" cy="13.3" r="3.6" />
+        </svg>
+      </div>
       <h1 class="event-name">{event.name}</h1>
       <p class="set-name">{set.name}</p>
       {event.branding?.tagline && <p class="tagline">{event.branding.tagline}</p>}
