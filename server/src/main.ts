@@ -69,6 +69,7 @@ async function main() {
       [
         '',
         `  Photo booth service on ${base} (${settings.mode})`,
+        `  Staff console:   ${base}/console   (first member: pnpm admin staff create --email <email>)`,
         `  Kiosk:           ${base}${KIOSK_APP_PATH}/${DEMO.eventSlug}/${DEMO.sets[0].slug}   (JSON: ${base}/events/${DEMO.eventSlug}/sets/${DEMO.sets[0].slug})`,
         `  Event page:      ${base}${GALLERY_PAGES_PATH}/events/${DEMO.eventSlug}   (JSON: ${base}/gallery/events/${DEMO.eventSlug})`,
         `  OpenAPI:         ${base}/openapi.json`,
