@@ -55,16 +55,27 @@ async function main(): Promise<void> {
   let next = 0
   const put = (photo: Buffer) =>
     new Promise<void>((resolve, reject) => {
-      const req = request({ host: rawLink.host, port: rawLink.port, method: 'PUT', path: '/photo.jpg', headers: { 'content-type': 'image/jpeg', 'content-length': photo.length } }, (res) => {
-        res.resume()
-        res.on('end', () => resolve())
-      })
+      const req = request(
+        {
+          host: rawLink.host,
+          port: rawLink.port,
+          method: 'PUT',
+          path: '/photo.jpg',
+          headers: { 'content-type': 'image/jpeg', 'content-length': photo.length },
+        },
+        (res) => {
+          res.resume()
+          res.on('end', () => resolve())
+        },
+      )
       req.on('error', reject)
       req.end(photo)
     })
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < photos.length) await put(photos[next++]!)
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < photos.length) await put(photos[next++]!)
+    }),
+  )
   const raw = (performance.now() - rawStarted) / 1000
 
   // The service behind its own throttled link, its public URL the link's, so that the presigned PUTs cross it.
@@ -94,7 +105,20 @@ async function main(): Promise<void> {
   link.throttle(RATE)
   const folder = join(dataDir, 'hot')
   const connector = startConnector(
-    ['folder', folder, '--service', `http://${link.address}`, '--set', sets[0]!.id, '--state', join(dataDir, 'state'), '--group', `count:${PHOTOS}`, '--stable', '0.3'],
+    [
+      'folder',
+      folder,
+      '--service',
+      `http://${link.address}`,
+      '--set',
+      sets[0]!.id,
+      '--state',
+      join(dataDir, 'state'),
+      '--group',
+      `count:${PHOTOS}`,
+      '--stable',
+      '0.3',
+    ],
     { PHOTOBOOTH_BOOTH_KEY: key },
   )
   onCleanup('the connector', async () => void (await connector.kill()))

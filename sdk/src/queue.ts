@@ -228,10 +228,7 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
 
   /** Registers guests: sent now if it can be, else kept and sent in its turn (`kiosk.registerGuests`). */
   // Each method is typed for the queues whose client has its routes: a kiosk's queue has no `complete`.
-  registerGuests(
-    this: OfflineQueue<WithKiosk>,
-    input: InputOf<Kiosk['registerGuests']>,
-  ): Outcome<'kiosk.registerGuests'> {
+  registerGuests(this: OfflineQueue<WithKiosk>, input: InputOf<Kiosk['registerGuests']>): Outcome<'kiosk.registerGuests'> {
     return this.add({ route: 'kiosk.registerGuests', input })
   }
 
@@ -364,7 +361,14 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
           // A caller still waiting (a call sent at once) gets the refusal itself; only a call given
           // back as queued comes back as an event: one or the other, never both.
           if (this.firstOutcome.has(entry.id)) this.settle(entry.id, { failed: error })
-          else this.emit('failed', { route: entry.route, call: info(entry), error, count: this.count, ...(photos?.length ? { photos } : {}) } as QueueEvents['failed'])
+          else
+            this.emit('failed', {
+              route: entry.route,
+              call: info(entry),
+              error,
+              count: this.count,
+              ...(photos?.length ? { photos } : {}),
+            } as QueueEvents['failed'])
           continue
         }
         entry.tries++

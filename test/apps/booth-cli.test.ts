@@ -53,23 +53,45 @@ const connector = (args: string[], env: NodeJS.ProcessEnv = { PHOTOBOOTH_BOOTH_K
 
 describe('the booth connector’s command line', () => {
   it('when a setting is missing or wrong, then it exits 2 with a line saying which, and the key is never echoed', async () => {
-    const missing = await exitOf(process.execPath, ['--import', 'tsx', CLI, 'folder', join(work, 'x'), '--set', 'a/b'], { PHOTOBOOTH_BOOTH_KEY: boothKey })
-    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/--service <url>.*is required/)])
-    const group = await exitOf(process.execPath, ['--import', 'tsx', CLI, 'folder', join(work, 'x'), '--service', app.url, '--set', 'a/b', '--group', 'every:4'], {
+    const missing = await exitOf(process.execPath, ['--import', 'tsx', CLI, 'folder', join(work, 'x'), '--set', 'a/b'], {
       PHOTOBOOTH_BOOTH_KEY: boothKey,
     })
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/--service <url>.*is required/)])
+    const group = await exitOf(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'folder', join(work, 'x'), '--service', app.url, '--set', 'a/b', '--group', 'every:4'],
+      {
+        PHOTOBOOTH_BOOTH_KEY: boothKey,
+      },
+    )
     expect([group.code, group.stderr]).toEqual([2, expect.stringMatching(/--group every:4: expected count/)])
     expect(missing.stderr + missing.stdout + group.stderr + group.stdout).not.toContain(boothKey.split('_')[2]!)
   })
 
   it('when the service refuses the key, or knows no such set, then it says so at start and exits 3 (a service manager does not restart it)', async () => {
     const { sets } = await seedEvent(app.orm)
-    const revoked = connector(['folder', join(work, 'refused'), '--service', app.url, '--set', sets[0]!.id, '--state', join(work, 'refused-state')], {
-      PHOTOBOOTH_BOOTH_KEY: `pbk_AAAAAAAAAAAA_${'A'.repeat(43)}`,
-    })
+    const revoked = connector(
+      ['folder', join(work, 'refused'), '--service', app.url, '--set', sets[0]!.id, '--state', join(work, 'refused-state')],
+      {
+        PHOTOBOOTH_BOOTH_KEY: `pbk_AAAAAAAAAAAA_${'A'.repeat(43)}`,
+      },
+    )
     expect((await revoked.exited).code).toBe(3)
-    expect(revoked.lines.at(-1)).toMatchObject({ level: 'error', event: 'refused', message: expect.stringMatching(/refused the booth key/) })
-    const noSet = connector(['folder', join(work, 'noset'), '--service', app.url, '--set', 'no-event/no-set', '--state', join(work, 'noset-state')])
+    expect(revoked.lines.at(-1)).toMatchObject({
+      level: 'error',
+      event: 'refused',
+      message: expect.stringMatching(/refused the booth key/),
+    })
+    const noSet = connector([
+      'folder',
+      join(work, 'noset'),
+      '--service',
+      app.url,
+      '--set',
+      'no-event/no-set',
+      '--state',
+      join(work, 'noset-state'),
+    ])
     expect((await noSet.exited).code).toBe(3)
     expect(noSet.lines.at(-1)).toMatchObject({ event: 'refused', message: expect.stringMatching(/no set no-event\/no-set/) })
   })
@@ -99,7 +121,9 @@ describe('the booth connector’s command line', () => {
     await run('pnpm', ['pack', '--pack-destination', packed], { cwd: APP, timeout: 120_000 })
     const [tarball] = await readdir(packed)
     const path = join(packed, tarball!)
-    const npx = await exitOf('npx', ['--yes', `--package=${path}`, 'photobooth-booth', '--version'], { npm_config_cache: join(work, 'npm-cache') })
+    const npx = await exitOf('npx', ['--yes', `--package=${path}`, 'photobooth-booth', '--version'], {
+      npm_config_cache: join(work, 'npm-cache'),
+    })
     expect([npx.code, npx.stdout.trim()]).toEqual([0, '0.1.0'])
     const dlx = await exitOf('pnpm', ['dlx', path, 'status', '--state', join(work, 'nothing')])
     expect([dlx.code, dlx.stdout.trim()]).toEqual([3, `no connector has run with the state folder ${join(work, 'nothing')}`])
@@ -109,10 +133,29 @@ describe('the booth connector’s command line', () => {
     const sessionId = await registerGuests(app, sets[0]!.id, [{ name: 'Packed', email: 'packed@example.org' }])
     const folder = join(work, 'bundle-folder')
     await mkdir(folder, { recursive: true })
-    const child = spawn(process.execPath, [join(APP, 'dist/cli.js'), 'folder', folder, '--service', app.url, '--set', sets[0]!.id, '--state', join(work, 'bundle-state'), '--group', 'count:1', '--stable', '0.3', '--json'], {
-      env: { ...process.env, PHOTOBOOTH_BOOTH_KEY: boothKey },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        join(APP, 'dist/cli.js'),
+        'folder',
+        folder,
+        '--service',
+        app.url,
+        '--set',
+        sets[0]!.id,
+        '--state',
+        join(work, 'bundle-state'),
+        '--group',
+        'count:1',
+        '--stable',
+        '0.3',
+        '--json',
+      ],
+      {
+        env: { ...process.env, PHOTOBOOTH_BOOTH_KEY: boothKey },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     await new Promise<void>((resolve) => {

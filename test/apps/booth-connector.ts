@@ -40,8 +40,8 @@ export function startConnector(args: string[], env: NodeJS.ProcessEnv): RunningC
   const lines: LogLine[] = []
   const waiters = new Set<(line: LogLine) => void>()
   let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
+  createInterface({ input: child.stdout }).on('line', (text) => {
     let line: LogLine
     try {
       line = JSON.parse(text) as LogLine
@@ -63,7 +63,14 @@ export function startConnector(args: string[], env: NodeJS.ProcessEnv): RunningC
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           waiters.delete(waiter)
-          reject(new Error(`no such log line within ${ms} ms; the last lines:\n${lines.slice(-15).map((line) => JSON.stringify(line)).join('\n')}\n${stderr}`))
+          reject(
+            new Error(
+              `no such log line within ${ms} ms; the last lines:\n${lines
+                .slice(-15)
+                .map((line) => JSON.stringify(line))
+                .join('\n')}\n${stderr}`,
+            ),
+          )
         }, ms)
         const waiter = (line: LogLine) => {
           if (!match(line)) return
@@ -76,7 +83,14 @@ export function startConnector(args: string[], env: NodeJS.ProcessEnv): RunningC
           if (!waiters.has(waiter)) return
           clearTimeout(timer)
           waiters.delete(waiter)
-          reject(new Error(`the connector exited (${signal ?? code}) first:\n${lines.slice(-15).map((line) => JSON.stringify(line)).join('\n')}\n${stderr}`))
+          reject(
+            new Error(
+              `the connector exited (${signal ?? code}) first:\n${lines
+                .slice(-15)
+                .map((line) => JSON.stringify(line))
+                .join('\n')}\n${stderr}`,
+            ),
+          )
         })
       })
     },

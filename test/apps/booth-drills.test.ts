@@ -47,7 +47,23 @@ afterAll(async () => {
 
 function connect(name: string, folder: string, setId: string, more: string[] = []): RunningConnector {
   const connector = startConnector(
-    ['folder', folder, '--service', service, '--set', setId, '--state', join(work, `${name}-state`), '--group', 'count:4', '--stable', '0.5', '--name', name, ...more],
+    [
+      'folder',
+      folder,
+      '--service',
+      service,
+      '--set',
+      setId,
+      '--state',
+      join(work, `${name}-state`),
+      '--group',
+      'count:4',
+      '--stable',
+      '0.5',
+      '--name',
+      name,
+      ...more,
+    ],
     { PHOTOBOOTH_BOOTH_KEY: boothKey },
   )
   running.push(connector)
@@ -70,7 +86,9 @@ async function delivered(sessionId: string) {
     'select status, (select count(*)::int from outbox_message m where m.session_id = s.id) as messages from session s where id = ?',
     [sessionId],
   )
-  const rows = await em.execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [sessionId])
+  const rows = await em.execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [
+    sessionId,
+  ])
   const storage = app.storage as LocalStorage
   const folder = dirname(storage.pathOf(`sessions/${sessionId}/x.jpg`)!)
   const objects = (await readdir(folder).catch(() => [] as string[])).filter((name) => name.endsWith('.jpg'))
@@ -119,8 +137,12 @@ describe('the booth connector under a venue’s conditions', () => {
     ])
     expect(first.count(event('session.completed')) + second.count(event('session.completed'))).toBe(3)
     // No original lost or changed.
-    const originals = Object.fromEntries(await Promise.all((await readdir(folder)).map(async (name) => [name, sha256(await readFile(join(folder, name)))])))
-    expect(Object.keys(originals).sort()).toEqual(['A0', 'A1', 'A2', 'A3', 'B0', 'B1', 'B2', 'B3', 'C0', 'C1', 'C2', 'C3'].map((name) => `${name}.jpg`))
+    const originals = Object.fromEntries(
+      await Promise.all((await readdir(folder)).map(async (name) => [name, sha256(await readFile(join(folder, name)))])),
+    )
+    expect(Object.keys(originals).sort()).toEqual(
+      ['A0', 'A1', 'A2', 'A3', 'B0', 'B1', 'B2', 'B3', 'C0', 'C1', 'C2', 'C3'].map((name) => `${name}.jpg`),
+    )
     expect(originals['B0.jpg']).toBe(sha256(photos[1]!))
   }, 300_000)
 
@@ -140,7 +162,8 @@ describe('the booth connector under a venue’s conditions', () => {
     ]
     for (const [index, [folder, pair]] of groups.entries())
       for (const [position, photo] of pair.entries()) await writeSlowly(join(folder, `G${index}-${position}.jpg`), photos[photo]!, 20)
-    for (const connector of [a, b]) for (const number of [1, 2]) await connector.next(event('session.completed', number), { past: true, ms: 240_000 })
+    for (const connector of [a, b])
+      for (const number of [1, 2]) await connector.next(event('session.completed', number), { past: true, ms: 240_000 })
     proxy.throttle(undefined)
 
     const got = await Promise.all(sessions.map(delivered))
@@ -167,7 +190,9 @@ describe('the booth connector under a venue’s conditions', () => {
       const waiting = rss(connector.child.pid!)
       expect(waiting - idle).toBeLessThan(50 * 2 ** 20)
       expect(JSON.parse(await readFile(join(work, 'offline-state/status.json'), 'utf8'))).toMatchObject({ waiting: 10, service: 'away' })
-      console.log(`connector memory: idle ${(idle / 2 ** 20).toFixed(1)} MiB, with 10 sessions (40 camera photos) waiting ${(waiting / 2 ** 20).toFixed(1)} MiB`)
+      console.log(
+        `connector memory: idle ${(idle / 2 ** 20).toFixed(1)} MiB, with 10 sessions (40 camera photos) waiting ${(waiting / 2 ** 20).toFixed(1)} MiB`,
+      )
     } finally {
       proxy.restore()
     }

@@ -4,7 +4,7 @@
  * truncated JPEG among them. Each group of four becomes the next registered session, completed once
  * with its photos in order; the bad files are set aside with their reasons; no original changes.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -40,13 +40,11 @@ async function storedPhotos(sessionId: string): Promise<string[]> {
 }
 
 async function sessionRows(setId: string) {
-  return app.orm.em
-    .fork()
-    .execute<{ id: string; status: string; photo_count: number; messages: number }[]>(
-      `select s.id, s.status, s.photo_count, (select count(*)::int from outbox_message m where m.session_id = s.id) as messages
+  return app.orm.em.fork().execute<{ id: string; status: string; photo_count: number; messages: number }[]>(
+    `select s.id, s.status, s.photo_count, (select count(*)::int from outbox_message m where m.session_id = s.id) as messages
          from session s where s.set_id = ? order by s.created_at, s.id`,
-      [setId],
-    )
+    [setId],
+  )
 }
 
 describe('the booth connector, folder mode', () => {
@@ -54,12 +52,16 @@ describe('the booth connector, folder mode', () => {
     const { sets } = await seedEvent(app.orm)
     const setId = sets[0]!.id
     const sessions = []
-    for (const name of ['Ada', 'Grace', 'Katherine']) sessions.push(await registerGuests(app, setId, [{ name, email: `${name.toLowerCase()}@example.org` }]))
+    for (const name of ['Ada', 'Grace', 'Katherine'])
+      sessions.push(await registerGuests(app, setId, [{ name, email: `${name.toLowerCase()}@example.org` }]))
     const folder = join(work, 'hot')
     const state = join(work, 'state')
-    const connector = startConnector(['folder', folder, '--service', app.url, '--set', setId, '--state', state, '--group', 'count:4', '--stable', '1'], {
-      PHOTOBOOTH_BOOTH_KEY: boothKey,
-    })
+    const connector = startConnector(
+      ['folder', folder, '--service', app.url, '--set', setId, '--state', state, '--group', 'count:4', '--stable', '1'],
+      {
+        PHOTOBOOTH_BOOTH_KEY: boothKey,
+      },
+    )
     running.push(connector)
     await connector.next(event('mode.ready'))
 
@@ -87,7 +89,10 @@ describe('the booth connector, folder mode', () => {
     expect(await storedPhotos(sessions[2]!)).toEqual([2, 3, 0, 1].map((index) => sha256(photos[index]!)))
     expect(connector.count(event('session.completed'))).toBe(3)
 
-    const setAside = (await readFile(join(state, 'set-aside.log'), 'utf8')).trim().split('\n').map((line) => line.split('\t').slice(1))
+    const setAside = (await readFile(join(state, 'set-aside.log'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t').slice(1))
     expect(setAside).toEqual([
       [join(folder, 'notes.png'), 'not a JPEG (a PNG image)'],
       [join(folder, 'IMG_0005.JPG'), 'empty file'],

@@ -35,20 +35,27 @@ async function registered(count: number) {
   const { sets } = await seedEvent(app.orm)
   const setId = sets[0]!.id
   const sessions = []
-  for (let index = 0; index < count; index++) sessions.push(await registerGuests(app, setId, [{ name: `Guest ${index}`, email: `g${index}@example.org` }]))
+  for (let index = 0; index < count; index++)
+    sessions.push(await registerGuests(app, setId, [{ name: `Guest ${index}`, email: `g${index}@example.org` }]))
   return { setId, sessions }
 }
 
 function connect(mode: string[], setId: string, name: string, more: string[] = []): RunningConnector {
-  const connector = startConnector([...mode, '--service', app.url, '--set', setId, '--state', join(work, name), ...more], { PHOTOBOOTH_BOOTH_KEY: boothKey })
+  const connector = startConnector([...mode, '--service', app.url, '--set', setId, '--state', join(work, name), ...more], {
+    PHOTOBOOTH_BOOTH_KEY: boothKey,
+  })
   running.push(connector)
   return connector
 }
 
 async function delivered(sessionId: string) {
   const em = app.orm.em.fork()
-  const [{ status }] = (await em.execute<{ status: string }[]>('select status from session where id = ?', [sessionId])) as [{ status: string }]
-  const rows = await em.execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [sessionId])
+  const [{ status }] = (await em.execute<{ status: string }[]>('select status from session where id = ?', [sessionId])) as [
+    { status: string },
+  ]
+  const rows = await em.execute<{ storage_key: string }[]>('select storage_key from photo where session_id = ? order by position', [
+    sessionId,
+  ])
   const storage = app.storage as LocalStorage
   return { status, photos: await Promise.all(rows.map(async (row) => sha256(await readFile(storage.pathOf(row.storage_key)!)))) }
 }
@@ -67,7 +74,7 @@ describe('the booth connector’s integrations', () => {
     const final = join(folder, '20260701_180300.jpg')
     await writeFile(final, photos[3]!)
     const trigger = async (params: Record<string, string>) => {
-      const response = await fetch(`http://127.0.0.1:${port}/dslrbooth?${new URLSearchParams(params)}`)
+      const response = await fetch(`http://127.0.0.1:${port}/dslrbooth?${new URLSearchParams(params).toString()}`)
       expect([response.status, await response.text()]).toEqual([200, 'OK\n'])
     }
     await trigger({ event_type: 'session_start', param1: 'print', param2: '' })
@@ -88,13 +95,21 @@ describe('the booth connector’s integrations', () => {
     for (const index of [0, 1, 2]) {
       const form = new FormData()
       form.append('fileToUpload', new Blob([photos[index]!], { type: 'image/jpeg' }), `IMG_${index}.jpg`)
-      for (const [name, value] of Object.entries({ eventkitesessionid: 'bz-5521', eventkitegalleryid: 'g-77', status: 'capture', model: 'Canon EOS R6', name: 'Wedding', time: '2026-07-01 18:00:00', version: '3.0' }))
+      for (const [name, value] of Object.entries({
+        eventkitesessionid: 'bz-5521',
+        eventkitegalleryid: 'g-77',
+        status: 'capture',
+        model: 'Canon EOS R6',
+        name: 'Wedding',
+        time: '2026-07-01 18:00:00',
+        version: '3.0',
+      }))
         form.append(name, value)
       const response = await fetch(`http://127.0.0.1:${port}/breeze`, { method: 'POST', body: form })
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toMatch(/^multipart\/form-data; boundary=/)
       const answer = await response.formData()
-      expect(JSON.parse(String(answer.get('metadata')))).toMatchObject({ status: 'ok', delivered: true })
+      expect(JSON.parse(answer.get('metadata') as string)).toMatchObject({ status: 'ok', delivered: true })
       expect(sha256(new Uint8Array(await (answer.get('fileToUpload') as Blob).arrayBuffer()))).toBe(sha256(photos[index]!))
     }
     await connector.next(event('session.completed', 1), { past: true, ms: 120_000 })
@@ -116,7 +131,17 @@ describe('the booth connector’s integrations', () => {
         await new Promise((resolve) => setTimeout(resolve, 30))
       }
     }
-    await say('SESSION_START', 'COUNTDOWN', 'TAKE_PHOTO_1', 'TAKE_PHOTO_2', 'DEVELOPING_PHOTOS', `SAVED_LAYOUT\t${layouts[0]}`, 'PREVIEW', 'SESSION_COMPLETE', 'START')
+    await say(
+      'SESSION_START',
+      'COUNTDOWN',
+      'TAKE_PHOTO_1',
+      'TAKE_PHOTO_2',
+      'DEVELOPING_PHOTOS',
+      `SAVED_LAYOUT\t${layouts[0]}`,
+      'PREVIEW',
+      'SESSION_COMPLETE',
+      'START',
+    )
     await say('SESSION_START', 'COUNTDOWN', 'SESSION_CANCELLED', 'START')
     await say('SESSION_START', 'TAKE_PHOTO_1', `SAVED_LAYOUT\t${layouts[1]}`, 'SESSION_COMPLETE', 'START')
     await connector.next(event('session.completed', 3), { past: true, ms: 120_000 })

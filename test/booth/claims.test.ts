@@ -52,7 +52,9 @@ describe('claiming sessions', () => {
   it('when ten claims of the next session arrive at once, then ten different sessions are claimed', async () => {
     const { setId, sessions } = await queueOf(10)
     const claimed = await Promise.all(
-      Array.from({ length: 10 }, (_, index) => (index % 2 ? first : second).booth.claimNext({ params: { setId }, body: { holder: `Booth ${index}` } })),
+      Array.from({ length: 10 }, (_, index) =>
+        (index % 2 ? first : second).booth.claimNext({ params: { setId }, body: { holder: `Booth ${index}` } }),
+      ),
     )
     expect(new Set(claimed.map((answer) => answer.session?.id))).toEqual(new Set(sessions))
     expect((await first.booth.claimNext({ params: { setId }, body: { holder: 'Late' } })).session).toBeNull()
@@ -81,8 +83,14 @@ describe('claiming sessions', () => {
     const [refused] = await safe(second.booth.release({ params: { sessionId: sessions[1]! }, body: {} }))
     expect(isDefinedError(refused) && refused.status).toBe(409)
     expect(ids(await second.booth.listQueue({ setId }))).toEqual([sessions[0]])
-    expect(await first.booth.release({ params: { sessionId: sessions[1]! }, body: { holder: 'QR' } })).toEqual({ id: sessions[1], released: true })
-    expect(await first.booth.release({ params: { sessionId: sessions[1]! }, body: { holder: 'QR' } })).toEqual({ id: sessions[1], released: false })
+    expect(await first.booth.release({ params: { sessionId: sessions[1]! }, body: { holder: 'QR' } })).toEqual({
+      id: sessions[1],
+      released: true,
+    })
+    expect(await first.booth.release({ params: { sessionId: sessions[1]! }, body: { holder: 'QR' } })).toEqual({
+      id: sessions[1],
+      released: false,
+    })
     expect(ids(await second.booth.listQueue({ setId }))).toEqual(sessions)
   })
 

@@ -44,7 +44,7 @@ function holder(env: NodeJS.ProcessEnv, execArgv: string[] = []): { child: Child
   })
   children.push(child)
   const line = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve)
+    createInterface({ input: child.stdout }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`the holder exited (${code}) before a line`)))
   })
   return { child, line }
@@ -83,7 +83,11 @@ describe('a booth’s offline queue in Node', () => {
       retry: false,
       uploadUrl: (url) => url.replace(new URL(app.url).origin, venue.url),
     })
-    const queue = createOfflineQueue({ client, store: fileStore(join(directory, 'probe')), retry: { minDelayMs: 30_000, maxDelayMs: 30_000 } })
+    const queue = createOfflineQueue({
+      client,
+      store: fileStore(join(directory, 'probe')),
+      retry: { minDelayMs: 30_000, maxDelayMs: 30_000 },
+    })
     try {
       venue.network = 'down'
       const waiting = new Promise((resolve) => queue.on('waiting', resolve))

@@ -132,10 +132,12 @@ describe('an upload resumed after its URLs expired', () => {
 
   it('when a photo was stored but its answer lost, and the booth retries after the URL expired, then storage says it is there and no second copy is stored', async () => {
     const { sets } = await seedEvent(clocked.orm)
-    const sessionId = await createClient({ baseUrl: clocked.url }).kiosk.registerGuests({
-      params: { setId: sets[0]!.id },
-      body: { guests: [{ name: 'Late', email: 'late@example.org' }] },
-    }).then((session) => session.id)
+    const sessionId = await createClient({ baseUrl: clocked.url })
+      .kiosk.registerGuests({
+        params: { setId: sets[0]!.id },
+        body: { guests: [{ name: 'Late', email: 'late@example.org' }] },
+      })
+      .then((session) => session.id)
     let puts = 0
     let down = false
     // The second PUT reaches storage and is stored, then the link goes before its answer comes back.

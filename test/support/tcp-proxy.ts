@@ -66,9 +66,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         const start = Math.max(performance.now(), linkFreeAt.get(direction)!)
         linkFreeAt.set(direction, start + (chunk.length / rate) * 1000)
         from.pause()
-        setTimeout(() => {
-          if (!destination.destroyed) destination.write(chunk, () => from.resume())
-        }, linkFreeAt.get(direction)! - performance.now())
+        setTimeout(
+          () => {
+            if (!destination.destroyed) destination.write(chunk, () => from.resume())
+          },
+          linkFreeAt.get(direction)! - performance.now(),
+        )
         return
       }
       if (!destination.write(chunk)) {

@@ -105,9 +105,7 @@ function seconds(name: string, value: string | undefined, fallback: number): num
 
 function settings(argv: string[]) {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  const file = values.config
-    ? (JSON.parse(readFileSync(values.config, 'utf8')) as Record<string, string | boolean | undefined>)
-    : {}
+  const file = values.config ? (JSON.parse(readFileSync(values.config, 'utf8')) as Record<string, string | boolean | undefined>) : {}
   const pick = (name: keyof typeof OPTIONS, camel = name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())) =>
     (values[name] as string | undefined) ?? (file[camel] as string | undefined) ?? (file[name] as string | undefined)
   return { values, positionals, pick, file }
@@ -115,20 +113,22 @@ function settings(argv: string[]) {
 
 async function run(argv: string[]): Promise<number> {
   const { values, positionals, pick, file } = settings(argv)
-  if (values.version) return void process.stdout.write(`${VERSION}\n`), EXIT.stopped
+  if (values.version) return (void process.stdout.write(`${VERSION}\n`), EXIT.stopped)
   const [command, argument] = positionals
-  if (values.help || !command) return void process.stdout.write(HELP), values.help ? EXIT.stopped : EXIT.usage
+  if (values.help || !command) return (void process.stdout.write(HELP), values.help ? EXIT.stopped : EXIT.usage)
   const state = pick('state') ?? './photobooth-booth'
   const json = values.json ?? file.json === true
   if (command === 'status') return status(state, json)
   if (!['folder', 'dslrbooth', 'breeze', 'sparkbooth'].includes(command)) throw new UsageError(`unknown command ${command}`)
-  if ((command === 'folder' || command === 'sparkbooth') && !argument) throw new UsageError(`${command} needs its ${command === 'folder' ? 'folder' : 'status file'}`)
+  if ((command === 'folder' || command === 'sparkbooth') && !argument)
+    throw new UsageError(`${command} needs its ${command === 'folder' ? 'folder' : 'status file'}`)
 
   const service = pick('service') ?? process.env.PHOTOBOOTH_SERVICE_URL
   const set = pick('set') ?? process.env.PHOTOBOOTH_SET
   const keyFile = pick('key-file')
   const boothKey = (keyFile ? readFileSync(keyFile, 'utf8') : (process.env.PHOTOBOOTH_BOOTH_KEY ?? '')).trim()
-  if (!service || !/^https?:\/\//.test(service)) throw new UsageError('--service <url> (or PHOTOBOOTH_SERVICE_URL) is required: http(s)://…')
+  if (!service || !/^https?:\/\//.test(service))
+    throw new UsageError('--service <url> (or PHOTOBOOTH_SERVICE_URL) is required: http(s)://…')
   if (!set) throw new UsageError('--set <event slug>/<set slug> or <set id> (or PHOTOBOOTH_SET) is required')
   if (!boothKey) throw new UsageError('a booth key is required: --key-file <file>, or PHOTOBOOTH_BOOTH_KEY')
 
@@ -236,7 +236,9 @@ run(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    process.stderr.write(`photobooth-booth: ${error instanceof Error ? error.message : String(error)}\n${usage ? 'See photobooth-booth --help.\n' : ''}`)
+    process.stderr.write(
+      `photobooth-booth: ${error instanceof Error ? error.message : String(error)}\n${usage ? 'See photobooth-booth --help.\n' : ''}`,
+    )
     process.exit(usage || error instanceof SyntaxError ? EXIT.usage : EXIT.fault)
   },
 )

@@ -98,14 +98,17 @@ export class Connector {
     }
     this.nextNumber = (this.records.at(-1)?.number ?? 0) + 1
     this.setId = await readFile(join(this.options.state, 'set.json'), 'utf8')
-      .then((text) => (JSON.parse(text) as { set: string; id: string }).set === this.options.set ? (JSON.parse(text) as { id: string }).id : undefined)
+      .then((text) =>
+        (JSON.parse(text) as { set: string; id: string }).set === this.options.set ? (JSON.parse(text) as { id: string }).id : undefined,
+      )
       .catch(() => undefined)
     this.queue.on('sent', (event) => void this.onSent(event))
     this.queue.on('failed', (event) => void this.onFailed(event))
     this.queue.on('progress', (event) => this.onProgress(event))
     this.queue.on('waiting', ({ error, retryInMs }) => this.serviceAway(error, retryInMs))
     const pending = this.records.filter((record) => !['completed', 'cancelled', 'failed'].includes(record.state))
-    if (pending.length > 0) this.log.info('resume', `resuming ${pending.length} session(s) left by the last run`, { sessions: pending.length })
+    if (pending.length > 0)
+      this.log.info('resume', `resuming ${pending.length} session(s) left by the last run`, { sessions: pending.length })
     this.pumping = this.pump()
     this.statusTimer = setInterval(() => void this.writeStatus(), 2000)
     this.statusTimer.unref()
@@ -193,7 +196,9 @@ export class Connector {
       record.cancel = true
       record.state = 'closed'
       await this.journal.save(record)
-      this.log.info('session.abandoned', `session ${record.number}: ${why}; its guests' session will be cancelled`, { session: record.number })
+      this.log.info('session.abandoned', `session ${record.number}: ${why}; its guests' session will be cancelled`, {
+        session: record.number,
+      })
       this.wakeUp?.()
       return
     }
@@ -229,7 +234,8 @@ export class Connector {
     } catch (error) {
       if (error instanceof RefusedError) throw error
       if (isApiError(error) && error.status === 401) this.refused(error)
-      if (isApiError(error) && error.status === 404) throw new RefusedError(`the service has no set ${this.options.set} (for this booth key)`)
+      if (isApiError(error) && error.status === 404)
+        throw new RefusedError(`the service has no set ${this.options.set} (for this booth key)`)
       // Away: the sessions wait on disk until it answers.
     }
   }
@@ -238,7 +244,10 @@ export class Connector {
   private async pump(): Promise<void> {
     await this.verify()
     while (!this.stopping.signal.aborted) {
-      const record = this.records.find((each) => each.state === 'closed' || each.state === 'claimed' || (each.state === 'uploading' && !this.uploadStarted.has(each.number)))
+      const record = this.records.find(
+        (each) =>
+          each.state === 'closed' || each.state === 'claimed' || (each.state === 'uploading' && !this.uploadStarted.has(each.number)),
+      )
       if (!record) {
         await new Promise<void>((resolve) => (this.wakeUp = resolve))
         continue
@@ -287,9 +296,13 @@ export class Connector {
     if (this.away) return
     this.away = true
     const waiting = this.records.filter((record) => ['closed', 'claimed', 'uploading'].includes(record.state)).length
-    this.log.warn('service.away', `the service is away (${describe(error)}): ${waiting} session(s) wait on disk; trying again in ${Math.round(retryInMs / 1000)} s`, {
-      waiting,
-    })
+    this.log.warn(
+      'service.away',
+      `the service is away (${describe(error)}): ${waiting} session(s) wait on disk; trying again in ${Math.round(retryInMs / 1000)} s`,
+      {
+        waiting,
+      },
+    )
   }
 
   private refused(error: unknown): never {
@@ -303,7 +316,9 @@ export class Connector {
     let id = wanted
     if (wanted.includes('/')) {
       const [eventSlug, setSlug] = wanted.split('/') as [string, string]
-      const { events } = await this.untilAnswered('events', () => this.client.booth.listEvents({})).catch((error: unknown) => this.refused(error))
+      const { events } = await this.untilAnswered('events', () => this.client.booth.listEvents({})).catch((error: unknown) =>
+        this.refused(error),
+      )
       const found = events.find((event) => event.slug === eventSlug)?.sets.find((set) => set.slug === setSlug)
       if (!found) throw new RefusedError(`no set ${wanted} among the events this booth key works`)
       id = found.id
@@ -343,13 +358,18 @@ export class Connector {
         record.claimedAt = Date.now()
         record.state = 'claimed'
         await this.journal.save(record)
-        this.log.info('session.claimed', `session ${record.number}: ${record.named ? 'its named session' : 'the next session of the queue'} is claimed`, {
-          session: record.number,
-        })
+        this.log.info(
+          'session.claimed',
+          `session ${record.number}: ${record.named ? 'its named session' : 'the next session of the queue'} is claimed`,
+          {
+            session: record.number,
+          },
+        )
         return
       }
       // Nobody registered yet: a new key, or the service would replay this empty answer.
-      if (!waitingSaid) this.log.info('queue.empty', `session ${record.number}: waiting for the kiosk's next registration`, { session: record.number })
+      if (!waitingSaid)
+        this.log.info('queue.empty', `session ${record.number}: waiting for the kiosk's next registration`, { session: record.number })
       waitingSaid = true
       record.claimKey = randomUUID()
       await this.journal.save(record)
@@ -361,14 +381,16 @@ export class Connector {
   private async upload(record: SessionRecord): Promise<void> {
     const sessionId = record.sessionId!
     if (record.cancel) {
-      await this.untilAnswered('cancel', () => this.client.booth.cancel({ params: { sessionId } }, { context: { idempotencyKey: `${record.claimKey}-cancel` } })).catch(
-        (error: unknown) => {
-          if (!(isApiError(error) && SESSION_GONE.has(error.status))) this.refused(error)
-        },
-      )
+      await this.untilAnswered('cancel', () =>
+        this.client.booth.cancel({ params: { sessionId } }, { context: { idempotencyKey: `${record.claimKey}-cancel` } }),
+      ).catch((error: unknown) => {
+        if (!(isApiError(error) && SESSION_GONE.has(error.status))) this.refused(error)
+      })
       record.state = 'cancelled'
       await this.journal.save(record)
-      this.log.info('session.cancelled', `session ${record.number}: its guests' session is cancelled (the booth abandoned it)`, { session: record.number })
+      this.log.info('session.cancelled', `session ${record.number}: its guests' session is cancelled (the booth abandoned it)`, {
+        session: record.number,
+      })
       return
     }
     // A claim that may have lapsed (a long outage since) is renewed first: another booth may have taken it.
@@ -411,7 +433,10 @@ export class Connector {
   private async renew(record: SessionRecord, options: { completedIfGone?: boolean } = {}): Promise<boolean> {
     try {
       await this.untilAnswered('renew', () =>
-        this.client.booth.claim({ params: { sessionId: record.sessionId! }, body: { holder: this.options.holder, ttlSeconds: this.options.claimTtlSeconds } }),
+        this.client.booth.claim({
+          params: { sessionId: record.sessionId! },
+          body: { holder: this.options.holder, ttlSeconds: this.options.claimTtlSeconds },
+        }),
       )
       record.claimedAt = Date.now()
       await this.journal.save(record)
@@ -435,7 +460,9 @@ export class Connector {
     delete record.sessionId
     await this.journal.save(record)
     this.uploadStarted.delete(record.number)
-    this.log.warn('session.reclaim', `session ${record.number}: its guests' session went (${why}); taking the next one`, { session: record.number })
+    this.log.warn('session.reclaim', `session ${record.number}: its guests' session went (${why}); taking the next one`, {
+      session: record.number,
+    })
     this.wakeUp?.()
   }
 
@@ -459,7 +486,12 @@ export class Connector {
       this.fault('the service refused the booth key (unknown or revoked)')
       return
     }
-    if (isApiError(error) && SESSION_GONE.has(error.status) && error.data && (error.data as { storageCode?: string }).storageCode === undefined) {
+    if (
+      isApiError(error) &&
+      SESSION_GONE.has(error.status) &&
+      error.data &&
+      (error.data as { storageCode?: string }).storageCode === undefined
+    ) {
       return this.reclaim(record, error.message)
     }
     await this.fail(record, `the service refused its upload: ${describe(error)}`)
@@ -469,12 +501,16 @@ export class Connector {
     const record = this.recordOf(call.sessionId)
     if (!record) return
     const seconds = Math.max(0.001, (Date.now() - (this.uploadStarted.get(record.number) ?? Date.now())) / 1000)
-    this.log.info('upload.progress', `session ${record.number}: photos ${uploaded}/${total} uploaded (${megabytes(bytes)}, ${megabytes(bytes / seconds)}/s)`, {
-      session: record.number,
-      uploaded,
-      total,
-      bytes,
-    })
+    this.log.info(
+      'upload.progress',
+      `session ${record.number}: photos ${uploaded}/${total} uploaded (${megabytes(bytes)}, ${megabytes(bytes / seconds)}/s)`,
+      {
+        session: record.number,
+        uploaded,
+        total,
+        bytes,
+      },
+    )
   }
 
   private async delivered(record: SessionRecord, galleryUrl: string | undefined): Promise<void> {
@@ -483,12 +519,18 @@ export class Connector {
     await this.journal.save(record)
     this.status.completed++
     this.uploadStarted.delete(record.number)
-    this.log.info('session.completed', `session ${record.number}: completed with ${record.photos.length} photos; the guests' gallery links are on their way`, {
-      session: record.number,
-      photos: record.photos.length,
-    })
+    this.log.info(
+      'session.completed',
+      `session ${record.number}: completed with ${record.photos.length} photos; the guests' gallery links are on their way`,
+      {
+        session: record.number,
+        photos: record.photos.length,
+      },
+    )
     await this.journal.dropCopies(record)
-    await this.options.onDelivered?.(record).catch((error: unknown) => this.fault(`session ${record.number}: after delivery: ${describe(error)}`))
+    await this.options
+      .onDelivered?.(record)
+      .catch((error: unknown) => this.fault(`session ${record.number}: after delivery: ${describe(error)}`))
     if (galleryUrl) {
       const qr = await showLink(this.options.state, galleryUrl)
       if (this.options.showQr) process.stdout.write(`${qr}\n`)

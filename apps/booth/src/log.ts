@@ -20,12 +20,16 @@ export const masked = (text: string): string => text.replace(SESSION_ID, '…')
 
 export function createLogger(options: { json: boolean; write?: (line: string) => void }): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`))
-  const line = (level: Level) => (event: string, text: string, fields: Fields = {}) => {
-    const time = new Date().toISOString()
-    const safe = Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? masked(value) : value]))
-    if (options.json) write(JSON.stringify({ time, level, event, message: masked(text), ...safe }))
-    else write(`${time.slice(0, 19)}Z ${level === 'info' ? '' : `${level.toUpperCase()} `}${masked(text)}`)
-  }
+  const line =
+    (level: Level) =>
+    (event: string, text: string, fields: Fields = {}) => {
+      const time = new Date().toISOString()
+      const safe = Object.fromEntries(
+        Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? masked(value) : value]),
+      )
+      if (options.json) write(JSON.stringify({ time, level, event, message: masked(text), ...safe }))
+      else write(`${time.slice(0, 19)}Z ${level === 'info' ? '' : `${level.toUpperCase()} `}${masked(text)}`)
+    }
   return { info: line('info'), warn: line('warn'), error: line('error') }
 }
 

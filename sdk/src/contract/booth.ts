@@ -98,11 +98,7 @@ export const boothContract = {
     })
     .errors({ ...keyReused, CONFLICT: idempotencyErrors.CONFLICT })
     .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: ClaimRequest }))
-    .output(
-      z
-        .object({ session: ClaimedSession.nullable() })
-        .meta({ examples: [{ session: EXAMPLE_CLAIMED_SESSION }, { session: null }] }),
-    ),
+    .output(z.object({ session: ClaimedSession.nullable() }).meta({ examples: [{ session: EXAMPLE_CLAIMED_SESSION }, { session: null }] })),
 
   claim: booth
     .route({
@@ -132,11 +128,7 @@ export const boothContract = {
     })
     .errors({ ...claimConflict, ...keyReused })
     .input(sessionParams.extend({ body: ReleaseRequest }))
-    .output(
-      z
-        .object({ id: Id, released: z.boolean() })
-        .meta({ examples: [{ id: EXAMPLE_IDS.session, released: true }] }),
-    ),
+    .output(z.object({ id: Id, released: z.boolean() }).meta({ examples: [{ id: EXAMPLE_IDS.session, released: true }] })),
 
   createUploads: booth
     .route({

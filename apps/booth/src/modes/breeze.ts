@@ -49,16 +49,17 @@ export async function runBreeze(connector: Connector, options: BreezeOptions, lo
     const form = await new Request('http://connector/', {
       method: 'POST',
       headers,
-      body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
+      body: Readable.toWeb(req),
       duplex: 'half',
-    } as RequestInit & { duplex: 'half' })
+    })
       .formData()
       .catch(() => undefined)
     const photo = form?.get('fileToUpload')
     if (!form || !(photo instanceof Blob)) {
       return void res.writeHead(400, { 'content-type': 'text/plain' }).end('expected multipart/form-data with fileToUpload\n')
     }
-    const breezeSession = String(form.get('eventkitesessionid') ?? '')
+    const given = form.get('eventkitesessionid')
+    const breezeSession = typeof given === 'string' ? given : ''
     const path = join(incoming, `${Date.now()}-${randomBytes(4).toString('hex')}.jpg`)
     await writeFile(path, new Uint8Array(await photo.arrayBuffer()))
     const taken = await inOrder(async () => {
@@ -77,7 +78,10 @@ export async function runBreeze(connector: Connector, options: BreezeOptions, lo
     // Taken: the connector has its copy. Refused: kept where it is, for the operator to see.
     if (taken) await rm(path, { force: true })
     const answer = new FormData()
-    answer.append('metadata', JSON.stringify({ status: 'ok', delivered: taken, ...(taken ? {} : { reason: 'set aside: see set-aside.log' }) }))
+    answer.append(
+      'metadata',
+      JSON.stringify({ status: 'ok', delivered: taken, ...(taken ? {} : { reason: 'set aside: see set-aside.log' }) }),
+    )
     answer.append('fileToUpload', photo, photo instanceof File ? photo.name : 'photo.jpg')
     const response = new Response(answer)
     res.writeHead(200, { 'content-type': response.headers.get('content-type')! })

@@ -32,7 +32,9 @@ export async function runDslrBooth(connector: Connector, options: DslrBoothOptio
   let current: SessionRecord | undefined = connector.openSessions().at(-1)
   let chain = Promise.resolve()
   const inOrder = (work: () => Promise<void>) => {
-    chain = chain.then(work).catch((error: unknown) => logger.error('fault', `dslrbooth: ${error instanceof Error ? error.message : String(error)}`))
+    chain = chain
+      .then(work)
+      .catch((error: unknown) => logger.error('fault', `dslrbooth: ${error instanceof Error ? error.message : String(error)}`))
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -38,7 +38,8 @@ export function folderHooks(options: FolderOptions) {
   return {
     onDelivered: async (record: SessionRecord) => {
       if (options.after !== 'move') return
-      for (const photo of record.photos) if (dirname(resolve(photo.original)) === root) await moveInto('done', photo.original).catch(() => undefined)
+      for (const photo of record.photos)
+        if (dirname(resolve(photo.original)) === root) await moveInto('done', photo.original).catch(() => undefined)
     },
     onSetAside: async (path: string, reason: string) => {
       if (options.after !== 'move' || dirname(resolve(path)) !== root) return
@@ -58,7 +59,9 @@ export async function runFolder(connector: Connector, options: FolderOptions, lo
   for (const record of connector.openSessions()) filling.set(record.named ?? '', record)
   let chain = Promise.resolve()
   const inOrder = (work: () => Promise<void>) => {
-    chain = chain.then(work).catch((error: unknown) => logger.error('fault', `folder: ${error instanceof Error ? error.message : String(error)}`))
+    chain = chain
+      .then(work)
+      .catch((error: unknown) => logger.error('fault', `folder: ${error instanceof Error ? error.message : String(error)}`))
     return chain
   }
 
@@ -116,7 +119,10 @@ export async function runFolder(connector: Connector, options: FolderOptions, lo
   watcher.on('add', (path, stats) => void take(resolve(path), stats))
   watcher.on('error', (error) => logger.error('fault', `watching ${root}: ${error instanceof Error ? error.message : String(error)}`))
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
-  logger.info('mode.ready', `watching ${root} (a file is taken once stable for ${options.stableSeconds} s; sessions by ${describeRule(options.group)})`)
+  logger.info(
+    'mode.ready',
+    `watching ${root} (a file is taken once stable for ${options.stableSeconds} s; sessions by ${describeRule(options.group)})`,
+  )
   return async () => {
     await watcher.close()
     for (const timer of timers.values()) clearTimeout(timer)

@@ -4,7 +4,8 @@
  * dropped after a session's photos). Photos whose name holds a session id (`--session-pattern`) are
  * grouped by that id, by the same rule.
  */
-export type GroupRule = { kind: 'count'; count: number } | { kind: 'idle'; seconds: number } | { kind: 'marker'; pattern: RegExp; text: string }
+export type GroupRule =
+  { kind: 'count'; count: number } | { kind: 'idle'; seconds: number } | { kind: 'marker'; pattern: RegExp; text: string }
 
 export function parseGroupRule(text: string): GroupRule {
   const [kind, value = ''] = text.split(':', 2) as [string, string | undefined]

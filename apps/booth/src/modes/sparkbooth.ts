@@ -18,7 +18,7 @@ export type SparkboothOptions = { statusFile: string; state: string; stableSecon
 export async function runSparkbooth(connector: Connector, options: SparkboothOptions, logger: Logger): Promise<() => Promise<void>> {
   const offsetFile = join(options.state, 'sparkbooth-offset.json')
   let offset = await readFile(offsetFile, 'utf8')
-    .then((text) => (JSON.parse(text) as { file: string; offset: number }))
+    .then((text) => JSON.parse(text) as { file: string; offset: number })
     .then((saved) => (saved.file === options.statusFile ? saved.offset : 0))
     .catch(() => 0)
   let current: SessionRecord | undefined = connector.openSessions().at(-1)
@@ -74,7 +74,9 @@ export async function runSparkbooth(connector: Connector, options: SparkboothOpt
 
   const loop = (async () => {
     while (!stopped) {
-      await readNew().catch((error: unknown) => logger.error('fault', `sparkbooth: ${error instanceof Error ? error.message : String(error)}`))
+      await readNew().catch((error: unknown) =>
+        logger.error('fault', `sparkbooth: ${error instanceof Error ? error.message : String(error)}`),
+      )
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250))
     }
   })()

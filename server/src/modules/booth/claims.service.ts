@@ -46,7 +46,10 @@ export async function claimNextSession(deps: ClaimDeps, { setId, holder, ttlSeco
 export async function claimSession(deps: ClaimDeps, { sessionId, holder, ttlSeconds }: { sessionId: string } & Claimant) {
   await requireActiveSession(deps.em, sessionId)
   const now = deps.now()
-  const [row] = await deps.em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.claim, [sessionId, ...claimRow(deps.booth, holder, now, ttlSeconds)])
+  const [row] = await deps.em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.claim, [
+    sessionId,
+    ...claimRow(deps.booth, holder, now, ttlSeconds),
+  ])
   if (!row) throw await heldElsewhere(deps.em, sessionId)
   const session = await deps.em.findOneOrFail(Session, sessionId, { fields: ['set'], disableIdentityMap: true })
   return claimedSession(deps, session.set.id, sessionId, holder)
