@@ -236,14 +236,17 @@ describe('the kiosk app on a tablet', () => {
     expect(JSON.parse(afterIdle)).toMatchObject({ historyState: null, historyLength })
   })
 
-  it('when the event sets its idle time and its language, then the kiosk starts in that language and clears after that time; the confirmation clears itself', async () => {
-    const event = await createKioskEvent(app, staff, { language: 'it', kioskIdleSeconds: 20 })
+  it('when the event sets its language, idle time and listing rule, then the kiosk starts in that language with that default and clears after that time; the confirmation clears itself', async () => {
+    const event = await createKioskEvent(app, staff, { language: 'it', kioskIdleSeconds: 20, listGuestsByDefault: false })
     const guest = await openKiosk(browser, app, event, TABLET, 'Inizia')
     opened.push(guest)
     const { page } = guest
     await expect(page.evaluate('document.documentElement.lang')).resolves.toBe('it')
     await page.clock.install()
     await page.getByRole('button', { name: 'Inizia' }).tap()
+    // Consent is never assumed: no marketing, and listing as the event's rule says (here: not listed).
+    for (const choice of [/novità e offerte/, /pagina dell’evento/])
+      await expect(card(page, 0).getByRole('checkbox', { name: choice }).isChecked()).resolves.toBe(false)
     await card(page, 0).getByLabel('Nome').fill('Giulia Rossi')
     await page.clock.fastForward(21_000)
     await page.getByRole('button', { name: 'Inizia' }).waitFor()

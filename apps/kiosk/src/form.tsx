@@ -145,24 +145,17 @@ export function GuestForm({ context: { event }, texts, language, onSubmit, onCan
                   {contactError ? messageOf(contactError, texts, language) : texts.contactHint}
                 </p>
                 <div class="checks">
-                  <label class="check">
-                    <input
-                      type="checkbox"
-                      name={idOf(`guests.${index}.marketing`)}
-                      checked={guest.marketingOptIn}
-                      onChange={(e) => change(index, { marketingOptIn: e.currentTarget.checked })}
-                    />
-                    <span>{texts.marketing(event.branding?.businessName)}</span>
-                  </label>
-                  <label class="check">
-                    <input
-                      type="checkbox"
-                      name={idOf(`guests.${index}.listed`)}
-                      checked={guest.listed}
-                      onChange={(e) => change(index, { listed: e.currentTarget.checked })}
-                    />
-                    <span>{texts.listed}</span>
-                  </label>
+                  {(['marketingOptIn', 'listed'] as const).map((choice) => (
+                    <label class="check" key={choice}>
+                      <input
+                        type="checkbox"
+                        name={idOf(`guests.${index}.${choice}`)}
+                        checked={guest[choice]}
+                        onChange={(e) => change(index, { [choice]: e.currentTarget.checked })}
+                      />
+                      <span>{choice === 'listed' ? texts.listed : texts.marketing(event.branding?.businessName)}</span>
+                    </label>
+                  ))}
                 </div>
               </li>
             )
