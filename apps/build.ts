@@ -6,6 +6,8 @@
  *   tsx apps/build.ts --stale   # only those whose sources changed since their last build (`pnpm start`,
  *                               # the browser tests): a few milliseconds when nothing did
  *   BUILD_APPS=kiosk tsx apps/build.ts   # only these (comma-separated), e.g. while another app is half-written
+ *   tsx apps/build.ts --stale --keep-going   # an app that fails to build is said and left out, the others built
+ *                                            # (`pnpm start` and the browser tests: one broken app stops no other)
  *
  * An app is stale when the hash of its sources (its folder without `node_modules` and `dist`) and of
  * the SDK's sources differs from the one its last build wrote into `dist/.build-inputs`.
@@ -43,12 +45,14 @@ function inputsOf(app: string): string {
   return hash.digest('hex')
 }
 
-/** `only`: these apps (their folder names); all by default, or those of `BUILD_APPS`. */
+/** `only`: these apps (their folder names); all by default, or those of `BUILD_APPS`. `keepGoing`: a failed build is said, not thrown. */
 export function buildApps({
   staleOnly,
+  keepGoing = false,
   only = process.env.BUILD_APPS?.split(',').map((name) => name.trim()),
 }: {
   staleOnly: boolean
+  keepGoing?: boolean
   only?: string[]
 }): void {
   for (const name of readdirSync(apps).sort()) {
@@ -63,9 +67,11 @@ export function buildApps({
     if (staleOnly && existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs) continue
     console.log(`Building apps/${name}…`)
     const built = spawnSync('pnpm', ['--dir', app, 'run', 'build'], { stdio: 'inherit' })
-    if (built.status !== 0) throw new Error(`apps/${name}: its build failed (exit ${built.status ?? built.signal})`)
-    writeFileSync(stamp, inputs)
+    if (built.status === 0) writeFileSync(stamp, inputs)
+    else if (keepGoing) console.error(`apps/${name}: its build failed (exit ${built.status ?? built.signal}); left out`)
+    else throw new Error(`apps/${name}: its build failed (exit ${built.status ?? built.signal})`)
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) buildApps({ staleOnly: process.argv.includes('--stale') })
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  buildApps({ staleOnly: process.argv.includes('--stale'), keepGoing: process.argv.includes('--keep-going') })
