@@ -32,7 +32,7 @@ async function eventRows(slug: string): Promise<number> {
   return row!.n
 }
 
-const NO_COUNTS = { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 }
+const NO_COUNTS = { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0, listed: 0 }
 /** What an event created without them answers for its phones' country, privacy notice and listing. */
 const EVENT_DEFAULTS = {
   phoneCountry: null,
@@ -105,7 +105,7 @@ describe('GET /staff/events', () => {
             kioskUrl: `${app.config.publicUrl}/kiosk/${older.event.slug}/set-2`,
           },
         ],
-        counts: { sessions: { active: 1, completed: 2, cancelled: 1 }, guests: 2, photos: 5 },
+        counts: { sessions: { active: 1, completed: 2, cancelled: 1 }, guests: 2, photos: 5, listed: 2 },
       },
     ])
   })

@@ -176,7 +176,7 @@ describe('DELETE /staff/sets/:setId', () => {
     expect(await staffEvent(event.id)).toEqual({
       ...before,
       sets: [before.sets[1]],
-      counts: { sessions: { active: 0, completed: 1, cancelled: 0 }, guests: 0, photos: 4 },
+      counts: { sessions: { active: 0, completed: 1, cancelled: 0 }, guests: 0, photos: 4, listed: 1 },
     })
   })
 
@@ -238,7 +238,7 @@ describe('DELETE /staff/sets/:setId', () => {
     expect(await staffEvent(eventId)).toEqual({
       ...before,
       sets: [],
-      counts: { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 },
+      counts: { sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0, listed: 0 },
     })
   })
 

@@ -52,10 +52,10 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     const expected =
       `\uFEFF${HEADER}\r\n` +
       // Consent as registered (no opt-in, listed, no notice) and delivery not queued yet: the sessions are active.
-      `"Zoë ""Z"" O'Brien, Jr",${zoe},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
-      `'=cmd,,'+14155552671,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
-      `Grace,${grace},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,yes,,,\r\n` +
-      `'@Ann Lee,'${ann},,'@Ann Lee,${link(last)},2026-06-01T18:10:00.250Z,no,yes,,,\r\n`
+      `"Zoë ""Z"" O'Brien, Jr",${zoe},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,not asked,,,\r\n` +
+      `'=cmd,,'+14155552671,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,not asked,,,\r\n` +
+      `Grace,${grace},,"Zoë, =cmd & Grace",${link(first)},2026-06-01T18:00:00.000Z,no,not asked,,,\r\n` +
+      `'@Ann Lee,'${ann},,'@Ann Lee,${link(last)},2026-06-01T18:10:00.250Z,no,not asked,,,\r\n`
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(expected, 'utf8'))
   })
 

@@ -219,8 +219,9 @@ describe("the organiser's CSV", () => {
     // Dispatch is off in these tests: the completed session's links wait, pending.
     expect(rows.map((row) => row.split(',').slice(6))).toEqual([
       ['yes', 'no', '2026-06', 'pending', ''],
-      // Grace said nothing: she agreed to be listed, though Ada's wish keeps their session off the page.
-      ['no', 'yes', '2026-06', '', 'pending'],
+      // Grace said nothing: she was not asked, which is no answer (the public event's default lists her,
+      // though Ada's wish keeps their session off the page).
+      ['no', 'not asked', '2026-06', '', 'pending'],
     ])
     expect(rows[0]).toContain(ada)
   })

@@ -95,6 +95,12 @@ export const StaffEvent = z
       sessions: SessionCounts,
       guests: z.int().describe('Guests registered, over every session'),
       photos: z.int().describe('Photos of completed sessions'),
+      listed: z
+        .int()
+        .optional()
+        .describe(
+          'Live sessions whose every guest may be listed: what the public event page shows, or would show were the event made public (a guest registered while it was private and not asked is not listed)',
+        ),
     }),
   })
   .meta({ examples: [EXAMPLE_STAFF_EVENT] })
@@ -509,7 +515,14 @@ export const PersonRegistration = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   marketingOptIn: z.boolean(),
-  agreedToListing: z.boolean(),
+  agreedToListing: z.boolean().describe('True only when they were asked and said yes'),
+  listingChoice: z
+    .enum(['yes', 'no', 'not asked'])
+    .optional()
+    .describe(
+      'What they chose at the kiosk about the event page; `not asked` when the kiosk did not ask (the default then applied is no choice)',
+    ),
+  listedOnEventPage: z.boolean().optional().describe('Whether their session may be shown on the event page on their account'),
   privacyNoticeVersion: z.string().nullable(),
   registeredAt: EpochMillis,
   event: z.object({ id: Id, slug: Slug, name: z.string(), startAt: EpochMillis }),

@@ -43,6 +43,7 @@ import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
 import { EventBrandingSchema } from './migrations/20261130-event-branding.js'
 import { StaffUsedTotpSchema } from './migrations/20261130-staff-used-totp.js'
+import { ListingChoiceSchema } from './migrations/20261130-listing-choice.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { PrivacyNoticesSchema } from './migrations/20261130-privacy-notices.js'
 import { TwoFactorSchema } from './migrations/20261128-two-factor.js'
@@ -127,6 +128,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261128-two-factor', class: TwoFactorSchema },
         { name: '20261130-event-branding', class: EventBrandingSchema },
         { name: '20261130-staff-used-totp', class: StaffUsedTotpSchema },
+        { name: '20261130-listing-choice', class: ListingChoiceSchema },
         { name: '20261130-privacy-notices', class: PrivacyNoticesSchema },
         { name: '20261201-session-claims', class: SessionClaimsSchema },
       ],

@@ -1,3 +1,4 @@
+import { isLive } from '../sessions/session-state.js'
 import type { BrandingRow } from './branding.js'
 
 /**
@@ -10,14 +11,23 @@ export const EVENT_COUNTS = `select st.event_id,
          count(*) filter (where s.status = 'completed')::int as completed,
          count(*) filter (where s.status = 'cancelled')::int as cancelled,
          coalesce(sum(g.guests), 0)::int as guests,
-         coalesce(sum(s.photo_count) filter (where s.status = 'completed'), 0)::int as photos
+         coalesce(sum(s.photo_count) filter (where s.status = 'completed'), 0)::int as photos,
+         count(*) filter (where ${isLive('s')} and s.listed)::int as listed
     from event_set st
     join session s on s.set_id = st.id
     cross join lateral (select count(*) as guests from session_guest sg where sg.session_id = s.id) g
    where st.event_id in (?)
    group by st.event_id`
 
-export type EventCountsRow = { event_id: string; active: number; completed: number; cancelled: number; guests: number; photos: number }
+export type EventCountsRow = {
+  event_id: string
+  active: number
+  completed: number
+  cancelled: number
+  guests: number
+  photos: number
+  listed: number
+}
 
 /**
  * A kiosk's context from its two slugs, as SQL: read at every kiosk's start and reload, one indexed
@@ -46,13 +56,15 @@ export type KioskContextRow = {
   BrandingRow
 
 /** What registering guests at a set needs of its event: its phones' country, its listing default, its notice. */
-export const REGISTRATION_RULES = `select e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
+export const REGISTRATION_RULES = `select e.phone_country, e.list_guests_by_default, e.is_private, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text
     from event_set s
     join event e on e.id = s.event_id
    where s.id = ?`
 
 export type RegistrationRulesRow = {
   phone_country: string | null
+  /** Absent from the kiosk context's row, which reads no more than it needs. */
+  is_private?: boolean
   list_guests_by_default: boolean
   privacy_notice_version: string | null
   privacy_notice_url: string | null

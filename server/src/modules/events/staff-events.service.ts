@@ -125,7 +125,7 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
       privacyNotice: privacyNoticeOf(event) ?? null,
       listGuestsByDefault: event.listGuestsByDefault,
       retentionDays: event.retentionDays ?? null,
-      language: (event.language) ?? null,
+      language: event.language ?? null,
       kioskIdleSeconds: event.kioskIdleSeconds ?? null,
       branding: brandingOf(event, deps.config.publicUrl) ?? {},
       expiresAt: event.startAt.getTime() + (event.retentionDays ?? deps.config.retention.defaultDays) * DAY_MS,
@@ -136,6 +136,7 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
         sessions: { active: count?.active ?? 0, completed: count?.completed ?? 0, cancelled: count?.cancelled ?? 0 },
         guests: count?.guests ?? 0,
         photos: count?.photos ?? 0,
+        listed: count?.listed ?? 0,
       },
     }
   })

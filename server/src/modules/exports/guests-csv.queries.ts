@@ -17,7 +17,7 @@ export type GuestRow = {
   created_us: number
   registered_at: string
   marketing_opt_in: boolean
-  listed: boolean
+  listing_choice: boolean | null
   privacy_notice_version: string | null
   /** The state of the guest's latest gallery-link message by email and by SMS, when one was queued. */
   email_state: string | null
@@ -40,7 +40,7 @@ export function guestPageQuery(eventId: string, after: GuestKey | undefined, lim
   const sql = `select g.first_name, g.last_name, g.email, g.phone, s.label, s.id as session_id, g.position,
               ${micros('s.created_at')} as created_us,
               to_char(s.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as registered_at,
-              g.marketing_opt_in, g.listed, g.privacy_notice_version,
+              g.marketing_opt_in, g.listing_choice, g.privacy_notice_version,
               ${latestState('email')} as email_state, ${latestState('sms')} as sms_state
          from session s
          join event_set st on st.id = s.set_id

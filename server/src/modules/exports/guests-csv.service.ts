@@ -25,7 +25,10 @@ const HEADER = [
   'SMS delivery',
 ]
 
-const yesNo = (value: boolean) => (value ? 'yes' : 'no')
+const yesNo = (value: boolean) => (value ? ('yes' as const) : ('no' as const))
+
+/** A guest's answer about the event page, as exports say it: a default they were never asked about is no answer. */
+export const listingChoiceOf = (choice: boolean | null): 'yes' | 'no' | 'not asked' => (choice === null ? 'not asked' : yesNo(choice))
 
 /** Excel and Numbers read a file without it as their local code page and garble accents. */
 const BYTE_ORDER_MARK = '\uFEFF'
@@ -64,7 +67,7 @@ export async function exportGuestsCsv(
       galleryLink(config.galleryUrl, row.session_id),
       row.registered_at,
       yesNo(row.marketing_opt_in),
-      yesNo(row.listed),
+      listingChoiceOf(row.listing_choice),
       row.privacy_notice_version ?? '',
       row.email_state ?? '',
       row.sms_state ?? '',

@@ -82,8 +82,11 @@ export async function registerGuests(
   const details = normaliseGuests(guests, rules?.phone_country ?? DEFAULT_PHONE_COUNTRY)
   if (rules && privacyNoticeVersion !== undefined) await requirePublishedNotice(em, setId, privacyNoticeVersion)
   const noticeVersion = privacyNoticeVersion ?? rules?.privacy_notice_version ?? null
-  const listedByDefault = rules?.list_guests_by_default ?? true
-  const listed = guests.map((guest) => !(guest.hideFromEventPage ?? !listedByDefault))
+  // A guest who was not asked is listed by default only where the page they registered for is public:
+  // at a private event, a default is no choice, and making the event public later must not publish them.
+  const listedByDefault = (rules?.list_guests_by_default ?? true) && rules?.is_private === false
+  const choices = guests.map((guest) => (guest.hideFromEventPage === undefined ? null : !guest.hideFromEventPage))
+  const listed = choices.map((choice) => choice ?? listedByDefault)
   // Registrations sharing new guests can deadlock on the customer indexes (email, then phone).
   const at = now()
   return transactionalWithRetry(em, async (tx) => {
@@ -114,6 +117,7 @@ export async function registerGuests(
         customer: tx.getReference(Customer, customerIds[index]!),
         marketingOptIn: guests[index]!.marketingOptIn ?? false,
         listed: listed[index]!,
+        listingChoice: choices[index],
         privacyNoticeVersion: noticeVersion,
         registeredAt: at,
       }),

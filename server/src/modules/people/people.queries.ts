@@ -25,7 +25,7 @@ export const PEOPLE_QUERIES = {
   byPhone: `${PERSON} where c.id in (select id from customer where phone = ? union select customer_id from session_guest where phone = ?)
    order by c.created_at, c.id`,
   /** Their guest rows, oldest session first, with where each was. */
-  registrations: `select g.id as guest_id, g.first_name, g.last_name, g.email, g.phone, g.marketing_opt_in, g.listed, g.privacy_notice_version,
+  registrations: `select g.id as guest_id, g.first_name, g.last_name, g.email, g.phone, g.marketing_opt_in, g.listed, g.listing_choice, g.privacy_notice_version,
          ${epochMillis('coalesce(g.registered_at, s.created_at)')} as registered_at,
          e.id as event_id, e.slug as event_slug, e.name as event_name, ${epochMillis('e.start_at')} as start_at,
          st.id as set_id, st.slug as set_slug, st.name as set_name,
@@ -64,6 +64,7 @@ export type RegistrationRow = {
   phone: string | null
   marketing_opt_in: boolean
   listed: boolean
+  listing_choice: boolean | null
   privacy_notice_version: string | null
   registered_at: number
   event_id: string

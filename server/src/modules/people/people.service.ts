@@ -1,3 +1,4 @@
+import { listingChoiceOf } from '../exports/guests-csv.service.js'
 import { LockMode } from '@mikro-orm/core'
 import { galleryLink } from '@photobooth/sdk'
 
@@ -70,7 +71,9 @@ export async function exportPerson({ em, config, now }: Pick<AppContext, 'em' | 
       email: row.email,
       phone: row.phone,
       marketingOptIn: row.marketing_opt_in,
-      agreedToListing: row.listed,
+      agreedToListing: row.listing_choice === true,
+      listingChoice: listingChoiceOf(row.listing_choice),
+      listedOnEventPage: row.listed,
       privacyNoticeVersion: row.privacy_notice_version,
       registeredAt: row.registered_at,
       event: { id: row.event_id, slug: row.event_slug, name: row.event_name, startAt: row.start_at },

@@ -17,8 +17,10 @@ export class SessionGuest {
   customer!: Customer
   /** Consent, as given at the kiosk: marketing beyond the gallery link (never assumed). */
   marketingOptIn = false
-  /** Whether this guest agreed to their session being listed on the event page. */
+  /** Whether this guest's session may be listed on the event page on their account: their choice, or the default they saw. */
   listed = true
+  /** What they chose when asked (true: list me, false: do not); null when they were not asked. */
+  listingChoice?: boolean | null
   /** The event's privacy-notice version at registration, and when (absent for guests registered before). */
   privacyNoticeVersion?: string | null
   registeredAt?: Date | null
@@ -54,6 +56,7 @@ export const SessionGuestSchema = new EntitySchema<SessionGuest>({
     phone: { type: 'text', nullable: true },
     marketingOptIn: { type: 'boolean', default: false },
     listed: { type: 'boolean', default: true },
+    listingChoice: { type: 'boolean', nullable: true },
     privacyNoticeVersion: { type: 'text', nullable: true },
     registeredAt: { type: 'Date', nullable: true },
     // No cascade: a customer with sessions cannot be deleted.
