@@ -337,6 +337,20 @@ describe('every answer, against the document', () => {
     await documented('cancelSession', await call({ method: 'POST', path: cancelPath, headers: booth }))
     await documented('cancelSession', await call({ method: 'POST', path: cancelPath, headers: booth }))
     expect([...seen.get('cancelSession')!].sort()).toEqual(expect.arrayContaining(['200', '404', '409']))
+
+    // Claims (issue 33): the next session, none left, a named one held by another booth, a release.
+    const claimsPath = pathOf('claimNextSession', { setId })
+    await documented('claimNextSession', await call({ method: 'POST', path: claimsPath, body: { holder: 'A' }, headers: booth }))
+    await documented('claimNextSession', await call({ method: 'POST', path: claimsPath, body: { holder: 'A' }, headers: booth }))
+    const held = await seedSession(app.orm, setId, { status: 'active' })
+    const claimPath = pathOf('claimSession', { sessionId: held.id })
+    await documented('claimSession', await call({ method: 'POST', path: claimPath, body: { holder: 'A' }, headers: booth }))
+    await documented('claimSession', await call({ method: 'POST', path: claimPath, body: { holder: 'B' }, headers: booth }))
+    const releasePath = pathOf('releaseSession', { sessionId: held.id })
+    await documented('releaseSession', await call({ method: 'POST', path: releasePath, body: { holder: 'B' }, headers: booth }))
+    await documented('releaseSession', await call({ method: 'POST', path: releasePath, body: { holder: 'A' }, headers: booth }))
+    expect([...seen.get('claimSession')!].sort()).toEqual(expect.arrayContaining(['200', '409']))
+    expect([...seen.get('releaseSession')!].sort()).toEqual(expect.arrayContaining(['200', '409']))
   })
 
   it('staff sign-in: sign in (200, 400, 401, 429), the session, a password change and signing out', async () => {

@@ -63,6 +63,9 @@ describe('the OpenAPI document', () => {
         'POST /booth/sessions/{sessionId}/uploads',
         'POST /booth/sessions/{sessionId}/complete',
         'POST /booth/sessions/{sessionId}/cancel',
+        'POST /booth/sets/{setId}/claims',
+        'POST /booth/sessions/{sessionId}/claim',
+        'POST /booth/sessions/{sessionId}/release',
         // Staff sign-in (Better Auth) and the operator's API.
         'POST /api/auth/sign-in/email',
         'POST /api/auth/sign-out',

@@ -7,6 +7,7 @@ import { Event } from '../events/event.entity.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 import { fullName } from '../kiosk/guest-names.js'
 import { SessionGuest } from '../sessions/session-guest.entity.js'
+import { Session } from '../sessions/session.entity.js'
 import { CLAIM_QUERIES } from './claims.queries.js'
 
 /** Every event the booth's key covers (all, for an unscoped key) with its sets, newest start first: booths work private events too. */
@@ -31,11 +32,11 @@ export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { 
 
 /**
  * A set's active sessions, oldest first: whom the booth shoots next. Sessions another booth holds
- * (a live claim of another key, or of another `holder` of this key) are left out; `only` reads one.
+ * (a live claim of another key, or of another `holder` of this key) are left out.
  */
 export async function listQueue(
   deps: Pick<AppContext, 'em' | 'now'> & { booth: BoothCaller },
-  { setId, holder, only }: { setId: string; holder?: string | undefined; only?: string },
+  { setId, holder }: { setId: string; holder?: string | undefined },
 ) {
   const { em } = deps
   const set = await em.findOne(EventSet, setId)
@@ -43,23 +44,28 @@ export async function listQueue(
   const held = (
     await em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.heldByOthers, [setId, deps.now(), deps.booth.keyId, holder ?? ''])
   ).map((row) => row.sessionId)
-  const ids = only !== undefined ? { id: only } : held.length > 0 ? { id: { $nin: held } } : {}
   const guests = await em.find(
     SessionGuest,
-    { session: { set: setId, status: 'active', ...ids } },
+    { session: { set: setId, status: 'active', ...(held.length > 0 && { id: { $nin: held } }) } },
     { populate: ['session'], orderBy: { session: { createdAt: 'asc', id: 'asc' }, position: 'asc' } },
   )
   return {
     set: { id: set.id, slug: set.slug, name: set.name },
-    sessions: [...groupBy(guests, (guest) => guest.session).entries()].map(([session, sessionGuests]) => ({
-      id: session.id,
-      label: session.label,
-      createdAt: session.createdAt.getTime(),
-      guests: sessionGuests.map((guest) => ({
-        name: fullName(guest),
-        firstName: guest.firstName,
-        lastName: guest.lastName,
-      })),
-    })),
+    sessions: [...groupBy(guests, (guest) => guest.session).entries()].map(([session, sessionGuests]) =>
+      toQueuedSession(session, sessionGuests),
+    ),
   }
 }
+
+/** One session as a booth's queue shows it (a claim's answer): its guests' names in their order. */
+export async function readQueuedSession({ em }: Pick<AppContext, 'em'>, sessionId: string) {
+  const session = await em.findOneOrFail(Session, sessionId, { disableIdentityMap: true })
+  return toQueuedSession(session, await em.find(SessionGuest, { session: sessionId }, { orderBy: { position: 'asc' } }))
+}
+
+const toQueuedSession = (session: Session, guests: readonly SessionGuest[]) => ({
+  id: session.id,
+  label: session.label,
+  createdAt: session.createdAt.getTime(),
+  guests: guests.map((guest) => ({ name: fullName(guest), firstName: guest.firstName, lastName: guest.lastName })),
+})

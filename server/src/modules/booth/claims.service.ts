@@ -4,8 +4,7 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
 import { requireActiveSession } from '../sessions/session-state.js'
-import { Session } from '../sessions/session.entity.js'
-import { listQueue } from './booth-queue.service.js'
+import { listQueue, readQueuedSession } from './booth-queue.service.js'
 import { CLAIM_QUERIES, type LiveClaimRow } from './claims.queries.js'
 import { SessionClaim } from './session-claim.entity.js'
 
@@ -34,7 +33,7 @@ export async function claimNextSession(deps: ClaimDeps, { setId, holder, ttlSeco
       now,
       ...claimRow(deps.booth, holder, now, ttlSeconds),
     ])
-    if (row) return { session: await claimedSession(deps, setId, row.sessionId, holder) }
+    if (row) return { session: await claimedSession(deps, row.sessionId) }
     // Nobody waits, or another booth's claim took the session this one read meanwhile: read again.
     const { sessions } = await listQueue(deps, { setId, holder: holder ?? '' })
     if (sessions.length === 0) return { session: null }
@@ -51,8 +50,7 @@ export async function claimSession(deps: ClaimDeps, { sessionId, holder, ttlSeco
     ...claimRow(deps.booth, holder, now, ttlSeconds),
   ])
   if (!row) throw await heldElsewhere(deps.em, sessionId)
-  const session = await deps.em.findOneOrFail(Session, sessionId, { fields: ['set'], disableIdentityMap: true })
-  return claimedSession(deps, session.set.id, sessionId, holder)
+  return claimedSession(deps, sessionId)
 }
 
 /** Gives the session back to the queue, in its place; `released` is false when this booth held no claim on it. */
@@ -77,14 +75,10 @@ export async function liveClaims(em: EntityManager, sessionIds: readonly string[
   return claims
 }
 
-async function claimedSession(deps: ClaimDeps, setId: string, sessionId: string, holder: string | undefined) {
-  const { sessions } = await listQueue(deps, { setId, holder: holder ?? '', only: sessionId })
+async function claimedSession(deps: ClaimDeps, sessionId: string) {
   const claim = await deps.em.findOneOrFail(SessionClaim, { session: sessionId }, { disableIdentityMap: true })
-  const session = sessions[0]
-  // Completed or cancelled between the claim and this read: as if it had been before.
-  if (!session) throw new AppError('session_not_active', 'session was completed or cancelled concurrently')
   return {
-    ...session,
+    ...(await readQueuedSession(deps, sessionId)),
     claim: { holder: claim.holder || null, claimedAt: claim.claimedAt.getTime(), expiresAt: claim.expiresAt.getTime() },
   }
 }
