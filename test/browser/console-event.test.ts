@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { launchChromium, type Guest } from '../support/browser.js'
-import { consoleProblems, look, openConsole, openMenu, signInAt } from '../support/console.js'
+import { consoleProblems, look, openConsole, openMenu } from '../support/console.js'
 import { scratchDatabases } from '../support/databases.js'
 import {
   startFakePostmark,
@@ -166,7 +166,7 @@ describe('an owner runs an event from the console', () => {
       .locator('path')
       .waitFor()
     await set.getByRole('button', { name: 'Copy the address' }).click()
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(kioskUrl)
+    await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(kioskUrl)
     await look(page, 'sets')
     made.setId = (await (await staffFetch(app, api, `/staff/events/${made.eventId}`)).json()).sets[0].id
 
@@ -270,7 +270,7 @@ describe('an owner runs an event from the console', () => {
     await person.getByRole('button', { name: 'Export their data' }).click()
     const file = await download
     expect(file.suggestedFilename()).toBe('Ada Lovelace - data.json')
-    const exported = JSON.parse(await readFile((await file.path())!, 'utf8'))
+    const exported = JSON.parse(await readFile(await file.path(), 'utf8'))
     expect(exported).toMatchObject({
       person: { name: 'Ada Lovelace', email: 'ada@example.org' },
       registrations: [{ event: { name: 'Summer Gala 2026' } }],

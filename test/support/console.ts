@@ -77,7 +77,7 @@ async function lookAt(page: Page, name: string, size: { width: number; height: n
   await page.setViewportSize(size)
   await expect(audit(page), `${name} at ${size.width} px`).resolves.toEqual([])
   await expect(
-    page.evaluate(() => document.documentElement.scrollWidth <= innerWidth),
+    page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth'),
     `${name} at ${size.width} px is wider than the screen`,
   ).resolves.toBe(true)
   await page.screenshot({

@@ -48,7 +48,7 @@ export function errorText(error: unknown, overrides: Partial<Record<ErrorCode, s
   if (error instanceof NetworkError) return 'The service cannot be reached. Check the connection and try again.'
   const code = errorCodeOf(error)
   if (code && overrides[code]) return overrides[code]
-  if (code === 'invalid_input' && error instanceof ApiError) return issuesOf(error) ?? 'Some fields are not right: check them.'
+  if (code === 'invalid_input') return issuesOf(error) ?? 'Some fields are not right: check them.'
   // These carry the reason itself (which password rule, which field), in the API's words.
   if (code === 'weak_password' || code === 'bad_request' || code === 'unknown_phone_country' || code === 'invalid_cursor')
     return (error as Error).message
@@ -58,7 +58,8 @@ export function errorText(error: unknown, overrides: Partial<Record<ErrorCode, s
 }
 
 /** A schema failure's field errors, as "Field: message" lines. */
-function issuesOf(error: ApiError): string | undefined {
+function issuesOf(error: unknown): string | undefined {
+  if (!(error instanceof ApiError)) return undefined
   const issues = (error.data as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues
   if (!issues?.length) return undefined
   return issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('. ')

@@ -170,7 +170,7 @@ export function EventForm({
     if (!LOGO_TYPES.includes(file.type)) return setLogoProblem('The logo must be a PNG, JPEG or WebP image.')
     if (file.size > LOGO_MAX_BYTES) return setLogoProblem(`The logo is ${Math.ceil(file.size / 1024)} KB: at most 48 KB, please.`)
     const reader = new FileReader()
-    reader.onload = () => set('logo', String(reader.result))
+    reader.onload = () => typeof reader.result === 'string' && set('logo', reader.result)
     reader.readAsDataURL(file)
   }
   const submit = (formEvent: FormEvent) => {

@@ -11,7 +11,7 @@ type Role = Awaited<ReturnType<StaffClient['staff']['members']['me']>>['role']
 
 type Areas = Omit<StaffClient['staff'], 'auth'>
 /** `events.create`, `people.erase`…: every staff route the client has. */
-export type RoutePath = { [A in keyof Areas & string]: `${A}.${keyof Areas[A] & string}` }[keyof Areas & string]
+export type RoutePath = { [A in Extract<keyof Areas, string>]: `${A}.${Extract<keyof Areas[A], string>}` }[Extract<keyof Areas, string>]
 
 export const LEAST_ROLE = {
   'events.list': 'staff',
