@@ -63,6 +63,8 @@ beforeAll(async () => {
   app = await startTestServer()
   staff = await signedInStaff(app)
   kiosk = await createKioskEvent(app, staff, {
+    // Public: its page lists the guests who leave the box as it is.
+    isPrivate: false,
     privacyNotice: NOTICE,
     branding: { businessName: 'Flashbulb Booths', accentColor: '#b4235a', tagline: 'Thanks for celebrating with us!', logo: await logo() },
   })

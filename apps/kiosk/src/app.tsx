@@ -176,6 +176,7 @@ function KioskScreens({ context, busy, onReset, onNoticeRefused }: ScreensProps)
         ...(guest.email.trim() ? { email: guest.email.trim() } : {}),
         ...(guest.phone.trim() ? { phone: guest.phone.trim() } : {}),
         marketingOptIn: guest.marketingOptIn,
+        // The kiosk asks (the box shows the event's rule until the guest changes it): its state is the guest's answer.
         hideFromEventPage: !guest.listed,
       })),
       ...(notice ? { privacyNoticeVersion: notice.version } : {}),
