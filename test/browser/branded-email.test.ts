@@ -87,7 +87,10 @@ describe('the gallery email of a branded event', () => {
       const logoLoaded = page.waitForResponse((response) => response.url() === event.branding.logo.url && response.status() === 200)
       await page.setContent(mail.HtmlBody!)
       await logoLoaded
-      await expect.poll(() => page.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(400)
+      // In the page: the image has loaded its 400 px (a DOM element, typed here as what the page reads of it).
+      await expect
+        .poll(() => page.locator('img').evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth))
+        .toBe(400)
       expect(await page.getByRole('img', { name: 'Flashbulb Booths' }).isVisible()).toBe(true)
       expect(await page.getByText('Thanks for dancing with us!').isVisible()).toBe(true)
       expect(await page.getByRole('link', { name: 'Flashbulb Booths' }).getAttribute('href')).toBe('https://flashbulb.example.com/')
