@@ -285,9 +285,9 @@ describe('GET /g/events/:slug', () => {
     expect(
       cards.map(([, width, height, href, picture, label, meta]) => ({ shape: `${width}/${height}`, href, picture, label, meta })),
     ).toEqual([
-      // Seeded photos have no copies (as photos from before copies existed): a placeholder of their shape, never the photo's file.
-      { shape: '1200/1800', href: `${app.url}/g/${newer.id}`, picture: '<span class="placeholder">', label: 'Newer', meta: '1 photo' },
-      { shape: '1200/1800', href: `${app.url}/g/${older.id}`, picture: '<span class="placeholder">', label: 'Older', meta: '2 photos' },
+      // Seeded photos have no copies (as photos from before copies existed): a placeholder, never the photo's file; portraits make square cards.
+      { shape: '1200/1200', href: `${app.url}/g/${newer.id}`, picture: '<span class="placeholder">', label: 'Newer', meta: '1 photo' },
+      { shape: '1200/1200', href: `${app.url}/g/${older.id}`, picture: '<span class="placeholder">', label: 'Older', meta: '2 photos' },
     ])
     // A set with nothing live has no heading of its own.
     expect(html).not.toContain('Set 2')

@@ -35,16 +35,21 @@ const EAGER_ROWS = 3
 
 /**
  * A set's cards: at the size ten or more photos have whatever their number (a list of galleries,
- * not one to look at), none narrower than its caption can use, the last row ending where it ends.
+ * not one to look at), none narrower than a short caption, the last row ending where it ends. A
+ * portrait cover is cropped square (`cardFrame`): uncropped, a row holding one would be as tall as
+ * the portrait and its landscape covers twice as wide, a copy twice the bytes each at 3×.
  */
-const CARD_PHONE_ROWS: RowPlan = { ...phoneRows(10), target: 150, steep: 171, narrowest: 100, openLast: true }
+const CARD_PHONE_ROWS: RowPlan = { ...phoneRows(10), target: 150, steep: 171, narrowest: 80, openLast: true }
+const cardFrame = ({ width, height }: Frame): Frame => (width < height ? { width, height: width } : { width, height })
 const CARD_WIDE_ROWS: RowPlan = { ...WIDE_ROWS, target: 260, openLast: true }
 
-type Tile = { photo: PagePhoto; state: PhotoState; phone: Place; wide: Place; row: number }
+/** A tile's box: the photo's own shape in a gallery; on the event page, a portrait photo's card is square (cropped). */
+type Frame = { width: number; height: number }
+type Tile = { photo: PagePhoto; frame: Frame; state: PhotoState; phone: Place; wide: Place; row: number }
 
 /** The photos laid out in rows for both screen classes, with each one's phone row number. */
-function tilesOf(photos: { photo: PagePhoto; state: PhotoState }[], plans: { phone: RowPlan; wide: RowPlan }): Tile[] {
-  const aspects = photos.map(({ photo }) => photo.width / photo.height)
+function tilesOf(photos: { photo: PagePhoto; frame: Frame; state: PhotoState }[], plans: { phone: RowPlan; wide: RowPlan }): Tile[] {
+  const aspects = photos.map(({ frame }) => frame.width / frame.height)
   const phone = justifiedRows(aspects, plans.phone)
   const wide = justifiedRows(aspects, plans.wide)
   let row = 0
@@ -74,7 +79,7 @@ function photoTile(tile: Tile, index: number, count: number, { id, label, eventN
   const n = index + 1
   const alt = `Photo ${n} of ${count}, ${label} at ${eventName}`
   const download = `/gallery/${e(id)}/photos/${e(photo.id)}/download`
-  const style = tileStyle(photo, tile.phone, tile.wide)
+  const style = tileStyle(tile.frame, tile.phone, tile.wide)
   const large = photo.copies?.at(-1)?.url
   if (state === 'shown' && photo.copies && large) {
     return `<li class="tile" style="${style}"><a class="photo-open" href="${e(large)}" data-index="${index}" data-large="${e(large)}" data-download="${download}"><img${imageAttributes(tile, photo.copies)} width="${photo.width}" height="${photo.height}" alt="${e(alt)}"></a></li>`
@@ -93,7 +98,7 @@ export function galleryPage({ gallery, photoBytes, states }: GalleryPageInput, l
   const count = photoCount(photos.length)
   const facebook = `https://www.facebook.com/sharer/sharer.php?u=${encodeURIComponent(url)}`
   const tiles = tilesOf(
-    photos.map((photo) => ({ photo, state: photo.copies ? 'shown' : (states.get(photo.id) ?? 'coming') })),
+    photos.map((photo) => ({ photo, frame: photo, state: photo.copies ? 'shown' : (states.get(photo.id) ?? 'coming') })),
     { phone: phoneRows(photos.length), wide: WIDE_ROWS },
   )
   const items = tiles.map((tile, index) => photoTile(tile, index, photos.length, { id, label, eventName: event.name })).join('\n')
@@ -222,7 +227,7 @@ function card(tile: Tile, session: EventSession, links: PageLinks): string {
       : `<span class="placeholder${state === 'coming' ? ' waiting' : ''}">${state === 'coming' ? '' : ICONS.photo}</span>`
   const coming = state === 'coming' ? ` data-coming="${e(session.id)}" data-sizes="${sizesOf(tile.phone, tile.wide)}"` : ''
   // The link's name is its visible text (WCAG 2.5.3): no aria-label to contradict it.
-  return `<li class="tile card"${coming} style="${tileStyle(photo, tile.phone, tile.wide)}"><a href="${e(links.sessionPage(session.id))}"><span class="frame">${picture}</span><span class="card-label">${e(session.label)}</span> <span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
+  return `<li class="tile card"${coming} style="${tileStyle(tile.frame, tile.phone, tile.wide)}"><a href="${e(links.sessionPage(session.id))}"><span class="frame">${picture}</span><span class="card-label">${e(session.label)}</span> <span class="card-meta">${photoCount(session.photos.length)}</span></a></li>`
 }
 
 /**
@@ -242,7 +247,7 @@ export function eventPage(
       const tiles = tilesOf(
         set.sessions.map((session) => {
           const first = session.photos[0]!
-          return { photo: first, state: first.copies ? ('shown' as const) : (states.get(first.id) ?? 'coming') }
+          return { photo: first, frame: cardFrame(first), state: first.copies ? ('shown' as const) : (states.get(first.id) ?? 'coming') }
         }),
         { phone: CARD_PHONE_ROWS, wide: CARD_WIDE_ROWS },
       )

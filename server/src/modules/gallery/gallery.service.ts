@@ -3,6 +3,7 @@ import { z } from 'zod'
 
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
+import { decodePageCursor, encodePageCursor } from '../../db/page-cursor.js'
 import { AppError } from '../../errors.js'
 import { brandingOfRow } from '../events/branding.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
@@ -40,20 +41,13 @@ type PageEnd = { setId: string; createdUs: number; id: string }
 
 const PageEndKey = z.tuple([Id, z.int().nonnegative(), Id])
 
-/** A set's `nextCursor`, opaque to clients: base64url of `[set id, created_at in microseconds, id]` of its page's last session. */
-const encodeCursor = (setId: string, last: LiveSessionRow) =>
-  Buffer.from(JSON.stringify([setId, last.created_us, last.id])).toString('base64url')
+/** A set's `nextCursor`, opaque to clients: `[set id, created_at in microseconds, id]` of its page's last session. */
+const encodeCursor = (setId: string, last: LiveSessionRow) => encodePageCursor([setId, last.created_us, last.id])
 
 function decodeCursor(cursor: string): PageEnd {
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    value = undefined
-  }
-  const parsed = PageEndKey.safeParse(value)
-  if (!parsed.success) throw new AppError('invalid_cursor', INVALID_PAGE_CURSOR)
-  const [setId, createdUs, id] = parsed.data
+  const key = decodePageCursor(cursor, PageEndKey)
+  if (!key) throw new AppError('invalid_cursor', INVALID_PAGE_CURSOR)
+  const [setId, createdUs, id] = key
   return { setId, createdUs, id }
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod'
 
 import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
+import { decodePageCursor, encodePageCursor } from '../../db/page-cursor.js'
 import { AppError } from '../../errors.js'
 import { cancelSession } from '../booth/cancel-session.service.js'
 import { liveClaims } from '../booth/claims.service.js'
@@ -88,20 +89,14 @@ async function copiesBySession(em: AppContext['em'], ids: string[]) {
 }
 
 /** The cursor is opaque to clients: base64url of `[created_at in microseconds, id]` of a page's last session. */
-const encodeCursor = (row: SessionRow) => Buffer.from(JSON.stringify([row.created_us, row.id])).toString('base64url')
+const encodeCursor = (row: SessionRow) => encodePageCursor([row.created_us, row.id])
 
 const CursorKey = z.tuple([z.int().nonnegative(), Id])
 
 function decodeCursor(cursor: string): SessionKey {
-  let value: unknown
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-  } catch {
-    value = undefined
-  }
-  const parsed = CursorKey.safeParse(value)
-  if (!parsed.success) throw new AppError('invalid_cursor', 'Invalid cursor: pass the nextCursor of the previous page')
-  return { createdUs: parsed.data[0], id: parsed.data[1] }
+  const key = decodePageCursor(cursor, CursorKey)
+  if (!key) throw new AppError('invalid_cursor', 'Invalid cursor: pass the nextCursor of the previous page')
+  return { createdUs: key[0], id: key[1] }
 }
 
 /**

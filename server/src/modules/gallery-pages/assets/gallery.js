@@ -39,14 +39,17 @@
   }
 
   /**
-   * Asks `url` (JSON) again, gently (1 s, then less and less often, never while the page is hidden,
-   * not at all after ten minutes), with the browser's validator: an answer that has not changed is a
-   * 304 of no body. `apply` returns whether anything is still awaited.
+   * Asks `url` (JSON) again, every second while copies are usually made (the first 15 s), then less
+   * and less often, never while the page is hidden, not at all after ten minutes; with the browser's
+   * validator, so that an answer that has not changed is a 304 of no body (one small query on the
+   * service). `apply` returns whether anything is still awaited.
    */
   const pollJson = (url, apply) => {
     const started = Date.now()
-    const delays = [1_000, 1_000, 1_500, 2_000, 2_000, 3_000, 5_000, 5_000, 8_000]
-    let attempt = 0
+    const delay = () => {
+      const elapsed = Date.now() - started
+      return elapsed < 15_000 ? 1_000 : elapsed < 60_000 ? 2_000 : 5_000
+    }
     const check = async () => {
       if (document.hidden) return document.addEventListener('visibilitychange', check, { once: true })
       try {
@@ -55,9 +58,9 @@
       } catch {
         // Offline for a moment (a venue's network): the next check will do.
       }
-      if (Date.now() - started < 10 * 60_000) setTimeout(check, delays[Math.min(attempt++, delays.length - 1)])
+      if (Date.now() - started < 10 * 60_000) setTimeout(check, delay())
     }
-    setTimeout(check, delays[attempt++])
+    setTimeout(check, delay())
   }
 
   /** A copy's `<img>` over its placeholder, shown once decoded: the tile's box does not change. */
@@ -208,7 +211,7 @@
       )
     }
     const onTap = (action) => () => {
-      if (!links[index].dataset.large) return say('This photo is still being prepared: use Download meanwhile.')
+      if (!links[index].dataset.large) return say('Use Download for this photo.')
       if (!canShareFiles) return hand(action)
       const file = files.get(index)
       if (file) return hand(action, file)
@@ -233,7 +236,11 @@
       waitingTap = undefined
       fileReady(shown)
       note.hidden = Boolean(large)
-      note.textContent = large ? '' : 'This photo is still being prepared. Download gets it now.'
+      note.textContent = large
+        ? ''
+        : link.closest('[data-coming]')
+          ? 'This photo is still being prepared. Download gets it now.'
+          : 'This photo cannot be shown here. Download gets it.'
       image.hidden = !large
       image.alt = thumbnail ? thumbnail.alt : ''
       if (!large) return stage.classList.remove('loading')
