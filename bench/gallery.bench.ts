@@ -355,7 +355,7 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
         set_name: string
       }>(...positional(EVENT_SETS_SQL, [req.params.slug]))
       const event = sets[0]
-      if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event' })
+      if (!event || event.is_private) return sendJson(res, 404, { error: 'no such event', code: 'no_such_event' })
       const { rows: sessions } = await pool.query<{ id: string; set_id: string; label: string; created_at: number; created_us: number }>(
         ...positional(LIVE_SESSIONS_SQL, [event.id]),
       )
@@ -404,7 +404,7 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
         start_at: number
       }>(...positional(GALLERY_SQL, [req.params.sessionId]))
       const session = rows[0]
-      if (!session) return sendJson(res, 404, { error: 'no such gallery' })
+      if (!session) return sendJson(res, 404, { error: 'no such gallery', code: 'no_such_gallery' })
       const { photos, previews } = await photosBySession([session.id])
       const preview = previews.get(session.id)
       sendJson(res, 200, {
