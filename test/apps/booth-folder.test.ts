@@ -4,7 +4,7 @@
  * truncated JPEG among them. Each group of four becomes the next registered session, completed once
  * with its photos in order; the bad files are set aside with their reasons; no original changes.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -110,5 +110,50 @@ describe('the booth connector, folder mode', () => {
     connector.child.kill('SIGTERM')
     expect(await connector.exited).toEqual({ code: 0, signal: null })
     expect(await readdir(join(state, 'queue'))).toEqual([])
+  }, 180_000)
+
+  it('when file names carry a session id (a QR the business printed), then those photos go to that session, not the next; with --after move, delivered originals go to done/ and refused ones to set-aside/ with their reason', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const setId = sets[0]!.id
+    const first = await registerGuests(app, setId, [{ name: 'First', email: 'first@example.org' }])
+    const named = await registerGuests(app, setId, [{ name: 'Named', email: 'named@example.org' }])
+    const folder = join(work, 'named')
+    // The pattern and the move are settings kept in a config file, as an operator would keep them.
+    const config = join(work, 'named.json')
+    await writeFile(config, JSON.stringify({ sessionPattern: '^(?<session>[A-Za-z0-9_-]{22})-', after: 'move' }))
+    const moved = startConnector(
+      [
+        'folder',
+        folder,
+        '--config',
+        config,
+        '--service',
+        app.url,
+        '--set',
+        setId,
+        '--state',
+        join(work, 'named-state'),
+        '--group',
+        'count:2',
+        '--stable',
+        '0.5',
+      ],
+      { PHOTOBOOTH_BOOTH_KEY: boothKey },
+    )
+    running.push(moved)
+    await moved.next(event('mode.ready'))
+    await writeSlowly(join(folder, `${named}-1.jpg`), photos[3]!, 100)
+    await writeSlowly(join(folder, `${named}-2.txt`), Buffer.from('not a photo'), 100)
+    await writeSlowly(join(folder, `${named}-3.jpg`), photos[2]!, 100)
+    await moved.next(event('session.completed', 1), { past: true, ms: 120_000 })
+    expect(await storedPhotos(named)).toEqual([sha256(photos[3]!), sha256(photos[2]!)])
+    expect((await sessionRows(setId)).map((row) => [row.id, row.status])).toEqual([
+      [first, 'active'],
+      [named, 'completed'],
+    ])
+    expect((await readdir(join(folder, 'done'))).sort()).toEqual([`${named}-1.jpg`, `${named}-3.jpg`])
+    expect((await readdir(join(folder, 'set-aside'))).sort()).toEqual([`${named}-2.txt`, `${named}-2.txt.reason.txt`])
+    expect(await readFile(join(folder, 'set-aside', `${named}-2.txt.reason.txt`), 'utf8')).toBe('not a JPEG (unknown content)\n')
+    expect(JSON.stringify(moved.lines)).not.toContain(named)
   }, 180_000)
 })

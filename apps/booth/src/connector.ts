@@ -94,6 +94,7 @@ export class Connector {
     await this.queue.ready
     for (const record of await this.journal.load()) {
       this.records.push(record)
+      for (const id of [record.sessionId, record.named]) if (id) this.log.conceal(id)
       for (const photo of record.photos) this.taken.add(takenKey(photo.original, photo.size, photo.mtimeMs))
     }
     this.nextNumber = (this.records.at(-1)?.number ?? 0) + 1
@@ -136,6 +137,7 @@ export class Connector {
   }
 
   async open(options: { source?: string; named?: string } = {}): Promise<SessionRecord> {
+    if (options.named) this.log.conceal(options.named)
     const record: SessionRecord = {
       number: this.nextNumber++,
       createdAt: Date.now(),
@@ -354,6 +356,7 @@ export class Connector {
         this.refused(error)
       }
       if (claimed) {
+        this.log.conceal(claimed.id)
         record.sessionId = claimed.id
         record.claimedAt = Date.now()
         record.state = 'claimed'

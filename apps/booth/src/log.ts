@@ -11,15 +11,17 @@ export type Logger = {
   info(event: string, text: string, fields?: Fields): void
   warn(event: string, text: string, fields?: Fields): void
   error(event: string, text: string, fields?: Fields): void
+  /** A session id the connector learnt (a claim, a file's name): masked wherever it appears, inside a word too. */
+  conceal(id: string): void
 }
 
-/** A session id (22 URL-safe characters) wherever it appears in a logged text. */
+/** A session id (22 URL-safe characters) standing alone in a logged text, even one the connector never learnt. */
 const SESSION_ID = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g
-
-export const masked = (text: string): string => text.replace(SESSION_ID, '…')
 
 export function createLogger(options: { json: boolean; write?: (line: string) => void }): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const known = new Set<string>()
+  const masked = (text: string) => [...known].reduce((each, id) => each.replaceAll(id, '…'), text).replace(SESSION_ID, '…')
   const line =
     (level: Level) =>
     (event: string, text: string, fields: Fields = {}) => {
@@ -30,7 +32,7 @@ export function createLogger(options: { json: boolean; write?: (line: string) =>
       if (options.json) write(JSON.stringify({ time, level, event, message: masked(text), ...safe }))
       else write(`${time.slice(0, 19)}Z ${level === 'info' ? '' : `${level.toUpperCase()} `}${masked(text)}`)
     }
-  return { info: line('info'), warn: line('warn'), error: line('error') }
+  return { info: line('info'), warn: line('warn'), error: line('error'), conceal: (id) => void known.add(id) }
 }
 
 /** Bytes for a person: 12.3 MB. */
