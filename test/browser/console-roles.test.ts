@@ -130,6 +130,40 @@ describe('the console by role', () => {
     await look(page, 'account')
   })
 
+  it('when a call is slow or the service cannot be reached, then the screen says so in words and tries again on demand, never blank', async () => {
+    const page = await consoleFor()
+    await signInAt(page, owner.email, owner.password)
+    await page.getByRole('link', { name: /Autumn Ball/ }).waitFor()
+    // The event's answer held back: the screen says what it waits for. Its numbers never come (the
+    // connection refused, every try).
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route(`**/staff/events/${event.id}`, async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.route(`**/staff/events/${event.id}/stats`, (route) => route.abort('connectionrefused'))
+    await page.getByRole('link', { name: /Autumn Ball/ }).click()
+    await expect(page.getByRole('status').filter({ hasText: 'Loading the event…' }).isVisible()).resolves.toBe(true)
+    release()
+    await page.getByRole('heading', { name: 'Autumn Ball', level: 1 }).waitFor()
+    await page.unroute(`**/staff/events/${event.id}`)
+    await page.locator('article.session').first().waitFor()
+    await page.getByRole('link', { name: 'Numbers' }).click()
+    const failure = page.getByRole('alert')
+    await expect(failure.locator('strong').textContent()).resolves.toBe(
+      'The service cannot be reached. Check the connection and try again.',
+    )
+    await look(page, 'numbers-unreachable')
+    await page.unroute(`**/staff/events/${event.id}/stats`)
+    await failure.getByRole('button', { name: 'Try again' }).click()
+    await expect(page.locator('.tile').first().textContent()).resolves.toBe('3Gallery views')
+    // Chromium reports the refused loads itself: the test's doing, not the page's.
+    const staff = opened.pop()!
+    expect(consoleProblems(staff).filter((problem) => !problem.includes('net::ERR_CONNECTION_REFUSED'))).toEqual([])
+    await staff.context.close()
+  })
+
   it('when a manager invited with a password signs in, then they choose their own first, and see no people, team, retention or audit controls, which the API refuses them', async () => {
     const { email, password } = await invite('manager', 'Morgan Manager')
     const page = await consoleFor()

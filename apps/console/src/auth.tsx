@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 
 import { api, type StaffMember } from './api.js'
-import { Button, CopyButton, ErrorNote, Field, Note, PageHeader, QrCode } from './ui.js'
+import { Button, CopyButton, ErrorNote, Field, Note, PageHeader, PasswordField, QrCode } from './ui.js'
 
 /** Every query again: a new session, or a member who may now do more. */
 function useSignedIn() {
@@ -40,18 +40,7 @@ export function SignIn() {
                 <input {...props} type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
               )}
             </Field>
-            <Field label="Password">
-              {(props) => (
-                <input
-                  {...props}
-                  type="password"
-                  autoComplete="current-password"
-                  required
-                  value={password}
-                  onChange={(e) => setPassword(e.target.value)}
-                />
-              )}
-            </Field>
+            <PasswordField label="Password" autoComplete="current-password" value={password} onChange={setPassword} />
             <ErrorNote error={signIn.error} words={{ unauthorized: 'Wrong email or password.' }} />
             <Button kind="primary" type="submit" busy={signIn.isPending} className="wide">
               Sign in
@@ -152,45 +141,21 @@ export function PasswordChange({ forced = false }: { forced?: boolean }) {
     <form onSubmit={submit} className="card" aria-labelledby="password-title">
       {forced ? <h1 id="password-title">Choose your own password</h1> : <h2 id="password-title">Change your password</h2>}
       {forced && <p>You were invited with a password someone else knows. Choose one of your own to go on.</p>}
-      <Field label={forced ? 'The password you were given' : 'Current password'}>
-        {(props) => (
-          <input
-            {...props}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={current}
-            onChange={(e) => setCurrent(e.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="New password" hint="12 to 128 characters, hard to guess: a few unrelated words work well.">
-        {(props) => (
-          <input
-            {...props}
-            type="password"
-            autoComplete="new-password"
-            minLength={12}
-            maxLength={128}
-            required
-            value={next}
-            onChange={(e) => setNext(e.target.value)}
-          />
-        )}
-      </Field>
-      <Field label="New password again">
-        {(props) => (
-          <input
-            {...props}
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-invalid={mismatch || undefined}
-            value={again}
-            onChange={(e) => setAgain(e.target.value)}
-          />
-        )}
-      </Field>
+      <PasswordField
+        label={forced ? 'The password you were given' : 'Current password'}
+        autoComplete="current-password"
+        value={current}
+        onChange={setCurrent}
+      />
+      <PasswordField
+        label="New password"
+        hint="12 to 128 characters, hard to guess: a few unrelated words work well."
+        autoComplete="new-password"
+        value={next}
+        onChange={setNext}
+        isNew
+      />
+      <PasswordField label="New password again" autoComplete="new-password" value={again} onChange={setAgain} invalid={mismatch} />
       {mismatch && <p className="field-error">The two new passwords differ.</p>}
       <ErrorNote error={change.error} words={{ bad_request: 'The current password is not right.' }} />
       {change.isSuccess && !forced && <Note kind="success">Your password is changed. Your other sessions were signed out.</Note>}
@@ -221,18 +186,7 @@ export function TwoFactorSetup({ required = false }: { required?: boolean }) {
           }}
         >
           <p>An authenticator app on your phone (Google Authenticator, 1Password, Authy…) then gives a code at each sign-in.</p>
-          <Field label="Your password">
-            {(props) => (
-              <input
-                {...props}
-                type="password"
-                autoComplete="current-password"
-                required
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-              />
-            )}
-          </Field>
+          <PasswordField label="Your password" autoComplete="current-password" value={password} onChange={setPassword} />
           <ErrorNote error={enable.error} words={{ bad_request: 'The password is not right.' }} />
           <Button kind="primary" type="submit" busy={enable.isPending}>
             Continue
@@ -311,18 +265,7 @@ function TwoFactorOff() {
       <p>
         <span className="badge good">On</span> You sign in with a code from your authenticator app.
       </p>
-      <Field label="Your password, to turn it off">
-        {(props) => (
-          <input
-            {...props}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        )}
-      </Field>
+      <PasswordField label="Your password, to turn it off" autoComplete="current-password" value={password} onChange={setPassword} />
       <ErrorNote error={disable.error} words={{ bad_request: 'The password is not right.' }} />
       <Button kind="danger" type="submit" busy={disable.isPending}>
         Turn off the second factor

@@ -1,57 +1,30 @@
 /** One person's rights (docs/guests-data.md), for owners: find them across events, hand them their data, erase them. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 
 import { api, client, type Output } from './api.js'
 import { plural } from './format.js'
-import { Button, ConfirmDialog, ErrorNote, Field, Loaded, Note, PageHeader } from './ui.js'
+import { Button, ConfirmDialog, ContactSearch, ErrorNote, Loaded, Note, PageHeader } from './ui.js'
 
 type Person = Output<typeof client.staff.people.find>['people'][number]
-type By = 'email' | 'phone'
 
 export function People() {
-  const [by, setBy] = useState<By>('email')
-  const [value, setValue] = useState('')
   const [query, setQuery] = useState<{ email: string } | { phone: string }>()
   const [erased, setErased] = useState<string>()
   const found = useQuery({ ...api.people.find.queryOptions({ input: query ?? { email: '' } }), enabled: query !== undefined })
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    setErased(undefined)
-    setQuery(by === 'email' ? { email: value.trim() } : { phone: value.trim() })
-  }
   return (
     <>
       <PageHeader title="People" lead="A guest asks what you hold about them, or to be forgotten: find them across every event." />
-      <form className="card search" onSubmit={submit} aria-labelledby="find-title">
-        <h2 id="find-title">Find a guest</h2>
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Find by</legend>
-          {(['email', 'phone'] as const).map((option) => (
-            <label key={option}>
-              <input type="radio" name="by" value={option} checked={by === option} onChange={() => setBy(option)} />
-              <span>{option === 'email' ? 'Email' : 'Phone'}</span>
-            </label>
-          ))}
-        </fieldset>
-        <div className="inline-form">
-          <Field label={by === 'email' ? 'Their email' : 'Their phone number'}>
-            {(props) => (
-              <input
-                {...props}
-                type={by === 'email' ? 'email' : 'tel'}
-                required
-                minLength={3}
-                value={value}
-                onChange={(e) => setValue(e.target.value)}
-              />
-            )}
-          </Field>
-          <Button kind="primary" type="submit" busy={found.isFetching}>
-            Find
-          </Button>
-        </div>
-      </form>
+      <ContactSearch
+        title="Find a guest"
+        labels={{ email: 'Their email', phone: 'Their phone number' }}
+        action="Find"
+        busy={found.isFetching}
+        onSearch={(next) => {
+          setErased(undefined)
+          setQuery(next)
+        }}
+      />
       {erased && <Note kind="success">{erased}</Note>}
       {query && (
         <Loaded query={found} what="the people found">

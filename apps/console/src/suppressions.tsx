@@ -1,11 +1,11 @@
 /** The suppression list: whether an address opted out (a bounce, a complaint, STOP), and lifting an email's. */
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
+import { useState } from 'react'
 
 import { api, type client, type Output, type StaffMember } from './api.js'
 import { formatDateTime } from './format.js'
 import { may } from './roles.js'
-import { Button, ErrorNote, Field, Loaded, Note, PageHeader } from './ui.js'
+import { Button, ContactSearch, ErrorNote, Loaded, Note, PageHeader } from './ui.js'
 
 type Reason = Output<typeof client.staff.messages.findSuppressions>['suppressions'][number]['reason']
 
@@ -17,48 +17,22 @@ const REASONS: Record<Reason, string> = {
 }
 
 export function Suppressions({ me }: { me: StaffMember }) {
-  const [by, setBy] = useState<'email' | 'phone'>('email')
-  const [value, setValue] = useState('')
   const [query, setQuery] = useState<{ email: string } | { phone: string }>()
   const found = useQuery({ ...api.messages.findSuppressions.queryOptions({ input: query ?? { email: '' } }), enabled: query !== undefined })
   const lift = useMutation(api.messages.liftSuppression.mutationOptions({ onSuccess: () => void found.refetch() }))
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    lift.reset()
-    setQuery(by === 'email' ? { email: value.trim() } : { phone: value.trim() })
-  }
   return (
     <>
       <PageHeader title="Opt-outs" lead="A guest says their link never came: check whether their address is on the suppression list." />
-      <form className="card search" onSubmit={submit} aria-labelledby="lookup-title">
-        <h2 id="lookup-title">Look up an address</h2>
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Look up by</legend>
-          {(['email', 'phone'] as const).map((option) => (
-            <label key={option}>
-              <input type="radio" name="lookup-by" value={option} checked={by === option} onChange={() => setBy(option)} />
-              <span>{option === 'email' ? 'Email' : 'Phone'}</span>
-            </label>
-          ))}
-        </fieldset>
-        <div className="inline-form">
-          <Field label={by === 'email' ? 'Email address' : 'Phone number'}>
-            {(props) => (
-              <input
-                {...props}
-                type={by === 'email' ? 'email' : 'tel'}
-                required
-                minLength={3}
-                value={value}
-                onChange={(e) => setValue(e.target.value)}
-              />
-            )}
-          </Field>
-          <Button kind="primary" type="submit" busy={found.isFetching}>
-            Look up
-          </Button>
-        </div>
-      </form>
+      <ContactSearch
+        title="Look up an address"
+        labels={{ email: 'Email address', phone: 'Phone number' }}
+        action="Look up"
+        busy={found.isFetching}
+        onSearch={(next) => {
+          lift.reset()
+          setQuery(next)
+        }}
+      />
       {query && (
         <Loaded query={found} what="the suppression list">
           {({ suppressions }) =>

@@ -237,3 +237,99 @@ export function PageHeader({ title, lead, actions }: { title: ReactNode; lead?: 
     </div>
   )
 }
+
+/** A password field: the browser's password manager is told which it is (`current-password`, `new-password`). */
+export function PasswordField({
+  label,
+  hint,
+  autoComplete,
+  value,
+  onChange,
+  isNew = false,
+  invalid = false,
+}: {
+  label: string
+  hint?: string
+  autoComplete: 'current-password' | 'new-password'
+  value: string
+  onChange: (value: string) => void
+  /** A new password: the service's bounds (12 to 128 characters). */
+  isNew?: boolean
+  invalid?: boolean
+}) {
+  return (
+    <Field label={label} hint={hint}>
+      {(props) => (
+        <input
+          {...props}
+          type="password"
+          autoComplete={autoComplete}
+          required
+          {...(isNew ? { minLength: 12, maxLength: 128 } : {})}
+          aria-invalid={invalid || undefined}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  )
+}
+
+type ContactQuery = { email: string } | { phone: string }
+
+/** Find by email or by phone, the one field the API takes (people, opt-outs). */
+export function ContactSearch({
+  title,
+  labels,
+  action,
+  busy,
+  onSearch,
+}: {
+  title: string
+  labels: { email: string; phone: string }
+  action: string
+  busy: boolean
+  onSearch: (query: ContactQuery) => void
+}) {
+  const [by, setBy] = useState<'email' | 'phone'>('email')
+  const [value, setValue] = useState('')
+  const titleId = useId()
+  return (
+    <form
+      className="card search"
+      aria-labelledby={titleId}
+      onSubmit={(event) => {
+        event.preventDefault()
+        onSearch(by === 'email' ? { email: value.trim() } : { phone: value.trim() })
+      }}
+    >
+      <h2 id={titleId}>{title}</h2>
+      <fieldset className="segmented">
+        <legend className="visually-hidden">Search by</legend>
+        {(['email', 'phone'] as const).map((option) => (
+          <label key={option}>
+            <input type="radio" name={`${titleId}-by`} value={option} checked={by === option} onChange={() => setBy(option)} />
+            <span>{option === 'email' ? 'Email' : 'Phone'}</span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="inline-form">
+        <Field label={labels[by]}>
+          {(props) => (
+            <input
+              {...props}
+              type={by === 'email' ? 'email' : 'tel'}
+              required
+              minLength={3}
+              value={value}
+              onChange={(e) => setValue(e.target.value)}
+            />
+          )}
+        </Field>
+        <Button kind="primary" type="submit" busy={busy}>
+          {action}
+        </Button>
+      </div>
+    </form>
+  )
+}
