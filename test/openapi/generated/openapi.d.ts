@@ -522,6 +522,23 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/staff/guests/{guestId}/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One guest's email and phone in full (the staff role sees them masked elsewhere); recorded in the audit trail */
+        get: operations["getGuestContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/staff/sessions/{sessionId}/stats": {
         parameters: {
             query?: never;
@@ -1145,6 +1162,7 @@ export type components = {
              *     - `no_such_booth_key` (404): No such booth key.
              *     - `no_such_member` (404): No such staff member.
              *     - `no_such_person` (404): No such person (customer).
+             *     - `no_such_guest` (404): No such guest (a guest row of a session).
              *     - `not_suppressed` (404): The address is not on the suppression list.
              *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
              *     - `session_not_live` (409): The session is not a live gallery (no links to send).
@@ -1181,7 +1199,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "no_such_guest" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Registration only: the guest's field the error is about, as a path in the body (`guests.1.phone`; `guests.1` for a guest with neither contact). */
             field?: string;
         };
@@ -1259,6 +1277,7 @@ export type components = {
              *     - `no_such_booth_key` (404): No such booth key.
              *     - `no_such_member` (404): No such staff member.
              *     - `no_such_person` (404): No such person (customer).
+             *     - `no_such_guest` (404): No such guest (a guest row of a session).
              *     - `not_suppressed` (404): The address is not on the suppression list.
              *     - `session_not_active` (409): The session is already completed or cancelled, or was concurrently: re-read the queue.
              *     - `session_not_live` (409): The session is not a live gallery (no links to send).
@@ -1295,7 +1314,7 @@ export type components = {
              *     - `not_ready` (503): The readiness probe: the instance is not ready (starting, draining, or a dependency away).
              * @enum {string}
              */
-            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
+            code?: "invalid_input" | "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "bad_body" | "no_such_target" | "invalid_submission" | "unknown_fields" | "photo_keys_foreign" | "photo_keys_repeated" | "invalid_cursor" | "unknown_phone_country" | "invalid_logo" | "invalid_name" | "weak_password" | "malformed_authorization" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request" | "unauthorized" | "code_already_used" | "forbidden" | "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required" | "not_found" | "no_such_set" | "no_such_event" | "no_such_session" | "no_such_gallery" | "no_such_message" | "no_such_booth_key" | "no_such_member" | "no_such_person" | "no_such_guest" | "not_suppressed" | "session_not_active" | "session_not_live" | "session_claimed" | "concurrent_change" | "slug_taken" | "active_sessions" | "message_already_queued" | "message_not_failed" | "email_taken" | "last_owner" | "cannot_remove_self" | "own_two_factor_required" | "conflict" | "idempotency_in_flight" | "payload_too_large" | "unsupported_media_type" | "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "request_timeout" | "expectation_failed" | "internal" | "bad_gateway" | "mail_refused" | "database_unavailable" | "storage_unavailable" | "storage_not_configured" | "mail_not_configured" | "contact_form_unavailable" | "service_unavailable" | "not_ready";
             /** @description Keys with no object in storage */
             missing?: string[];
             /** @description Keys whose objects are not JPEG images */
@@ -4200,6 +4219,8 @@ export interface operations {
                                 guests: number;
                                 /** @description Photos of completed sessions */
                                 photos: number;
+                                /** @description Live sessions whose every guest may be listed: what the public event page shows, or would show were the event made public (a guest registered while it was private and not asked is not listed) */
+                                listed?: number;
                             };
                         }[];
                     };
@@ -4446,6 +4467,8 @@ export interface operations {
                             guests: number;
                             /** @description Photos of completed sessions */
                             photos: number;
+                            /** @description Live sessions whose every guest may be listed: what the public event page shows, or would show were the event made public (a guest registered while it was private and not asked is not listed) */
+                            listed?: number;
                         };
                     };
                 };
@@ -4680,6 +4703,8 @@ export interface operations {
                             guests: number;
                             /** @description Photos of completed sessions */
                             photos: number;
+                            /** @description Live sessions whose every guest may be listed: what the public event page shows, or would show were the event made public (a guest registered while it was private and not asked is not listed) */
+                            listed?: number;
                         };
                     };
                 };
@@ -5117,6 +5142,8 @@ export interface operations {
                             guests: number;
                             /** @description Photos of completed sessions */
                             photos: number;
+                            /** @description Live sessions whose every guest may be listed: what the public event page shows, or would show were the event made public (a guest registered while it was private and not asked is not listed) */
+                            listed?: number;
                         };
                     };
                 };
@@ -6579,8 +6606,12 @@ export interface operations {
                                 name: string;
                                 firstName: string;
                                 lastName: string;
+                                /** @description Masked for the staff role (`a…@example.org`): see `contactMasked` */
                                 email: string | null;
+                                /** @description Masked for the staff role (`+…71`): see `contactMasked` */
                                 phone: string | null;
+                                /** @description True when `email` and `phone` are masked: the staff role sees them so; `GET /staff/guests/{guestId}/contact` shows one guest’s in full, recorded in the audit trail. Managers and owners see them in full, each read recorded with its count */
+                                contactMasked?: boolean;
                                 /** @description Gallery-link messages to this guest, oldest first */
                                 messages: {
                                     id: string;
@@ -6762,8 +6793,12 @@ export interface operations {
                             name: string;
                             firstName: string;
                             lastName: string;
+                            /** @description Masked for the staff role (`a…@example.org`): see `contactMasked` */
                             email: string | null;
+                            /** @description Masked for the staff role (`+…71`): see `contactMasked` */
                             phone: string | null;
+                            /** @description True when `email` and `phone` are masked: the staff role sees them so; `GET /staff/guests/{guestId}/contact` shows one guest’s in full, recorded in the audit trail. Managers and owners see them in full, each read recorded with its count */
+                            contactMasked?: boolean;
                             /** @description Gallery-link messages to this guest, oldest first */
                             messages: {
                                 id: string;
@@ -7050,6 +7085,125 @@ export interface operations {
                      * @example {
                      *       "error": "This Idempotency-Key was already used for a request with another body: a new request needs a new key",
                      *       "code": "idempotency_key_reused"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getGuestContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                guestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string | null;
+                        phone: string | null;
+                    };
+                };
+            };
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "error": {
+                     *         "name": "ZodError",
+                     *         "message": "[\n  {\n    \"origin\": \"string\",\n    \"code\": \"invalid_format\",\n    \"format\": \"regex\",\n    \"pattern\": \"/^[^\\\\u0000-\\\\u001f\\\\u007f]+$/\",\n    \"path\": [\n      \"guestId\"\n    ],\n    \"message\": \"Invalid path segment\"\n  }\n]"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Staff sign-in required",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -7441,8 +7595,12 @@ export interface operations {
                             name: string;
                             firstName: string;
                             lastName: string;
+                            /** @description Masked for the staff role (`a…@example.org`): see `contactMasked` */
                             email: string | null;
+                            /** @description Masked for the staff role (`+…71`): see `contactMasked` */
                             phone: string | null;
+                            /** @description True when `email` and `phone` are masked: the staff role sees them so; `GET /staff/guests/{guestId}/contact` shows one guest’s in full, recorded in the audit trail. Managers and owners see them in full, each read recorded with its count */
+                            contactMasked?: boolean;
                             /** @description Gallery-link messages to this guest, oldest first */
                             messages: {
                                 id: string;
@@ -9617,7 +9775,15 @@ export interface operations {
                             email: string | null;
                             phone: string | null;
                             marketingOptIn: boolean;
+                            /** @description True only when they were asked and said yes */
                             agreedToListing: boolean;
+                            /**
+                             * @description What they chose at the kiosk about the event page; `not asked` when the kiosk did not ask (the default then applied is no choice)
+                             * @enum {string}
+                             */
+                            listingChoice?: "yes" | "no" | "not asked";
+                            /** @description Whether their session may be shown on the event page on their account */
+                            listedOnEventPage?: boolean;
                             privacyNoticeVersion: string | null;
                             registeredAt: number;
                             event: {
