@@ -103,24 +103,24 @@ export function AuditTrail() {
                 <tbody>
                   {list.map((row) => (
                     <tr key={row.id}>
-                      <td>{formatDateTime(row.at)}</td>
-                      <td>
+                      <td data-label="When">{formatDateTime(row.at)}</td>
+                      <td data-label="Who">
                         {names.get(row.memberId) ?? 'A former member'} <small className="muted">({row.role})</small>
                       </td>
-                      <td>
+                      <td data-label="Action">
                         <code>{row.action}</code>
                       </td>
-                      <td className="targets">
+                      <td className="targets" data-label="About">
                         {Object.entries(row.targets).map(([name, id]) => (
                           <span key={name}>
                             {name.replace(/Id$/, '')} <code>{id}</code>
                           </span>
                         ))}
                       </td>
-                      <td>
+                      <td data-label="Answer">
                         <span className={`status s${String(row.status)[0]}`}>{row.status}</span>
                       </td>
-                      <td>
+                      <td data-label="From">
                         <code>{row.sourceIp}</code>
                       </td>
                     </tr>
