@@ -108,11 +108,11 @@ describe('one structured line per request', () => {
     await once(socket, 'connect')
     const received = once(app.server, 'request')
     socket.write(
-      `POST /sets/${sets[0]!.id}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Edge-Request-Id: leaves-early\r\n\r\n{"guests":`,
+      `POST /sets/${sets[0]!.id}/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nX-Edge-Request-Id: 0b7e3c1a-5f2d-4e8b-9a6c-1d2e3f4a5b6c\r\n\r\n{"guests":`,
     )
     await received
     socket.destroy()
-    expect(await requestLine('leaves-early')).toMatchObject({
+    expect(await requestLine('0b7e3c1a-5f2d-4e8b-9a6c-1d2e3f4a5b6c')).toMatchObject({
       method: 'POST',
       route: '/sets/:setId/sessions',
       status: 499,
@@ -122,16 +122,17 @@ describe('one structured line per request', () => {
   })
 
   it('when the edge sends its own request id, then that id is the answer’s and every line of the request carries it', async () => {
+    const EDGE_ID = '5a1f0e2d-8c3b-4a79-b6e5-0f1e2d3c4b5a'
     lines.length = 0
     const response = await fetch(`${app.url}/contact`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-edge-request-id': 'edge-1234' },
+      headers: { 'content-type': 'application/json', 'x-edge-request-id': EDGE_ID },
       body: JSON.stringify({ fields: { Name: 'Ada', Email: 'ada@example.org', Message: 'Hello' } }),
     })
     expect(response.status).toBe(200)
-    expect(response.headers.get('x-request-id')).toBe('edge-1234')
-    await requestLine('edge-1234')
-    const ofRequest = records().filter((record) => record.requestId === 'edge-1234')
+    expect(response.headers.get('x-request-id')).toBe(EDGE_ID)
+    await requestLine(EDGE_ID)
+    const ofRequest = records().filter((record) => record.requestId === EDGE_ID)
     // The console mailer's line, logged in the middle of the request, and the request's own.
     expect(ofRequest.map((record) => record.message)).toEqual(['contact form', 'request'])
   })
