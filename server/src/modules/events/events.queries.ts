@@ -29,12 +29,13 @@ export type EventCountsRow = {
   listed: number
 }
 
+/** The SQL select list of an event's branding (`BrandingRow`), from the event aliased `e`. */
+export const BRANDING_COLUMNS = 'e.branding, e.logo_hash, e.logo_width, e.logo_height'
+
 /**
  * A kiosk's context from its two slugs, as SQL: read at every kiosk's start and reload, one indexed
  * statement, no entity to hydrate. Exported so that the full-stack benchmark's raw route runs it.
  */
-/** The SQL select list of an event's branding (`BrandingRow`), from the event aliased `e`. */
-export const BRANDING_COLUMNS = 'e.branding, e.logo_hash, e.logo_width, e.logo_height'
 
 export const KIOSK_CONTEXT = `select s.id, s.slug, s.name, e.id as event_id, e.slug as event_slug, e.name as event_name,
          e.phone_country, e.list_guests_by_default, e.privacy_notice_version, e.privacy_notice_url, e.privacy_notice_text,
