@@ -92,9 +92,18 @@ describe('the console by role', () => {
     }
   })
 
-  it('when an owner works, then the numbers, settings, team, opt-outs, audit trail and account are theirs', async () => {
+  it('when an owner works, by keyboard too, then the numbers, settings, team, opt-outs, audit trail and account are theirs', async () => {
     const page = await consoleFor()
-    await signInAt(page, owner.email, owner.password)
+    // Signed in by keyboard alone: the fields in order, Enter sends.
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(owner.email)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(owner.password)
+    await page.keyboard.press('Enter')
+    // The first Tab of a screen offers to skip the menu.
+    await page.getByRole('link', { name: /Autumn Ball/ }).waitFor()
+    await page.keyboard.press('Tab')
+    await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to the content')
     await page.getByRole('link', { name: /Autumn Ball/ }).click()
     await page.locator('article.session').first().waitFor()
     await page.getByRole('link', { name: 'Numbers' }).click()
@@ -106,11 +115,17 @@ describe('the console by role', () => {
     await look(page, 'numbers')
     await page.getByRole('link', { name: 'Settings' }).click()
     await page.getByLabel('Keep guests’ data for (days after the start)').waitFor()
-    await page.getByRole('button', { name: 'Delete the event' }).click()
+    await page.getByRole('button', { name: 'Delete the event' }).focus()
+    await page.keyboard.press('Enter')
     const dialog = page.getByRole('dialog', { name: 'Delete Autumn Ball?' })
     await expect(dialog.textContent()).resolves.toMatch(/2 sessions, with 2 guests’ names, emails and phones.*3 photos/)
+    // The dialog holds the focus; Escape closes it and gives the focus back to the button that opened it.
+    await expect(page.evaluate<boolean>("document.querySelector('dialog[open]').contains(document.activeElement)")).resolves.toBe(true)
     await look(page, 'event-delete')
-    await dialog.getByRole('button', { name: 'Keep it' }).click()
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Delete the event')
+    expect((await staffFetch(app, owner, `/staff/events/${event.id}`)).status).toBe(200)
     await look(page, 'settings')
 
     await openMenu(page, 'Team')
