@@ -127,6 +127,11 @@ export type OfflineQueueOptions<TClient extends QueueClient = QueueClient> = {
    * 30 s). On where there is no browser `online` event (Node); `false` turns it off.
    */
   probe?: { intervalMs?: number } | false
+  /**
+   * A queued upload's PUTs: how many at once (default 3) and each one's timeout in ms (default 60000;
+   * a 6 MB photo over a slow uplink shared by three PUTs may need more).
+   */
+  upload?: { concurrency?: number; timeoutMs?: number }
   /** For tests: the clock the pacing and the pauses use. */
   clock?: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> }
 }
@@ -442,6 +447,7 @@ export class OfflineQueue<TClient extends QueueClient = QueueClient> {
             this.store.save(entry).catch(() => undefined),
           // One try per photo: the queue's own pauses, which wake() and close() cut short, come between.
           {
+            ...this.options.upload,
             signal,
             retry: false,
             onUploaded: (uploaded, total, bytes) =>

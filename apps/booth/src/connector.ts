@@ -82,7 +82,12 @@ export class Connector {
   constructor(private readonly options: ConnectorOptions) {
     this.journal = new Journal(options.state)
     this.client = createBoothClient({ baseUrl: options.serviceUrl, boothKey: options.boothKey, retry: false })
-    this.queue = createOfflineQueue({ client: this.client, store: fileStore(join(options.state, 'queue')) })
+    this.queue = createOfflineQueue({
+      client: this.client,
+      store: fileStore(join(options.state, 'queue')),
+      // A venue's uplink may be slow: a camera photo shared with two others may take minutes, not a timeout.
+      upload: { concurrency: 3, timeoutMs: 10 * 60_000 },
+    })
   }
 
   private get log(): Logger {
