@@ -104,6 +104,7 @@ describe('the console by role', () => {
     await page.getByRole('link', { name: /Autumn Ball/ }).waitFor()
     await page.keyboard.press('Tab')
     await expect(page.evaluate<string>('document.activeElement.textContent')).resolves.toBe('Skip to the content')
+    await look(page, 'events')
     await page.getByRole('link', { name: /Autumn Ball/ }).click()
     await page.locator('article.session').first().waitFor()
     await page.getByRole('link', { name: 'Numbers' }).click()

@@ -69,17 +69,19 @@ function EventCard({ event }: { event: StaffEvent }) {
         </span>
       </span>
       <span className="event-counts">
-        <span>
-          <b>{formatNumber(event.counts.sessions.completed)}</b> galleries
-        </span>
-        <span>
-          <b>{formatNumber(event.counts.guests)}</b> guests
-        </span>
-        <span>
-          <b>{formatNumber(event.counts.photos)}</b> photos
-        </span>
+        <Count n={event.counts.sessions.completed} one="gallery" many="galleries" />
+        <Count n={event.counts.guests} one="guest" many="guests" />
+        <Count n={event.counts.photos} one="photo" many="photos" />
       </span>
     </Link>
+  )
+}
+
+function Count({ n, one, many }: { n: number; one: string; many: string }) {
+  return (
+    <span>
+      <b>{formatNumber(n)}</b> {n === 1 ? one : many}
+    </span>
   )
 }
 
