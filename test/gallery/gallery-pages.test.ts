@@ -327,7 +327,10 @@ describe('GET /g/events/:slug', () => {
       expect(wrong.status, cursor).toBe(404)
       expect(await wrong.text()).toContain('<h1>We can’t find this event</h1>')
     }
-    expect((await fetch(`${app.url}/g/events/${event.slug}?page=2`)).status).toBe(404)
+    // A parameter a messenger adds to the link changes nothing.
+    const tagged = await fetch(`${app.url}/g/events/${event.slug}?fbclid=IwAR0abc`)
+    expect(tagged.status).toBe(200)
+    expect(listed(await tagged.text())).toEqual(listed(page1))
   })
 
   it('when the event is private or unknown, then the not-found page answers 404', async () => {

@@ -86,9 +86,11 @@ export function galleryPageRoutes(
   }
   router.get(`${GALLERY_PAGES_PATH}/events/:slug`, async (req, res) => {
     const { slug } = req.params
-    // A set's next page: `?cursor=`, a set's `nextCursor` (anything else is no page of this event).
-    const cursor = typeof req.query.cursor === 'string' && req.query.cursor.length <= 200 ? req.query.cursor : undefined
-    if (Object.keys(req.query).length > (cursor === undefined ? 0 : 1)) return send(res, 404, 'no-store', noticePage(links, 'event'))
+    // A set's next page: `?cursor=`, a set's `nextCursor`. Other parameters (a messenger's `fbclid`) change nothing.
+    const given = req.query.cursor
+    if (given !== undefined && (typeof given !== 'string' || given.length > 200))
+      return send(res, 404, 'no-store', noticePage(links, 'event'))
+    const cursor = given
     const version = async () => {
       const current = await versions.read(`slug:${slug}`, () => readEventPageVersion(context(), slug))
       return current && (cursor === undefined ? current : [...current, cursor])
