@@ -146,7 +146,7 @@ describe('the console by role', () => {
     await look(page, 'account')
   })
 
-  it('when a call is slow or the service cannot be reached, then the screen says so in words and tries again on demand, never blank', async () => {
+  it('when a call is slow, the service cannot be reached or the session ends, then the screen says so in words, tries again on demand, or asks to sign in; never blank', async () => {
     const page = await consoleFor()
     await signInAt(page, owner.email, owner.password)
     await page.getByRole('link', { name: /Autumn Ball/ }).waitFor()
@@ -174,6 +174,14 @@ describe('the console by role', () => {
     await page.unroute(`**/staff/events/${event.id}/stats`)
     await failure.getByRole('button', { name: 'Try again' }).click()
     await expect(page.locator('.tile').first().textContent()).resolves.toBe('3Gallery views')
+
+    // Signed out elsewhere (the session ended): the live view's next refresh brings the sign-in back.
+    await page.getByRole('link', { name: 'Live' }).click()
+    await page.locator('article.session').first().waitFor()
+    const cookie = (await page.context().cookies()).map(({ name, value }) => `${name}=${value}`).join('; ')
+    const signedOut = await fetch(`${app.url}/api/auth/sign-out`, { method: 'POST', headers: { cookie, origin: app.config.publicUrl } })
+    expect(signedOut.status).toBe(200)
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor({ timeout: 10_000 })
     // Chromium reports the refused loads itself: the test's doing, not the page's.
     const staff = opened.pop()!
     expect(consoleProblems(staff).filter((problem) => !problem.includes('net::ERR_CONNECTION_REFUSED'))).toEqual([])
