@@ -1,3 +1,4 @@
+import { createLogger } from '@photobooth/server/logger'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { contactMailVia, POSTMARK_INACTIVE, SERVER_ERROR, startFakePostmark, type FakeProvider } from '../support/fake-providers.js'
@@ -19,7 +20,7 @@ function contactSettings(overrides: { form?: object; mail?: object | null } = {}
     rateLimits: { windowMs: 60_000, clientIpHeader: 'x-test-client-ip' },
     contact: {
       form: overrides.form ?? { kind: 'url' as const, url: cms.url, labelsPath: LABELS_PATH, ttlMs: TTL_MS },
-      mail: overrides.mail === null ? undefined : contactMailVia(postmark.url),
+      mail: overrides.mail === null ? undefined : (overrides.mail ?? contactMailVia(postmark.url)),
     },
   } as never
 }
@@ -234,14 +235,22 @@ describe('POST /contact', () => {
     })
   })
 
-  it('when the development default is used, then the labels come from the local file and the console accepts', async () => {
+  it('when the development default is used, then the labels come from the local file, the console accepts, and its log holds none of what the sender wrote', async () => {
+    const lines: string[] = []
     const server = await startTestServer(
       contactSettings({
         form: { kind: 'file', path: 'server/contact-form.json', labelsPath: 'fields[].label', ttlMs: 1000 },
         mail: { kind: 'console' },
       }),
+      { logger: createLogger({ write: (line) => void lines.push(line) }) },
     )
     extra.push(server)
+    const fields = { Name: 'Ada Lovelace', Email: 'ada.contact@example.org', Phone: '(415) 555-2671', Message: 'Our wedding in June' }
+    await expectAnswer(await submit({ fields }, server), 200, { ok: true })
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((record) => record.message === 'contact form')
+    // What a developer needs to see that it was relayed, and to whom in the masked form the gallery links' lines use.
+    expect(logged).toMatchObject({ characters: { Name: 12, Email: 23, Phone: 14, Message: 19 }, replyTo: 'a…@example.org' })
+    for (const value of ['Ada', 'Lovelace', 'ada.contact', '555', '2671', 'wedding']) expect(lines.join('')).not.toContain(value)
     await expectAnswer(await submit({ fields: { Name: 'Ada', 'Event date': '2027-06-12' } }, server), 200, { ok: true })
     await expectAnswer(await submit({ fields: { Name: 'Ada', Budget: '9' } }, server), 400, {
       error: 'Unknown fields: Budget',

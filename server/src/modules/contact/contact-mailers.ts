@@ -1,5 +1,6 @@
 import { escapeHtml } from '../../html.js'
 import type { Logger } from '../../logger.js'
+import { masked } from '../delivery/console-transport.js'
 import { createPostmarkClient, type PostmarkSettings } from '../delivery/postmark-transport.js'
 import type { ContactMailer, ContactMessage } from './contact.service.js'
 
@@ -33,11 +34,18 @@ export function createPostmarkContactMailer(settings: PostmarkSettings & { to: s
   }
 }
 
-/** Development: the submission goes to the log. */
+/**
+ * Development: the log says a submission was relayed, with its labels and the length of each value,
+ * and its Reply-To masked as the gallery links' are; a sender's name, address, phone and message are
+ * personal data, which a development log keeps no more than a production one.
+ */
 export function createConsoleContactMailer(logger: Logger): ContactMailer {
   return {
     async send(message) {
-      logger.info('contact form', { replyTo: message.replyTo, fields: message.fields })
+      logger.info('contact form', {
+        characters: Object.fromEntries(Object.entries(message.fields).map(([label, value]) => [label, value.length])),
+        ...(message.replyTo ? { replyTo: masked(message.replyTo) } : {}),
+      })
     },
   }
 }

@@ -5,7 +5,8 @@ import { sendPlain, sendS3Error } from '../../http/answers.js'
 import { revokedUploads } from '../booth/uploads.service.js'
 import { Session } from '../sessions/session.entity.js'
 import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from './local-storage.js'
-import { contentTypeOf } from './storage.js'
+import { PHOTO_BYTES_QUERIES, type UploadState } from './photo-bytes.queries.js'
+import { contentTypeOf, isPhotoKey } from './storage.js'
 import { PHOTO_FILE_QUERIES, type PhotoFileRow } from '../gallery/gallery.queries.js'
 import { ensureFullSize, fullSizeKey } from '../photos/photo-copies.service.js'
 
@@ -31,19 +32,24 @@ export function photoBytesRoutes({
     const key = keyOf(req.params.key)
     const path = local?.pathOf(key)
     if (!path) return sendPlain(res, 404)
-    // Photos are shown by gallery pages on other origins, as they would be from the CDN.
-    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin')
-    // `pathOf` confines the path to the bucket; the bucket itself may sit in a dot-folder (`.data`).
-    const options = { headers: { 'Content-Type': contentTypeOf(key) }, maxAge: '1y', immutable: true, dotfiles: 'allow' as const }
-    const send = () =>
-      new Promise<boolean>((resolve, reject) =>
-        res.sendFile(path, options, (error) => {
-          if (!error) return resolve(true)
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) resolve(false)
-          else reject(error)
-        }),
-      )
     try {
+      const upload = isPhotoKey(key) ? await uploadState(key) : undefined
+      if (isPhotoKey(key) && !upload) return sendPlain(res, 404)
+      // Photos are shown by gallery pages on other origins, as they would be from the CDN.
+      res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin')
+      // An upload readable only while its session is active is kept by no cache.
+      if (upload === 'active') res.setHeader('Cache-Control', 'no-store')
+      const caching = upload === 'active' ? { cacheControl: false } : { maxAge: '1y', immutable: true }
+      // `pathOf` confines the path to the bucket; the bucket itself may sit in a dot-folder (`.data`).
+      const options = { headers: { 'Content-Type': contentTypeOf(key) }, ...caching, dotfiles: 'allow' as const }
+      const send = () =>
+        new Promise<boolean>((resolve, reject) =>
+          res.sendFile(path, options, (error) => {
+            if (!error) return resolve(true)
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !res.headersSent) resolve(false)
+            else reject(error)
+          }),
+        )
       if (await send()) return
       // A gallery's photo URL asked for before the copies worker reached it: its full-size copy is
       // made now, as a download would make it (never the upload itself, metadata and all).
@@ -53,6 +59,19 @@ export function photoBytesRoutes({
       next(error)
     }
   })
+
+  /**
+   * An upload holds the camera's metadata (GPS, the camera's serial): guests get copies made without
+   * it, and on S3 the bucket's policy keeps uploads private. So here too an upload is read only as
+   * a legacy gallery's photo, or by its booth while the session is active and the key it was granted
+   * to is not revoked: never once the session is completed or cancelled.
+   */
+  const uploadState = async (key: string): Promise<UploadState | undefined> => {
+    const rows = await orm.em
+      .fork()
+      .execute<{ state: UploadState | null }[]>(PHOTO_BYTES_QUERIES.uploadState, [key, key, key.split('/')[1]])
+    return rows[0]?.state ?? undefined
+  }
 
   const makeFullSizeNow = async (key: string): Promise<boolean> => {
     const [, sessionId, copies, name] = key.split('/')
