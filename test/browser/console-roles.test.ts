@@ -6,6 +6,8 @@
  * on the console (its QR code and backup codes) and is shown no booth keys or guest list. The API
  * still refuses each hidden control when the same browser session calls it directly.
  */
+import { resolve } from 'node:path'
+
 import { contract } from '@photobooth/sdk/contract'
 import { createKioskClient } from '@photobooth/sdk/kiosk'
 import type { Browser, Page } from 'playwright-core'
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { LEAST_ROLE } from '../../apps/console/src/roles.js'
 import { launchChromium, type Guest } from '../support/browser.js'
-import { consoleProblems, look, menuOf, openConsole, openMenu, signInAt } from '../support/console.js'
+import { consoleProblems, look, menuOf, openConsole, openMenu, SCREENSHOTS, signInAt } from '../support/console.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch, type StaffSession } from '../support/staff.js'
@@ -201,6 +203,18 @@ describe('the console by role', () => {
     await page.getByRole('link', { name: /Autumn Ball/ }).waitFor()
 
     expect(await menuOf(page)).toEqual(['Events', 'Booth keys', 'Opt-outs'])
+    // On a phone, the menu is behind its button, and closes once a screen is chosen.
+    await page.setViewportSize({ width: 390, height: 844 })
+    const menu = page.getByRole('button', { name: 'Menu' })
+    await expect(page.getByRole('link', { name: 'Booth keys' }).isVisible()).resolves.toBe(false)
+    await menu.click()
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('true')
+    await page.screenshot({ path: resolve(SCREENSHOTS, 'console-menu-390.png'), caret: 'hide' })
+    await page.getByRole('link', { name: 'Booth keys' }).click()
+    await page.getByRole('heading', { name: 'Booth keys', level: 1 }).waitFor()
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('false')
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await openMenu(page, 'Events')
     await page.getByRole('link', { name: /Autumn Ball/ }).click()
     await page.getByRole('link', { name: 'Settings' }).click()
     await page.getByLabel('Privacy notice version').waitFor()

@@ -133,7 +133,7 @@ function Layout({ me }: { me: StaffMember }) {
             <Brand />
           </Link>
           <button type="button" className="menu-button" aria-expanded={open} aria-controls="menu" onClick={() => setOpen(!open)}>
-            {open ? 'Close' : 'Menu'}
+            Menu
           </button>
         </div>
         <nav id="menu" aria-label="Console" className={open ? 'open' : undefined}>
