@@ -21,7 +21,8 @@ import { requestId } from './http/request-id.js'
 import { requestLog } from './http/request-log.js'
 import { securityHeaders } from './http/security-headers.js'
 import { staticApps } from './http/static-apps.js'
-import { accountAuditTrail, auditTrail } from './modules/audit/audit.middleware.js'
+import { noteCreations } from './modules/audit/audit-notes.js'
+import { accountAuditTrail, auditSignIn, auditTrail } from './modules/audit/audit.middleware.js'
 import { boothAuthentication, boothOf } from './modules/booth-keys/booth-auth.middleware.js'
 import { docsRoutes } from './modules/docs/docs.routes.js'
 import { guestsCsvRoutes } from './modules/exports/guests-csv.routes.js'
@@ -76,7 +77,15 @@ export function createApp(services: Services): Express {
   app.use(edgePolicies(limit, services.openApiDocument))
   app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
   app.use(under('/api/auth', accountAuditTrail(services)))
-  app.use(under('/api/auth', authRoutes(services)))
+  app.use(
+    under(
+      '/api/auth',
+      authRoutes({
+        ...services,
+        recordSignIn: (req, res, member, action, targets) => auditSignIn(services, req, res, member, action, targets),
+      }),
+    ),
+  )
   app.use(under('/webhooks', receiptRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))
   app.use(under('/gallery', galleryReads(services, versions)))
@@ -128,7 +137,7 @@ function serveApi(services: Services): RequestHandler {
   const handler = new StandardOpenAPIHandler(router, {
     customErrorResponseBodyEncoder,
     rootInterceptors: [storeIdempotentAnswer],
-    clientInterceptors: [answerOutages],
+    clientInterceptors: [answerOutages, noteCreations],
     plugins: [new ResponseHeadersPlugin()],
   })
   return async (req, res, next) => {

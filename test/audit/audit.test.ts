@@ -104,7 +104,9 @@ describe('the audit trail', () => {
       requestId: requestIds[2],
       sourceIp: '127.0.0.1',
     })
-    expect(events[1]!.targets).toEqual({ eventId })
+    // The set's creation names its event (the path) and the new set; the event's, the new event.
+    expect(events[1]!.targets).toEqual({ eventId, setId })
+    expect(events[2]!.targets).toEqual({ eventId })
     expect(events.map((event) => event.requestId).reverse()).toEqual(requestIds)
     expect(events[0]!.at).toBeGreaterThanOrEqual(events[1]!.at)
   })
@@ -120,9 +122,9 @@ describe('the audit trail', () => {
   it('when filtered by action or by any id, and paged with the cursor, then it answers just those, a page at a time', async () => {
     await trailOf(owner.memberId, 3)
     expect((await trail(`action=createSet&targetId=${eventId}`)).events.map((event) => event.memberId)).toEqual([owner.memberId])
-    // The ids of each path: the event's creation names none (its id is in the answer), its set's names it.
+    // The ids of each path, and of each creation: the event's creation names the new event.
     const byEvent = await trail(`targetId=${eventId}&limit=200`)
-    expect(byEvent.events.map((event) => event.action)).toEqual(['updateEvent', 'deleteEvent', 'exportGuests', 'createSet'])
+    expect(byEvent.events.map((event) => event.action)).toEqual(['updateEvent', 'deleteEvent', 'exportGuests', 'createSet', 'createEvent'])
     const first = await trail(`targetId=${eventId}&limit=3`)
     const second = await trail(`targetId=${eventId}&limit=3&cursor=${first.nextCursor}`)
     expect([...first.events, ...second.events]).toEqual(byEvent.events)
@@ -204,5 +206,72 @@ describe('the audit trail', () => {
     expect(events.map((event) => [event.action, event.role, event.status, event.targets, event.requestId])).toEqual([
       ['updateEvent', 'manager', 403, { eventId }, refused.headers.get('x-request-id')],
     ])
+  })
+})
+
+describe('what the trail notes (issue 35, item 6)', () => {
+  it('when members create events, members and booth keys, then each row names the new id and what matters of it: the role given, the key’s scope', async () => {
+    const creator = await signedInStaff(app, 'Carla Creator', 'owner')
+    const event = await (
+      await staffFetch(app, creator, '/staff/events', {
+        method: 'POST',
+        body: { slug: `noted-${Date.now()}`, name: 'Noted', startAt: Date.now() },
+      })
+    ).json()
+    const invited = await (
+      await staffFetch(app, creator, '/staff/members', {
+        method: 'POST',
+        body: { email: `new.owner.${Date.now()}@example.org`, name: 'New Owner', role: 'owner' },
+      })
+    ).json()
+    const everywhere = await (await staffFetch(app, creator, '/staff/booth-keys', { method: 'POST', body: { name: 'Any booth' } })).json()
+    const scoped = await (
+      await staffFetch(app, creator, '/staff/booth-keys', { method: 'POST', body: { name: 'Gala booth', eventIds: [event.id] } })
+    ).json()
+    const { events } = await trailOf(creator.memberId, 4)
+    expect(events.map((row) => [row.action, row.targets])).toEqual([
+      ['createBoothKey', { keyId: scoped.id, scope: event.id }],
+      ['createBoothKey', { keyId: everywhere.id, scope: 'unscoped' }],
+      ['inviteStaffMember', { memberId: invited.member.id, role: 'owner' }],
+      ['createEvent', { eventId: event.id }],
+    ])
+  })
+
+  it('when a manager reads what only owners may, then the refusal is in the trail', async () => {
+    const reader = await signedInStaff(app, 'Rita Reader', 'manager')
+    for (const path of ['/staff/audit', '/staff/members']) expect((await staffFetch(app, reader, path)).status).toBe(403)
+    const { events } = await trailOf(reader.memberId, 2)
+    expect(events.map((row) => [row.action, row.status])).toEqual([
+      ['listStaffMembers', 403],
+      ['listAuditEvents', 403],
+    ])
+  })
+
+  it("when someone signs in to a member's address, right or wrong, then it is in the trail under that member; an address nobody has leaves no row", async () => {
+    const member = await signedInStaff(app, 'Sid Signin', 'staff')
+    const signIn = (email: string, password: string) =>
+      fetch(`${app.url}/api/auth/sign-in/email`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: app.config.publicUrl },
+        body: JSON.stringify({ email, password }),
+      })
+    expect((await signIn(member.email, 'not the password at all')).status).toBe(401)
+    expect((await signIn(member.email, member.password)).status).toBe(200)
+    const { events } = await trailOf(member.memberId, 2)
+    expect(events.map((row) => [row.action, row.role, row.status])).toEqual([
+      ['signIn', 'staff', 200],
+      ['signIn', 'staff', 401],
+    ])
+    expect(JSON.stringify(events)).not.toContain(member.email)
+
+    // Rows are written as answers go: a sign-in to nobody's address, then one to the member's that
+    // is waited for. Had the first written a row, it would be there too.
+    const count = async () =>
+      (await app.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from audit_event where action = 'signIn'"))[0]!.n
+    const before = await count()
+    expect((await signIn('nobody.at.all@example.org', 'whatever it is')).status).toBe(401)
+    expect((await signIn(member.email, 'wrong once more')).status).toBe(401)
+    await trailOf(member.memberId, 3)
+    expect(await count()).toBe(before + 1)
   })
 })

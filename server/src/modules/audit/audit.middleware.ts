@@ -33,8 +33,9 @@ function targetsOf(pattern: string, path: string): Record<string, string> {
 
 /**
  * The audit trail's writer, on every /staff request once authenticated: when its answer is sent, a
- * change (any method but GET and HEAD) or a read of guests' data in bulk is recorded with its status,
- * refusals included.
+ * change (any method but GET and HEAD), a read of guests' data in bulk or of their contacts, and any
+ * read refused (a role's 403) are recorded with their status, with what the request noted
+ * (`StaffCaller.auditNotes`: a creation's new id and scope, how many guests' contacts were shown).
  */
 export function auditTrail(services: AuditServices): RequestHandler {
   return (req, res, next) => {
@@ -46,10 +47,14 @@ export function auditTrail(services: AuditServices): RequestHandler {
         const pattern = routeMatched.get(req)
         const action = pattern ? operations.get(`${methodOf(req)} ${pattern}`) : undefined
         if (!action) return undefined
-        const targets = targetsOf(pattern!, path)
-        if (methodOf(req) !== 'GET' || GUEST_DATA_READS.has(action)) return { action, targets }
-        if (CONTACT_READS.has(action) && staff.guestsShown) return { action, targets: { ...targets, guests: String(staff.guestsShown) } }
-        return undefined
+        const targets = { ...targetsOf(pattern!, path), ...staff.auditNotes }
+        // Changes, bulk reads of guests' data, reads that showed contacts, and every read refused.
+        const recorded =
+          methodOf(req) !== 'GET' ||
+          GUEST_DATA_READS.has(action) ||
+          (CONTACT_READS.has(action) && staff.auditNotes?.guests !== undefined) ||
+          res.statusCode === 403
+        return recorded ? { action, targets } : undefined
       })
     }
     next()
@@ -90,6 +95,22 @@ export function accountAuditTrail(services: AuditServices & Pick<Services, 'auth
 }
 
 type AuditServices = Pick<Services, 'orm' | 'logger' | 'config' | 'metrics'>
+
+/**
+ * A step of signing in, recorded once answered: the password (`signIn`, its member found by the
+ * address given, when one has it) and a second factor completing a sign-in (`verifyTotp`,
+ * `verifyBackupCode`). The sign-in routes know the member only as Better Auth answers (auth.routes.ts).
+ */
+export function auditSignIn(
+  services: AuditServices,
+  req: Request,
+  res: Response,
+  member: { memberId: string; role: StaffRole },
+  action: string,
+  targets: Record<string, string> = {},
+): void {
+  recordWhenAnswered(services, req, res, member, () => ({ action, targets }))
+}
 
 /**
  * Writes one event once the answer is sent, if `what` names one: off the answer's path, so a failure

@@ -34,7 +34,7 @@ export const maskPhone = (phone: string) => `+…${phone.slice(-2)}`
 function contactsFor(staff: AppContext['staff']) {
   const masked = staff?.role === 'staff'
   return (guest: Pick<SessionGuest, 'email' | 'phone'>) => {
-    if (!masked && staff) staff.guestsShown = (staff.guestsShown ?? 0) + 1
+    if (!masked && staff) staff.auditNotes = { ...staff.auditNotes, guests: String(Number(staff.auditNotes?.guests ?? 0) + 1) }
     return masked
       ? { email: guest.email ? maskEmail(guest.email) : null, phone: guest.phone ? maskPhone(guest.phone) : null, contactMasked: true }
       : { email: guest.email ?? null, phone: guest.phone ?? null }
@@ -130,7 +130,7 @@ export async function getStaffSession(deps: ReadDeps, { sessionId }: { sessionId
 export async function showGuestContact({ em, staff }: Pick<AppContext, 'em' | 'staff'>, { guestId }: { guestId: string }) {
   const guest = await em.findOne(SessionGuest, guestId, { fields: ['email', 'phone'] })
   if (!guest) throw new AppError('no_such_guest', 'no such guest')
-  if (staff) staff.guestsShown = 1
+  if (staff) staff.auditNotes = { ...staff.auditNotes, guests: '1' }
   return { email: guest.email ?? null, phone: guest.phone ?? null }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 
 import { contract, ERROR_CODE_TABLE, genericErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
 import { fromNodeHeaders } from 'better-auth/node'
-import { Router, type RequestHandler, type Response } from 'express'
+import { Router, type Request, type RequestHandler, type Response } from 'express'
 
 import type { Services } from '../../context.js'
 import { errorBody, type ErrorAnswer } from '../../errors.js'
@@ -10,7 +10,9 @@ import { NOT_FOUND_BODY, sendError } from '../../http/answers.js'
 import { isText, NOT_UTF8, readLimited } from '../../http/body-limit.js'
 import { expressPath } from '../../http/edge.js'
 import { weakPasswordReason } from './password-strength.js'
+import { roleOf, type StaffRole } from './roles.js'
 import { CHANGE_PASSWORD_FIRST } from './staff-auth.middleware.js'
+import { MEMBER_BY_EMAIL, type MemberRow } from './staff.queries.js'
 import { USED_TOTP_QUERIES } from './used-totp.queries.js'
 
 /** A sign-in is an address and a password: a few hundred bytes. */
@@ -21,7 +23,18 @@ const MAX_AUTH_BODY_BYTES = 16 * 1024
  * the current session), and no other: the rest of what it could answer (its health check, account
  * linking, session listing…) is the plain 404 of any unknown path.
  */
-export function authRoutes(services: Pick<Services, 'auth' | 'config' | 'orm'>): Router {
+/** Where a step of signing in is recorded (the audit trail's `auditSignIn`, given by app.ts: staff does not import audit). */
+export type SignInRecorder = (
+  req: Request,
+  res: Response,
+  member: { memberId: string; role: StaffRole },
+  action: string,
+  targets: Record<string, string>,
+) => void
+
+type AuthServices = Pick<Services, 'auth' | 'config' | 'orm'> & { recordSignIn: SignInRecorder }
+
+export function authRoutes(services: AuthServices): Router {
   const router = Router()
   const handler = answerWithBetterAuth(services)
   for (const procedure of Object.values(contract.staff.auth)) {
@@ -37,7 +50,8 @@ export function authRoutes(services: Pick<Services, 'auth' | 'config' | 'orm'>):
  * other, and the session token never appears in a body that a page's script can read: the HttpOnly
  * cookie is the only copy.
  */
-function answerWithBetterAuth({ auth, config, orm }: Pick<Services, 'auth' | 'config' | 'orm'>): RequestHandler {
+function answerWithBetterAuth(services: AuthServices): RequestHandler {
+  const { auth, config, orm } = services
   return async (req, res, next) => {
     try {
       let body: Buffer | undefined
@@ -69,8 +83,10 @@ function answerWithBetterAuth({ auth, config, orm }: Pick<Services, 'auth' | 'co
         body: body && body.length > 0 ? body : undefined,
       })
       const response = await auth.handler(request)
-      if (req.path === expressPath(contract.staff.auth.verifyTotp) && response.ok && !(await firstUseOfCode(auth, orm, body, response)))
-        return sendError(res, 401, CODE_USED)
+      const reused =
+        req.path === expressPath(contract.staff.auth.verifyTotp) && response.ok && !(await firstUseOfCode(auth, orm, body, response))
+      await auditSigningIn(services, req, res, body, reused ? 401 : response)
+      if (reused) return sendError(res, 401, CODE_USED)
       await answer(res, changingPassword && response.ok ? await passwordChanged(auth, response) : response)
     } catch (error) {
       next(error)
@@ -116,6 +132,50 @@ async function firstUseOfCode(
     if (token) await ctx.internalAdapter.deleteSession(decodeURIComponent(token))
   }
   return false
+}
+
+const SIGN_IN_STEPS = new Map(
+  [contract.staff.auth.signIn, contract.staff.auth.verifyTotp, contract.staff.auth.verifyBackupCode].map((procedure) => [
+    expressPath(procedure),
+    procedure['~orpc'].route.operationId!,
+  ]),
+)
+
+/**
+ * Puts a step of signing in in the audit trail, with its member when known: a password tried for a
+ * member's address (right or wrong), and a second factor that completes a sign-in (a member already
+ * signed in confirming a set-up is `accountAuditTrail`'s). A wrong second factor names no member
+ * here: Better Auth's pending sign-in is its own. An address no member has is not recorded (the
+ * request log and the rate limiter see it).
+ */
+async function auditSigningIn(
+  services: AuthServices,
+  req: Request,
+  res: Response,
+  body: Buffer | undefined,
+  response: globalThis.Response | 401,
+): Promise<void> {
+  const action = req.method === 'POST' ? SIGN_IN_STEPS.get(req.path) : undefined
+  if (!action) return
+  const json =
+    response === 401
+      ? undefined
+      : ((await response
+          .clone()
+          .json()
+          .catch(() => undefined)) as Record<string, unknown> | undefined)
+  let member: MemberRow | undefined
+  if (action === 'signIn') {
+    const { email } = (parseJson(body?.toString('utf8') ?? '') ?? {}) as { email?: unknown }
+    if (typeof email === 'string') [member] = await services.orm.em.fork().execute<MemberRow[]>(MEMBER_BY_EMAIL, [email])
+  } else {
+    const signedIn = (req.headers.cookie ?? '').includes((await services.auth.$context).authCookies.sessionToken.name)
+    const user = json?.user as { id?: unknown; role?: unknown } | undefined
+    if (!signedIn && typeof user?.id === 'string') member = { id: user.id, role: typeof user.role === 'string' ? user.role : null }
+  }
+  if (!member) return
+  const targets: Record<string, string> = json?.twoFactorRedirect === true ? { secondFactor: 'asked' } : {}
+  services.recordSignIn(req, res, { memberId: member.id, role: roleOf(member.role) }, action, targets)
 }
 
 /** The new password of a change, when it is too easy to guess (the same rule as for invitations). */

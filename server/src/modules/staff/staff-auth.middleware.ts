@@ -14,8 +14,11 @@ export type StaffCaller = {
   email: string
   name: string
   role: StaffRole
-  /** How many guests' contact details this request showed in full: set by the reads that show them, recorded by the audit trail. */
-  guestsShown?: number
+  /**
+   * What the audit trail notes of this request beside its path's ids (`auditTrail`): how many guests'
+   * contacts a read showed in full (`guests`), a creation's new id and scope (`noteCreations`).
+   */
+  auditNotes?: Record<string, string>
 }
 
 /** The 403 of a member without a second factor, when the team requires one. */
