@@ -179,7 +179,7 @@ describe('an owner runs an event from the console', () => {
     expect(made.boothKey).toMatch(/^pbk_[\w-]+_[\w-]+$/)
     await look(page, 'booth-key-created')
     await page.getByRole('button', { name: 'Done' }).click()
-    await expect(page.locator('.secret-box').count()).resolves.toBe(0)
+    await page.locator('.secret-box').waitFor({ state: 'detached' })
     await expect(page.getByRole('article', { name: /Mirror booth 1/ }).textContent()).resolves.toContain('Summer Gala 2026')
     const { keys } = await (await staffFetch(app, api, '/staff/booth-keys')).json()
     expect(keys).toEqual([expect.objectContaining({ name: 'Mirror booth 1', eventIds: [made.eventId], unscoped: false, lastUsedAt: null })])

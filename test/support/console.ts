@@ -58,8 +58,9 @@ export async function audit(page: Page): Promise<{ id: string; targets: string[]
 }
 
 /**
- * One screen as staff see it on a laptop (1280×800) and a phone (390×844): axe finds nothing,
- * nothing is wider than the screen, and a full-page screenshot is kept as `console-<name>-<width>.png`.
+ * One screen as staff see it on a laptop (1280×800) and a phone (390×844): axe finds nothing (in
+ * light and dark mode), nothing is wider than the screen, and a full-page screenshot is kept as
+ * `console-<name>-<width>.png` (and the phone's in dark mode, `console-<name>-390-dark.png`).
  */
 export async function look(page: Page, name: string): Promise<void> {
   try {
@@ -76,6 +77,21 @@ export async function look(page: Page, name: string): Promise<void> {
 async function lookAt(page: Page, name: string, size: { width: number; height: number }): Promise<void> {
   await page.setViewportSize(size)
   await expect(audit(page), `${name} at ${size.width} px`).resolves.toEqual([])
+  // In a dark room (the phone's dark mode), the same: contrast is checked against the dark colours.
+  await page.emulateMedia({ colorScheme: 'dark' })
+  try {
+    await expect(audit(page), `${name} at ${size.width} px, dark`).resolves.toEqual([])
+    if (size.width === 390)
+      await page.screenshot({
+        path: resolve(SCREENSHOTS, `console-${name}-390-dark.png`),
+        fullPage: true,
+        caret: 'hide',
+        animations: 'disabled',
+        timeout: 90_000,
+      })
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' })
+  }
   await expect(
     page.evaluate<boolean>('document.documentElement.scrollWidth <= innerWidth'),
     `${name} at ${size.width} px is wider than the screen`,
