@@ -336,6 +336,57 @@ describe('Twilio callbacks', () => {
     expect(await suppressionsOf({ phone })).toEqual([])
   })
 
+  it('when a signed STOP or START is sent again (the same request, or with another idempotency token), then it changes nothing; two instances given one at once apply it once', async () => {
+    const phone = newPhone()
+    const inbound = '/webhooks/twilio/inbound'
+    const send = (fields: Record<string, string>, token: string) =>
+      twilioCallback(app, inbound, fields, { headers: { 'I-Twilio-Idempotency-Token': token } })
+    const stop = twilioInbound(phone, 'STOP')
+    const start = twilioInbound(phone, 'START')
+    expect((await send(stop, 'idem-stop-1')).status).toBe(200)
+    expect((await send(start, 'idem-start-1')).status).toBe(200)
+    expect(await suppressionsOf({ phone })).toEqual([])
+
+    // The guest said START last: the STOP captured earlier, replayed as it was and with a token of the replayer's own, silences nobody.
+    const replayed = await send(stop, 'idem-stop-1')
+    expect([replayed.status, await replayed.text()]).toEqual([200, '<?xml version="1.0" encoding="UTF-8"?><Response/>'])
+    expect((await send(stop, 'idem-forged-2')).status).toBe(200)
+    expect(await suppressionsOf({ phone })).toEqual([])
+
+    // The guest says STOP again: a replayed START does not message them anew.
+    expect((await send(twilioInbound(phone, 'STOP'), 'idem-stop-3')).status).toBe(200)
+    expect((await send(start, 'idem-start-1')).status).toBe(200)
+    expect((await send(start, 'idem-forged-4')).status).toBe(200)
+    expect(await suppressionsOf({ phone })).toEqual([{ channel: 'sms', reason: 'unsubscribed', since: expect.any(Number) }])
+
+    // Twilio's retry reaching two instances at once (one database): the START is applied once, and only once.
+    const second = await startTestServer({ databaseUrl: app.config.databaseUrl, delivery: app.config.delivery })
+    try {
+      const retried = twilioInbound(phone, 'START')
+      const answers = await Promise.all(
+        [app, second].map((server) =>
+          twilioCallback(server, inbound, retried, { headers: { 'I-Twilio-Idempotency-Token': 'idem-start-5' } }),
+        ),
+      )
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200])
+      expect(await suppressionsOf({ phone })).toEqual([])
+      expect((await send(twilioInbound(phone, 'STOP'), 'idem-stop-6')).status).toBe(200)
+      expect((await twilioCallback(second, inbound, retried, { headers: { 'I-Twilio-Idempotency-Token': 'idem-start-5' } })).status).toBe(
+        200,
+      )
+      expect(await suppressionsOf({ phone })).toHaveLength(1)
+    } finally {
+      await second.stop()
+    }
+
+    // Remembered for a bounded time (30 days), and never as sent: only hashes are kept.
+    const kept = await app.orm.em.fork().execute<{ key_hash: string }[]>('select key_hash from webhook_replay')
+    expect(kept.map((row) => row.key_hash).join(' ')).not.toMatch(/idem-|SM[0-9a-f]{32}/)
+    await app.orm.em.fork().execute(`update webhook_replay set seen_at = now() - interval '31 days'`)
+    expect((await send(start, 'idem-start-1')).status).toBe(200)
+    expect(await suppressionsOf({ phone })).toEqual([])
+  })
+
   it('when Twilio refuses a send with 21610, then the message fails and the number is suppressed', async () => {
     const phone = newPhone()
     twilio.queue(TWILIO_UNSUBSCRIBED)

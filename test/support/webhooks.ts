@@ -1,4 +1,6 @@
 /** The providers' callbacks as they send them: Postmark's payloads with basic credentials, Twilio's forms signed. */
+import { randomBytes } from 'node:crypto'
+
 import type { Models } from 'postmark'
 import twilio from 'twilio'
 
@@ -48,12 +50,16 @@ export function twilioCallback(
   server: TestServer,
   path: string,
   fields: Record<string, string>,
-  { token = TWILIO_TOKEN, signature }: { token?: string; signature?: string | null } = {},
+  { token = TWILIO_TOKEN, signature, headers = {} }: { token?: string; signature?: string | null; headers?: Record<string, string> } = {},
 ) {
   const signed = signature === undefined ? twilio.getExpectedTwilioSignature(token, `${server.config.publicUrl}${path}`, fields) : signature
   return fetch(`${server.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signed === null ? {} : { 'x-twilio-signature': signed }) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(signed === null ? {} : { 'x-twilio-signature': signed }),
+      ...headers,
+    },
     body: new URLSearchParams(fields).toString(),
   })
 }
@@ -154,16 +160,17 @@ export const twilioStatus = (sid: string, to: string, status: string, errorCode?
 })
 
 /** An SMS a guest sent to the service's number (https://www.twilio.com/docs/messaging/guides/webhook-request). */
-export const twilioInbound = (from: string, body: string): Record<string, string> => ({
+/** A guest's SMS as Twilio posts it; each message has a sid of its own, as Twilio gives it. */
+export const twilioInbound = (from: string, body: string, sid = `SM${randomBytes(16).toString('hex')}`): Record<string, string> => ({
   ToCountry: 'US',
-  SmsMessageSid: 'SM2f0e8ae6ade43cb3c0ce4525424e404f',
+  SmsMessageSid: sid,
   NumMedia: '0',
-  SmsSid: 'SM2f0e8ae6ade43cb3c0ce4525424e404f',
+  SmsSid: sid,
   SmsStatus: 'received',
   Body: body,
   To: '+15005550006',
   NumSegments: '1',
-  MessageSid: 'SM2f0e8ae6ade43cb3c0ce4525424e404f',
+  MessageSid: sid,
   AccountSid: TWILIO_SID,
   From: from,
   ApiVersion: '2010-04-01',

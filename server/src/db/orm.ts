@@ -16,6 +16,7 @@ import { EventPrivacyNoticeSchema } from '../modules/events/event-privacy-notice
 import { IdempotencyKeySchema } from '../modules/idempotency/idempotency-key.entity.js'
 import { PhotoSchema } from '../modules/photos/photo.entity.js'
 import { SuppressionSchema } from '../modules/receipts/suppression.entity.js'
+import { WebhookReplaySchema } from '../modules/receipts/webhook-replay.entity.js'
 import { SessionGuestSchema } from '../modules/sessions/session-guest.entity.js'
 import { SessionSchema } from '../modules/sessions/session.entity.js'
 import { AUTH_TABLES } from '../modules/staff/auth-schema.js'
@@ -43,6 +44,7 @@ import { UploadGrantsSchema } from './migrations/20261128-upload-grants.js'
 import { SessionClaimsSchema } from './migrations/20261201-session-claims.js'
 import { EventBrandingSchema } from './migrations/20261130-event-branding.js'
 import { StaffUsedTotpSchema } from './migrations/20261130-staff-used-totp.js'
+import { WebhookReplaysSchema } from './migrations/20261202-webhook-replays.js'
 import { ListingChoiceSchema } from './migrations/20261130-listing-choice.js'
 import { PersonLookupSchema } from './migrations/20261129-person-lookup.js'
 import { PrivacyNoticesSchema } from './migrations/20261130-privacy-notices.js'
@@ -101,6 +103,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
       TeamSettingsSchema,
       UsedTotpSchema,
       EventPrivacyNoticeSchema,
+      WebhookReplaySchema,
     ],
     extensions: [Migrator],
     migrations: {
@@ -131,6 +134,7 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
         { name: '20261130-listing-choice', class: ListingChoiceSchema },
         { name: '20261130-privacy-notices', class: PrivacyNoticesSchema },
         { name: '20261201-session-claims', class: SessionClaimsSchema },
+        { name: '20261202-webhook-replays', class: WebhookReplaysSchema },
       ],
       silent: true,
       transactional: true,

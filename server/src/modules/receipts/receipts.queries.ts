@@ -26,4 +26,23 @@ export const RECEIPT_QUERIES = {
            from suppression where channel = ? and address_hash = ${addressHash('?')}`,
 }
 
+/**
+ * How long a webhook's delivery is remembered (`webhook_replay`): far longer than Twilio retries one
+ * (15 s at most), so that a signed request captured and sent again within a month changes nothing.
+ */
+export const REPLAY_MEMORY = "interval '30 days'"
+
+/** The webhook deliveries seen, as SQL (`?` placeholders, run through `em.execute`). */
+export const REPLAY_QUERIES = {
+  /** Forgets deliveries older than the memory; the index on `seen_at` keeps it a short read. */
+  forget: `delete from webhook_replay where seen_at < now() - ${REPLAY_MEMORY}`,
+  /**
+   * Records one key of a delivery (hashed here), answering a row only when it was not seen within the
+   * memory: the primary key decides between two instances given the same delivery at once. Param: the key.
+   */
+  remember: `insert into webhook_replay as r (key_hash) values (encode(sha256(convert_to(?, 'UTF8')), 'hex'))
+             on conflict (key_hash) do update set seen_at = excluded.seen_at where r.seen_at < now() - ${REPLAY_MEMORY}
+             returning r.key_hash`,
+}
+
 export type SuppressionRow = { channel: 'email' | 'sms'; reason: string; since: number }

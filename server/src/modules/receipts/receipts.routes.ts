@@ -47,7 +47,11 @@ export function receiptRoutes(services: Pick<Services, 'orm' | 'config' | 'logge
     webhook(
       signedTwilioFields,
       TwilioInboundMessage,
-      (message) => recordTwilioInbound({ em: em() }, message),
+      async (message, req) => {
+        const idempotencyToken = req.headers['i-twilio-idempotency-token']
+        const outcome = await recordTwilioInbound({ em: em() }, message, typeof idempotencyToken === 'string' ? { idempotencyToken } : {})
+        if (outcome === 'replayed') services.logger.info('a Twilio opt-out or opt-in seen before was not applied again')
+      },
       (res) => void res.type('text/xml').send(NO_REPLY),
     ),
   )

@@ -7,7 +7,7 @@ import { createPostmarkClient } from '../delivery/postmark-transport.js'
 import { TWILIO_UNSUBSCRIBED } from '../delivery/twilio-transport.js'
 import type { MessageStatus } from '../delivery/outbox-message.entity.js'
 import { queriedPhone } from '../people/people.service.js'
-import { RECEIPT_QUERIES, type SuppressionRow } from './receipts.queries.js'
+import { RECEIPT_QUERIES, REPLAY_QUERIES, type SuppressionRow } from './receipts.queries.js'
 import type { SuppressionReason } from './suppression.entity.js'
 
 type Ctx = Pick<AppContext, 'em'>
@@ -123,11 +123,32 @@ export async function recordTwilioStatus(
 const STOP_WORDS = new Set(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT'])
 const START_WORDS = new Set(['START', 'UNSTOP', 'YES'])
 
-/** A guest's SMS to the service's number: STOP suppresses their number, START lifts it; anything else is not kept. */
-export async function recordTwilioInbound({ em }: Ctx, message: z.output<typeof TwilioInboundMessage>): Promise<void> {
+/**
+ * A guest's SMS to the service's number: STOP suppresses their number, START lifts it; anything else
+ * is not kept. Each is applied once (`replayed` otherwise): Twilio's signature covers the URL and the
+ * fields, not the time, so a signed STOP captured and sent again after the guest's START would
+ * silence them anew, and a START sent again would message a guest who said STOP. A delivery is known
+ * by its `I-Twilio-Idempotency-Token` (the same on Twilio's retries) and by the message's own sid,
+ * which the signature covers (a replay with another token still carries it).
+ */
+export async function recordTwilioInbound(
+  { em }: Ctx,
+  message: z.output<typeof TwilioInboundMessage>,
+  delivery: { idempotencyToken?: string } = {},
+): Promise<'applied' | 'replayed'> {
   const word = (message.OptOutType ?? message.Body ?? '').trim().toUpperCase()
-  if (STOP_WORDS.has(word)) await suppress(em, 'sms', message.From, 'unsubscribed')
-  else if (START_WORDS.has(word)) await lift(em, 'sms', message.From)
+  if (!STOP_WORDS.has(word) && !START_WORDS.has(word)) return 'applied'
+  const sid = typeof message['MessageSid'] === 'string' ? message['MessageSid'] : undefined
+  const keys = [...(delivery.idempotencyToken ? [`twilio-token:${delivery.idempotencyToken}`] : []), ...(sid ? [`twilio-sid:${sid}`] : [])]
+  return em.transactional(async (tx) => {
+    if (keys.length > 0) await tx.execute(REPLAY_QUERIES.forget)
+    let seen = false
+    for (const key of keys) seen = (await tx.execute<unknown[]>(REPLAY_QUERIES.remember, [key])).length === 0 || seen
+    if (seen) return 'replayed'
+    if (STOP_WORDS.has(word)) await suppress(tx, 'sms', message.From, 'unsubscribed')
+    else await lift(tx, 'sms', message.From)
+    return 'applied'
+  })
 }
 
 /** Staff look up an address: its suppression, if it has one. */
