@@ -267,10 +267,14 @@ describe('a branded event’s pages, as a business sends them', () => {
         await logo.evaluate((img: { naturalWidth: number; currentSrc: string }) => [img.naturalWidth > 0, new URL(img.currentSrc).origin]),
       ).toEqual([true, app.url])
       expect(await page.locator('.masthead a').getAttribute('href')).toBe(BRANDING.businessUrl)
-      expect(await page.locator('.site-footer p').allInnerTexts()).toEqual([
-        'Photos by Flashbulb Booths',
-        'Thanks for celebrating with us!',
-      ])
+      // The business's line once: under the event's name on its page, in the footer of a gallery.
+      const footer = await page.locator('.site-footer p').allInnerTexts()
+      const heading = await page.locator('.intro .tagline').allInnerTexts()
+      expect([...heading, ...footer], path).toEqual(
+        path.includes('/events/')
+          ? ['Thanks for celebrating with us!', 'Photos by Flashbulb Booths']
+          : ['Photos by Flashbulb Booths', 'Thanks for celebrating with us!'],
+      )
       expect(await page.locator('.site-footer a').getAttribute('href')).toBe(BRANDING.businessUrl)
       // Links in the accent colour, darkened just enough to read on the page.
       expect(await contrastOf(page, '.site-footer a'), path).toBeGreaterThanOrEqual(4.5)

@@ -336,7 +336,7 @@ ${meta}
 ${masthead(branding)}<main>
 ${main}
 </main>
-${footer(branding)}</body>
+${footer(branding, { lineShown: body.page === 'event' })}</body>
 </html>
 `
 }
@@ -362,10 +362,11 @@ function masthead(branding: Branding | undefined): string {
   return `<header class="masthead">${inner}</header>\n`
 }
 
-/** The business's name, link and line at the foot of the page. */
-function footer(branding: Branding | undefined): string {
-  if (!branding?.businessName && !branding?.tagline) return ''
-  const { businessName, businessUrl, tagline } = branding
+/** The business's name, link and line at the foot of the page (the line once: not where the page's heading shows it). */
+function footer(branding: Branding | undefined, { lineShown }: { lineShown: boolean }): string {
+  const tagline = lineShown ? undefined : branding?.tagline
+  if (!branding?.businessName && !tagline) return ''
+  const { businessName, businessUrl } = branding!
   const name = businessName && (businessUrl ? `<a href="${e(businessUrl)}" rel="noopener">${e(businessName)}</a>` : e(businessName))
   return `<footer class="site-footer">
 ${name ? `<p class="footer-name">Photos by ${name}</p>\n` : ''}${tagline ? `<p class="footer-line">${e(tagline)}</p>\n` : ''}</footer>
