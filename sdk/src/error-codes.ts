@@ -76,6 +76,11 @@ export const ERROR_CODE_TABLE = {
   no_such_member: { status: 404, meaning: 'No such staff member.' },
   no_such_person: { status: 404, meaning: 'No such person (customer).' },
   no_such_guest: { status: 404, meaning: 'No such guest (a guest row of a session).' },
+  gone: {
+    status: 410,
+    meaning:
+      'A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.',
+  },
   not_suppressed: { status: 404, meaning: 'The address is not on the suppression list.' },
   // 409
   session_not_active: { status: 409, meaning: 'The session is already completed or cancelled, or was concurrently: re-read the queue.' },

@@ -414,7 +414,7 @@ describe('expired keys at start', () => {
 })
 
 describe('the OpenAPI document', () => {
-  it('when a session is deleted, then the stored answers that name it are forgotten: its guests are not replayed', async () => {
+  it('when a session is deleted, then the stored answers that name it are forgotten: a retry is told it is gone, and nothing of its guests comes back', async () => {
     const staff = await signedInStaff(app)
     const { sets } = await seedEvent(app.orm)
     const registered = await fetch(`${app.url}/sets/${sets[0]!.id}/sessions`, {
@@ -434,13 +434,32 @@ describe('the OpenAPI document', () => {
     expect(await stored()).toHaveLength(2)
     expect((await staffFetch(app, staff, `/staff/sessions/${id}`, { method: 'DELETE' })).status).toBe(200)
     expect(await stored()).toEqual([])
-    // The retry of the cancel acts again, on a session that is gone: nothing of its guests comes back.
+    // The retry of the cancel is told what it made is gone: it does not act again, and nothing of the guests comes back.
     const retried = await cancel()
     expect([retried.status, retried.headers.get('idempotent-replayed'), await retried.json()]).toEqual([
-      404,
-      null,
-      { error: 'no such session', code: 'no_such_session' },
+      410,
+      'true',
+      {
+        error: 'What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again',
+        code: 'gone',
+      },
     ])
+  })
+
+  it('when a registration is refused (a phone that is not one), then its answer is not stored: what the guest typed is not kept, and the retry runs again', async () => {
+    const { sets } = await seedEvent(app.orm)
+    const key = `refused-${randomUUID()}`
+    const register = () =>
+      fetch(`${app.url}/sets/${sets[0]!.id}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ guests: [{ name: 'Typo Tina', phone: '555-CALL-TINA' }] }),
+      })
+    const first = await register()
+    expect(first.status).toBe(400)
+    expect(await keyRows(key)).toEqual([])
+    const again = await register()
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([400, null])
   })
 
   it('when an answer holds a secret shown once (a booth key, a one-time password), then it is never stored and a key does not replay it', async () => {

@@ -191,3 +191,26 @@ describe('POST /staff/people/:customerId/erase', () => {
     expect(await again.json()).toEqual({ error: 'no such person', code: 'no_such_person' })
   })
 })
+
+describe('erasure and a kiosk that replays', () => {
+  it("when a person is erased and a kiosk's queue then replays her registration with its key, then it is told she is gone (410, replayed) and nothing of her is made again or left anywhere", async () => {
+    const tag = unique()
+    const person = { name: `Quinn Queued${tag}`, email: `quinn.${tag}@example.org`, phone: '(415) 555-0177' }
+    const { sets } = await seedEvent(app.orm)
+    const key = `kiosk-queue-${randomBytes(12).toString('hex')}`
+    const register = () =>
+      fetch(`${app.url}/sets/${sets[0]!.id}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ guests: [person] }),
+      })
+    expect((await register()).status).toBe(201)
+    const [found] = (await (await find(`email=${encodeURIComponent(person.email)}`)).json()).people
+    expect((await staffFetch(app, staff, `/staff/people/${found.id}/erase`, { method: 'POST' })).status).toBe(200)
+
+    const replayed = await register()
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), (await replayed.json()).code]).toEqual([410, 'true', 'gone'])
+    expect((await (await find(`email=${encodeURIComponent(person.email)}`)).json()).people).toEqual([])
+    for (const needle of [person.email, '+14155550177', person.phone, person.name]) expect(await everywhere(needle), needle).toEqual([])
+  })
+})

@@ -38,8 +38,10 @@ import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type ClaimRow, type KeyRow 
  *   answers 409 `{ error }` and the client retries later with the same key. It never runs a second time.
  * - The answer is recorded from oRPC's own response (a root interceptor, `storeIdempotentAnswer`), not
  *   from the socket: when the client has gone mid-request, oRPC writes nothing, but the action was taken,
- *   and its retry must get that answer rather than act again. Answers of 500 and more are not stored (the
- *   row is deleted and a retry runs again), nor those over 1 MiB or streamed (none today).
+ *   and its retry must get that answer rather than act again. Only successes (2xx) are stored: a refusal
+ *   or a fault deletes the row and a retry runs again (a refusal changed nothing, and a kiosk's quotes
+ *   what a guest typed); nor answers over 1 MiB or streamed (none today). A stored answer naming a
+ *   session deleted since becomes a 410 `gone` (FORGET_SESSIONS).
  * - A row left `running` by a process that died is taken over once its lease (60 s, renewed every 20 s
  *   while its owner runs) has passed, by a retry of the same request, which then runs again. Only the
  *   claim's owner (a random token) may store the answer or give the key up.
@@ -302,7 +304,9 @@ function replay(res: Response, row: KeyRow): void {
 
 /** The answer as oRPC's Node adapter will write it (status, media type, bytes), or nothing when it is not to be stored. */
 function storable(response: HandleResult['response']): { status: number; contentType?: string; body: Buffer | null } | undefined {
-  if (!response || response.status >= 500) return undefined
+  // Only what acted: a refusal changed nothing, so its retry runs again and answers what holds then;
+  // and a kiosk's refusal quotes what a guest typed (a name, a phone), which must not be kept a day.
+  if (!response || response.status < 200 || response.status >= 300) return undefined
   const { body } = response
   // Streams, files and forms are not replayable bytes (no route of these answers them).
   const streamed = body instanceof ReadableStream || body instanceof Blob || body instanceof FormData

@@ -52,9 +52,12 @@ export const RENEW = `update idempotency_key set locked_until = ? where scope = 
 export const PRUNE = `delete from idempotency_key where expires_at <= ?`
 
 /**
- * Forgets the stored answers that name any of these sessions (a registration's label, a staff read of
- * its guests): a deleted session's guests' data must not outlive it in a replay. Parameter: the
+ * The stored answers that name any of these sessions (a registration's label, a staff read of its
+ * guests) become a 410 that names nothing: a deleted session's guests' data must not outlive it in a
+ * replay, and a kiosk's queue replaying the registration after a guest's erasure must be told it is
+ * gone rather than make the session, and the person, again. Parameters: the 410's body, the
  * `%<session id>%` patterns. Ids are base64url, so `_` may be in one: LIKE reads it as any character,
  * which can only forget more answers, never fewer.
  */
-export const FORGET_SESSIONS = `delete from idempotency_key where body is not null and convert_from(body, 'UTF8') like any (array[?])`
+export const FORGET_SESSIONS = `update idempotency_key set status = 410, content_type = 'application/json', body = convert_to(?, 'UTF8')
+   where body is not null and convert_from(body, 'UTF8') like any (array[?])`

@@ -1,3 +1,4 @@
+import { errorBody } from '../../errors.js'
 import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import type { Services } from '../../context.js'
@@ -12,6 +13,12 @@ import { SessionGuest } from './session-guest.entity.js'
 import { Session } from './session.entity.js'
 
 export type DeletedCounts = { sessions: number; guests: number; photos: number }
+
+/** What a replay of a request whose session was deleted answers (FORGET_SESSIONS): gone, naming nothing. */
+const GONE = errorBody(
+  'gone',
+  'What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again',
+)
 
 /** Sessions deleted per statement: an event's thousands stay well under PostgreSQL's parameter limit. */
 const CHUNK = 5_000
@@ -38,7 +45,7 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
       .ignore()
       .execute()
     counts.sessions += await tx.nativeDelete(Session, { id: { $in: ids } })
-    await tx.execute(FORGET_SESSIONS, [ids.map((id) => `%${id}%`)])
+    await tx.execute(FORGET_SESSIONS, [JSON.stringify(GONE), ids.map((id) => `%${id}%`)])
 
     const customerIds = [...new Set(guests.map((guest) => guest.customer.id))]
     if (customerIds.length === 0) continue
