@@ -1,6 +1,6 @@
 /**
  * The house's rules (docs/architecture.md, "Rules a tool keeps"), as ESLint config objects: part of
- * eslint.config.js, and linted alone by test/house/house-rules.test.ts, which shows each one failing
+ * eslint.config.js, and linted alone by test/lint/house-rules.test.ts, which shows each one failing
  * on a deliberate violation.
  */
 
