@@ -76,7 +76,7 @@ describe('the booth connector’s command line', () => {
         PHOTOBOOTH_BOOTH_KEY: `pbk_AAAAAAAAAAAA_${'A'.repeat(43)}`,
       },
     )
-    expect((await revoked.exited).code).toBe(3)
+    expect({ ...(await revoked.exited), stderr: revoked.stderr() }).toEqual({ code: 3, signal: null, stderr: '' })
     expect(revoked.lines.at(-1)).toMatchObject({
       level: 'error',
       event: 'refused',
@@ -92,7 +92,7 @@ describe('the booth connector’s command line', () => {
       '--state',
       join(work, 'noset-state'),
     ])
-    expect((await noSet.exited).code).toBe(3)
+    expect({ ...(await noSet.exited), stderr: noSet.stderr() }).toEqual({ code: 3, signal: null, stderr: '' })
     expect(noSet.lines.at(-1)).toMatchObject({ event: 'refused', message: expect.stringMatching(/no set no-event\/no-set/) })
   })
 
@@ -166,7 +166,9 @@ describe('the booth connector’s command line', () => {
       const timer = setInterval(() => output.includes('"session.completed"') && (clearInterval(timer), resolve()), 50)
       setTimeout(() => reject(new Error(`no completion: ${output}`)), 60_000)
     })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
     child.kill('SIGTERM')
+    expect(await exited).toBe(0)
     const [row] = await app.orm.em.fork().execute<{ status: string }[]>('select status from session where id = ?', [sessionId])
     expect(row?.status).toBe('completed')
   }, 240_000)

@@ -103,8 +103,26 @@ function seconds(name: string, value: string | undefined, fallback: number): num
   return number
 }
 
+/**
+ * `--set -Ab3…` as `--set=-Ab3…`: an id may begin with a dash (one in 64 do), which parseArgs would
+ * otherwise take for an option and refuse.
+ */
+function joinDashValues(argv: string[]): string[] {
+  const joined: string[] = []
+  for (let index = 0; index < argv.length; index++) {
+    const name = argv[index]!.replace(/^--/, '')
+    const value = argv[index + 1]
+    const takesValue = argv[index]!.startsWith('--') && (OPTIONS as Record<string, { type: string }>)[name]?.type === 'string'
+    if (takesValue && value?.startsWith('-') && !(value.replace(/^--/, '') in OPTIONS) && value !== '-h') {
+      joined.push(`--${name}=${value}`)
+      index++
+    } else joined.push(argv[index]!)
+  }
+  return joined
+}
+
 function settings(argv: string[]) {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  const { values, positionals } = parseArgs({ args: joinDashValues(argv), options: OPTIONS, allowPositionals: true, strict: true })
   const file = values.config ? (JSON.parse(readFileSync(values.config, 'utf8')) as Record<string, string | boolean | undefined>) : {}
   const pick = (name: keyof typeof OPTIONS, camel = name.replace(/-(.)/g, (_, c: string) => c.toUpperCase())) =>
     (values[name] as string | undefined) ?? (file[camel] as string | undefined) ?? (file[name] as string | undefined)

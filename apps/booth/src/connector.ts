@@ -116,6 +116,8 @@ export class Connector {
     if (pending.length > 0)
       this.log.info('resume', `resuming ${pending.length} session(s) left by the last run`, { sessions: pending.length })
     this.pumping = this.pump()
+    // Read by finished(), perhaps only once the input mode has started: a refusal before must not crash the process meanwhile.
+    this.pumping.catch(() => undefined)
     this.statusTimer = setInterval(() => void this.writeStatus(), 2000)
     this.statusTimer.unref()
     await this.writeStatus()

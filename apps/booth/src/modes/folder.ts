@@ -24,6 +24,9 @@ export type FolderOptions = {
   sessionPattern?: RegExp
 }
 
+/** How long a file noticed stable waits for others noticed just after it, to be taken in their written order. */
+const REORDER_MS = 300
+
 /** The sub-folders the mode writes into itself: never watched. */
 const OWN = new Set(['done', 'set-aside'])
 
@@ -102,7 +105,26 @@ export async function runFolder(connector: Connector, options: FolderOptions, lo
     timers.delete(key)
     const record = filling.get(key)
     filling.delete(key)
-    if (record) await connector.close(record)
+    if (!record) return
+    // In the order they were written, whatever order their stable times were noticed in.
+    record.photos.sort((a, b) => a.mtimeMs - b.mtimeMs || a.original.localeCompare(b.original))
+    await connector.close(record)
+  }
+
+  /**
+   * Files noticed stable within a moment of each other are taken in the order they were written
+   * (their modification time, then name): the watcher's polls notice them in any order under load.
+   */
+  let noticed: { path: string; stats: { size: number; mtimeMs: number } | undefined }[] = []
+  let settle: NodeJS.Timeout | undefined
+  const notice = (path: string, stats: { size: number; mtimeMs: number } | undefined) => {
+    noticed.push({ path, stats })
+    clearTimeout(settle)
+    settle = setTimeout(() => {
+      const batch = noticed.sort((a, b) => (a.stats?.mtimeMs ?? 0) - (b.stats?.mtimeMs ?? 0) || a.path.localeCompare(b.path))
+      noticed = []
+      for (const file of batch) void take(file.path, file.stats)
+    }, REORDER_MS)
   }
 
   const watcher: FSWatcher = watch(root, {
@@ -116,7 +138,7 @@ export async function runFolder(connector: Connector, options: FolderOptions, lo
       return name.startsWith('.') || (stats?.isDirectory() ?? OWN.has(name)) || name.endsWith('.reason.txt')
     },
   })
-  watcher.on('add', (path, stats) => void take(resolve(path), stats))
+  watcher.on('add', (path, stats) => notice(resolve(path), stats))
   watcher.on('error', (error) => logger.error('fault', `watching ${root}: ${error instanceof Error ? error.message : String(error)}`))
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()))
   logger.info(
@@ -126,6 +148,7 @@ export async function runFolder(connector: Connector, options: FolderOptions, lo
   return async () => {
     await watcher.close()
     for (const timer of timers.values()) clearTimeout(timer)
+    clearTimeout(settle)
     await chain
   }
 }
