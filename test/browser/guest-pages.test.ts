@@ -281,10 +281,10 @@ describe('a branded event’s pages, as a business sends them', () => {
     }
     await page.goto(`/g/${gallery.id}`)
     // The main button in the accent colour, its icon in the colour that reads on it.
-    const zip = await page.locator('[data-zip]').evaluate((link: Element) => {
-      const style = getComputedStyle(link)
+    const zip = await page.evaluate<{ background: string; color: string }>(`(() => {
+      const style = getComputedStyle(document.querySelector('[data-zip]'))
       return { background: style.backgroundColor, color: style.color }
-    })
+    })()`)
     expect(zip).toEqual({ background: 'rgb(245, 197, 24)', color: 'rgb(0, 0, 0)' })
   })
 
@@ -496,18 +496,17 @@ async function imagesInView(page: Page) {
 
 /** The contrast of an element's text on the page's background (WCAG 2.2). */
 async function contrastOf(page: Page, selector: string): Promise<number> {
-  return page.locator(selector).evaluate((element: Element) => {
-    const rgb = (css: string) => css.match(/\d+/g)!.slice(0, 3).map(Number)
-    const luminance = (css: string) => {
-      const [r, g, b] = rgb(css).map((channel) => {
-        const c = channel / 255
+  return page.evaluate<number>(`(() => {
+    const luminance = (css) => {
+      const [r, g, b] = css.match(/\\d+/g).slice(0, 3).map((channel) => {
+        const c = Number(channel) / 255
         return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
       })
-      return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b
     }
-    const [light, dark] = [luminance(getComputedStyle(element).color), luminance(getComputedStyle(document.body).backgroundColor)].sort(
-      (a, b) => b - a,
-    )
-    return (light! + 0.05) / (dark! + 0.05)
-  })
+    const [light, dark] = [getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color, getComputedStyle(document.body).backgroundColor]
+      .map(luminance)
+      .sort((a, b) => b - a)
+    return (light + 0.05) / (dark + 0.05)
+  })()`)
 }
