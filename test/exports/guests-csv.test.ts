@@ -59,6 +59,26 @@ describe('GET /staff/events/:eventId/guests.csv', () => {
     expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(expected, 'utf8'))
   })
 
+  it('when a name starts with a fullwidth, small or superscript formula sign, then it is neutralised as the ASCII sign is', async () => {
+    const { event, sets } = await seedEvent(app.orm)
+    // One session a guest: each line's label is that guest's name alone.
+    const names = ['＝HYPERLINK("http://evil.example","x")', '＋cmd', '－2+3', '＠SUM(A1)', '﹦1+1', '﹫x', '⁼1', 'Ｚoë']
+    for (const [i, name] of names.entries())
+      await register(sets[0]!.id, [{ name, email: email(`wide${i}`) }], `2026-06-02T18:0${i}:00.000Z`)
+    const lines = (await (await exportOf(event.id)).text()).split('\r\n').slice(1, -1)
+    expect(lines.map((line) => line.slice(0, line.indexOf(',' + 'wide')))).toEqual([
+      `"'＝HYPERLINK(""http://evil.example"",""x"")"`,
+      `'＋cmd`,
+      `'－2+3`,
+      `'＠SUM(A1)`,
+      `'﹦1+1`,
+      `'﹫x`,
+      `'⁼1`,
+      // A fullwidth letter is no sign: left as it is.
+      `Ｚoë`,
+    ])
+  })
+
   it('when an event has 1,200 guests, then every one is streamed, oldest session first, read 500 at a time', async () => {
     const { event, sets } = await seedEvent(app.orm)
     const setId = sets[0]!.id

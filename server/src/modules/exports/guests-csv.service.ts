@@ -37,9 +37,14 @@ const BYTE_ORDER_MARK = '\uFEFF'
 const FORMULA_START = /^[=+\-@\t\r]/
 const NEEDS_QUOTES = /[",\r\n]/
 
-/** One field per RFC 4180, neutralised first: the `'` prefix goes inside the quotes. */
+/**
+ * One field per RFC 4180, neutralised first: the `'` prefix goes inside the quotes. The first
+ * character is compared in its compatibility form (NFKC), so that the fullwidth `＝＋－＠`, the small
+ * `﹦﹢﹣﹫` and the superscript `⁼⁺⁻` count as the signs they stand for: spreadsheets set for East
+ * Asian input read them as those, and a formula typed at a kiosk may well start with one.
+ */
 export function csvField(value: string): string {
-  const inert = FORMULA_START.test(value) ? `'${value}` : value
+  const inert = FORMULA_START.test(value.slice(0, 1).normalize('NFKC')) ? `'${value}` : value
   return NEEDS_QUOTES.test(inert) ? `"${inert.replaceAll('"', '""')}"` : inert
 }
 
