@@ -285,7 +285,18 @@ describe('the console by role', () => {
     const grace = page.locator('article.session').filter({ hasText: 'Grace Hopper' })
     await grace.getByRole('button', { name: 'Cancel' }).waitFor()
     await expect(page.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0)
+    await expect(page.getByRole('link', { name: 'Settings' }).count()).resolves.toBe(0)
+    // The staff role sees contacts masked; one guest's in full on demand, which the audit trail records.
+    await expect(grace.locator('.contact').textContent()).resolves.not.toContain('555')
     await look(page, 'live-staff')
+    await grace.getByRole('button', { name: 'Show Grace Hopper’s contact in full' }).click()
+    await grace.getByText('+14155552671').waitFor()
+    const shown = await staffFetch(
+      app,
+      { ...owner, headers: { cookie: renewed, origin: app.config.publicUrl } },
+      '/staff/audit?action=getGuestContact',
+    )
+    expect((await shown.json()).events).toEqual([expect.objectContaining({ role: 'staff', status: 200 })])
     await page.getByRole('link', { name: 'Numbers' }).click()
     await page.getByRole('img', { name: /per hour/ }).waitFor()
     await expect(page.getByRole('link', { name: 'Download the guest list' }).count()).resolves.toBe(0)

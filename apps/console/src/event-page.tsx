@@ -46,14 +46,14 @@ function EventScreens({ me, event }: { me: StaffMember; event: StaffEvent }) {
           <Tab href={base} label="Live" />
           <Tab href={`${base}/sets`} label="Sets & kiosks" />
           <Tab href={`${base}/numbers`} label="Numbers" />
-          <Tab href={`${base}/settings`} label="Settings" />
+          {may(me.role, 'events.update') && <Tab href={`${base}/settings`} label="Settings" />}
         </nav>
       </div>
       <Switch>
         <Route path={base}>{() => <LiveView me={me} event={event} />}</Route>
         <Route path={`${base}/sets`}>{() => <Sets me={me} event={event} />}</Route>
         <Route path={`${base}/numbers`}>{() => <Numbers me={me} event={event} />}</Route>
-        <Route path={`${base}/settings`}>{() => <Settings me={me} event={event} />}</Route>
+        {may(me.role, 'events.update') && <Route path={`${base}/settings`}>{() => <Settings me={me} event={event} />}</Route>}
         <Route>
           <Redirect to={base} replace />
         </Route>
@@ -190,23 +190,19 @@ function Settings({ me, event }: { me: StaffMember; event: StaffEvent }) {
   const owner = mayAct(me.role, OWNER_ONLY_FIELDS.retention)
   return (
     <div className="stack">
-      {may(me.role, 'events.update') ? (
-        <EventForm
-          key={event.id}
-          me={me}
-          event={event}
-          submitLabel="Save the changes"
-          busy={update.isPending}
-          error={update.error}
-          onSubmit={(draft, before) => {
-            const changes = eventChanges(before, draft, owner)
-            setNothing(Object.keys(changes).length === 0)
-            if (Object.keys(changes).length > 0) update.mutate({ params: { eventId: event.id }, body: changes })
-          }}
-        />
-      ) : (
-        <Note>Only a manager or an owner changes an event’s settings.</Note>
-      )}
+      <EventForm
+        key={event.id}
+        me={me}
+        event={event}
+        submitLabel="Save the changes"
+        busy={update.isPending}
+        error={update.error}
+        onSubmit={(draft, before) => {
+          const changes = eventChanges(before, draft, owner)
+          setNothing(Object.keys(changes).length === 0)
+          if (Object.keys(changes).length > 0) update.mutate({ params: { eventId: event.id }, body: changes })
+        }}
+      />
       {nothing && <Note>Nothing changed.</Note>}
       {update.isSuccess && !nothing && <Note kind="success">Saved.</Note>}
       {may(me.role, 'events.delete') && <DeleteEvent event={event} />}

@@ -121,7 +121,7 @@ export function LiveView({ me, event }: { me: StaffMember; event: StaffEvent }) 
           <span aria-hidden="true" className={sessions.isError ? 'dot off' : 'dot'} />
           {sessions.isError ? 'Not updating' : `Live · ${sessions.dataUpdatedAt ? formatTime(sessions.dataUpdatedAt) : '…'}`}
         </span>
-        {may(me.role, 'messages.retryEvent') && (
+        {may(me.role, 'messages.retryEvent') && stats.data?.messages.failed !== 0 && (
           <Button onClick={() => retryAll.mutate({ params: { eventId: event.id } })} busy={retryAll.isPending}>
             Retry failed links
           </Button>
@@ -235,7 +235,7 @@ function SessionCard({ me, eventId, session, setName }: { me: StaffMember; event
           <li key={guest.id} className="guest">
             <div className="guest-name">
               <strong>{guest.name}</strong>
-              <span className="muted contact">{[guest.email, guest.phone].filter(Boolean).join(' · ')}</span>
+              <Contact guest={guest} />
             </div>
             <div className="messages">
               {guest.messages.length === 0 && (
@@ -312,6 +312,39 @@ function SessionCard({ me, eventId, session, setName }: { me: StaffMember; event
         </p>
       </ConfirmDialog>
     </article>
+  )
+}
+
+type StaffGuest = StaffSession['guests'][number]
+
+/**
+ * A guest's email and phone: in full for managers and owners; masked for the staff role, who may ask
+ * for one guest's in full (a guest at the booth whose link went astray), which the audit trail records.
+ */
+function Contact({ guest }: { guest: StaffGuest }) {
+  const [asked, setAsked] = useState(false)
+  const full = useQuery({
+    ...api.sessions.guestContact.queryOptions({ input: { guestId: guest.id } }),
+    enabled: asked,
+    staleTime: Infinity,
+  })
+  const shown = full.data ?? guest
+  return (
+    <span className="muted contact">
+      {[shown.email, shown.phone].filter(Boolean).join(' · ')}
+      {guest.contactMasked && !full.data && (
+        <Button
+          kind="quiet"
+          className="reveal"
+          onClick={() => setAsked(true)}
+          busy={full.isFetching}
+          aria-label={`Show ${guest.name}’s contact in full`}
+        >
+          Show
+        </Button>
+      )}
+      <ErrorNote error={full.error} />
+    </span>
   )
 }
 

@@ -29,6 +29,7 @@ export const LEAST_ROLE = {
   'boothKeys.revoke': 'manager',
   'sessions.list': 'staff',
   'sessions.get': 'staff',
+  'sessions.guestContact': 'staff',
   'sessions.stats': 'staff',
   'sessions.resend': 'staff',
   'sessions.cancel': 'staff',
