@@ -385,7 +385,9 @@ describe('copies on S3 (s3rver)', () => {
 
 describe('the pages', () => {
   it('when a session is completed and its copies are not made yet, then its page is the gallery at once, each photo a placeholder of its shape, never its full-size copy, and not kept by caches while they are made', async () => {
-    const server = await startTestServer(WORKER_OFF)
+    // A database of its own: another server's worker (this file's, on the shared one) would make the copies meanwhile.
+    const databases = scratchDatabases('copies_pages')
+    const server = await startTestServer({ databaseUrl: await databases.create(), ...WORKER_OFF })
     try {
       const live = await makeLiveGallery(server, { images: [makeJpeg(40, 30, 1)] })
       const response = await fetch(`${server.url}/g/${live.sessionId}`)
@@ -401,6 +403,7 @@ describe('the pages', () => {
       expect(html).not.toContain('srcset=')
     } finally {
       await server.stop()
+      await databases.dropAll()
     }
   })
 
