@@ -132,7 +132,7 @@ async function main() {
       const type = response.request().resourceType()
       if (['document', 'script', 'stylesheet'].includes(type))
         code.push({
-          file: new URL(response.url()).pathname.split('/').pop() || 'index.html',
+          file: type === 'document' ? 'the page' : new URL(response.url()).pathname.split('/').pop()!,
           type,
           bytes: Number(response.headers()['content-length'] ?? 0),
         })
