@@ -23,7 +23,8 @@ export function photoBytesRoutes({
   orm,
   now,
   imageLimit,
-}: Pick<Services, 'config' | 'storage' | 'orm' | 'now' | 'imageLimit'>): Router {
+  logger,
+}: Pick<Services, 'config' | 'storage' | 'orm' | 'now' | 'imageLimit' | 'logger'>): Router {
   const router = Router()
   const local = config.mode === 'development' && storage?.kind === 'local' ? (storage as LocalStorage) : undefined
   const keyOf = (segments: unknown) => (Array.isArray(segments) ? segments.join('/') : '')
@@ -116,7 +117,13 @@ export function photoBytesRoutes({
       await local.receive(key, req, MAX_PHOTO_BYTES)
       res.status(200).end()
     } catch (error) {
-      if (!(error instanceof EntityTooLargeError || error instanceof ObjectExistsError)) return next(error)
+      const refused = error instanceof EntityTooLargeError || error instanceof ObjectExistsError
+      // A booth that gave up (closed, or its network went) mid-upload: no fault of ours nor an outage
+      // (Node's "aborted" carries ECONNRESET, which would read as a lost database connection). Its
+      // request's line says 499 and aborted; `receive` has removed the partial file.
+      if (!refused && !req.complete && req.destroyed)
+        return logger.info('upload aborted by the client before its last byte: nothing stored')
+      if (!refused) return next(error)
       res.setHeader('Connection', 'close')
       if (error instanceof ObjectExistsError) sendS3Error(res, 412, 'PreconditionFailed', error.message)
       else sendS3Error(res, 400, 'EntityTooLarge', error.message)
