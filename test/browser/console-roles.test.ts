@@ -220,6 +220,22 @@ describe('the console by role', () => {
     await page.getByLabel('Privacy notice version').waitFor()
     await expect(page.getByLabel('Keep guests’ data for (days after the start)').count()).resolves.toBe(0)
     await expect(page.getByRole('button', { name: 'Delete the event' }).count()).resolves.toBe(0)
+    // A manager's save changes what they changed, and never what only an owner may (retention).
+    await page.getByLabel('Clear the screen after (seconds untouched)').fill('90')
+    await page.getByLabel('Tagline').fill('See you next autumn!')
+    await page.getByRole('button', { name: 'Save the changes' }).click()
+    await page.getByText('Saved.').waitFor()
+    expect(await (await staffFetch(app, owner, `/staff/events/${event.id}`)).json()).toMatchObject({
+      kioskIdleSeconds: 90,
+      branding: { tagline: 'See you next autumn!' },
+      retentionDays: null,
+    })
+    // And renames a set.
+    await page.getByRole('link', { name: 'Sets & kiosks' }).click()
+    await page.getByRole('article', { name: 'Photo Wall' }).getByRole('button', { name: 'Rename' }).click()
+    await page.getByLabel('Set name', { exact: true }).first().fill('Photo Wall (garden)')
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await page.getByRole('heading', { name: 'Photo Wall (garden)' }).waitFor()
     await page.getByRole('link', { name: 'Live' }).click()
     await page.locator('article.session').first().waitFor()
     await expect(page.getByRole('button', { name: 'Delete' }).count()).resolves.toBe(0)
@@ -301,7 +317,7 @@ describe('the console by role', () => {
     await page.getByRole('img', { name: /per hour/ }).waitFor()
     await expect(page.getByRole('link', { name: 'Download the guest list' }).count()).resolves.toBe(0)
     await page.getByRole('link', { name: 'Sets & kiosks' }).click()
-    await page.getByRole('article', { name: 'Photo Wall' }).waitFor()
+    await page.getByRole('article', { name: 'Photo Wall (garden)' }).waitFor()
     await expect(page.getByRole('button', { name: 'Rename' }).count()).resolves.toBe(0)
     await expect(page.getByLabel('Set name').count()).resolves.toBe(0)
 
