@@ -371,9 +371,12 @@ describe('every answer, against the document', () => {
     await get('getSignedInSession', { path: '/api/auth/get-session', headers: asStaff(member) })
     await get('getSignedInSession', { path: '/api/auth/get-session' })
     const change = (body: unknown) => call({ method: 'POST', path: '/api/auth/change-password', body, headers: asStaff(member) })
-    await documented('changePassword', await change({ currentPassword: 'not the password', newPassword: 'a new password of length' }))
-    await documented('changePassword', await change({ currentPassword: member.password, newPassword: 'a new password of length' }))
-    await documented('signOut', await call({ method: 'POST', path: '/api/auth/sign-out', headers: asStaff(member) }))
+    await documented('changePassword', await change({ currentPassword: 'not the password', newPassword: 'amber walrus lantern fjord' }))
+    const changed = await change({ currentPassword: member.password, newPassword: 'amber walrus lantern fjord' })
+    await documented('changePassword', changed)
+    // The change ended every other session and renewed this one: signing out is the renewed session's.
+    const renewed = { ...asStaff(member), cookie: sessionCookie(changed) }
+    await documented('signOut', await call({ method: 'POST', path: '/api/auth/sign-out', headers: renewed }))
     expect([...seen.get('changePassword')!].sort()).toEqual(expect.arrayContaining(['200', '400', '401', '403']))
   })
 
@@ -427,6 +430,10 @@ describe('every answer, against the document', () => {
     expect(page.sessions).toHaveLength(1)
     await get('listStaffSessions', { path: pathOf('listStaffSessions', { eventId }) + '?cursor=bogus', headers })
     await get('getStaffSession', { path: pathOf('getStaffSession', { sessionId: gallery.sessionId }), headers })
+    const guestId = (await get('getStaffSession', { path: pathOf('getStaffSession', { sessionId: gallery.sessionId }), headers })).guests[0]
+      .id
+    await get('getGuestContact', { path: pathOf('getGuestContact', { guestId }), headers })
+    await get('getGuestContact', { path: pathOf('getGuestContact', { guestId: 'AAAAAAAAAAAAAAAAAAAAAA' }), headers })
     await get('getSessionStats', { path: pathOf('getSessionStats', { sessionId: gallery.sessionId }), headers })
     await documented('resendGalleryLinks', await send('resendGalleryLinks', { sessionId: gallery.sessionId }))
     const session = await documented('getStaffSession', await send('getStaffSession', { sessionId: gallery.sessionId }))

@@ -176,9 +176,9 @@ describe('Prism as a validating proxy over the service', () => {
 
   it('when staff set up an event, a booth works its queue and visitors open the gallery and send beacons, then every request and answer fits the document', async () => {
     const email = `prism-${randomBytes(4).toString('hex')}@example.org`
-    await createStaffMember({ auth: app.auth }, { email, name: 'Prism', password: 'correct horse battery staple', role: 'owner' })
+    await createStaffMember({ auth: app.auth }, { email, name: 'Prism', password: 'amber walrus lantern fjord', role: 'owner' })
     const staff = createClient({ baseUrl: prismUrl, staffCookies: true, fetch: throughPrism })
-    await staff.staff.auth.signIn({ body: { email, password: 'correct horse battery staple' } })
+    await staff.staff.auth.signIn({ body: { email, password: 'amber walrus lantern fjord' } })
     const slug = uniqueSlug()
     const event = await staff.staff.events.create({
       body: { slug, name: 'Through Prism', startAt: Date.parse('2026-07-04T18:00:00Z'), isPrivate: false },

@@ -405,7 +405,7 @@ export const SignIn = z
     password: z.string().min(1),
     rememberMe: z.boolean().optional().describe('false: the session ends with the browser'),
   })
-  .meta({ examples: [{ email: 'grace@example.org', password: 'correct horse battery staple' }] })
+  .meta({ examples: [{ email: 'grace@example.org', password: 'amber walrus lantern fjord' }] })
 
 export const PasswordChange = z
   .object({
@@ -413,7 +413,7 @@ export const PasswordChange = z
     newPassword: z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max),
     revokeOtherSessions: z.boolean().optional().describe('Ignored: every other session of this member ends, whatever is sent'),
   })
-  .meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'correct horse battery staple', revokeOtherSessions: true }] })
+  .meta({ examples: [{ currentPassword: 'tV9k-2mQx-8LrB-4nZp', newPassword: 'amber walrus lantern fjord', revokeOtherSessions: true }] })
 
 const AuthUser = z.looseObject({ id: z.string(), email: z.string(), name: z.string() })
 

@@ -11,10 +11,10 @@ export const COPIES_QUERIES = {
   claim: `with due as (
          select id from photo
           where image_status = 'queued' and image_due_at <= now()
-          -- A session's photos share their due time (its completion's): first come, first served, and
-          -- within a session in gallery order, so that its first photo (the grid's first, the link
-          -- preview's source) is ready first.
-          order by image_due_at, position
+          -- Every session's first photo before any other (the grid's first, the link preview's source:
+          -- what a guest who opens the link at the end of the event sees first), then first come,
+          -- first served (a session's photos share their completion's due time), in gallery order.
+          order by position > 1, image_due_at, position
           limit ?
           for update skip locked
        )

@@ -18,11 +18,6 @@ import { USED_TOTP_QUERIES } from './used-totp.queries.js'
 /** A sign-in is an address and a password: a few hundred bytes. */
 const MAX_AUTH_BODY_BYTES = 16 * 1024
 
-/**
- * Better Auth's routes that the contract lists (`staff.auth`: sign-in, sign-out, change of password,
- * the current session), and no other: the rest of what it could answer (its health check, account
- * linking, session listing…) is the plain 404 of any unknown path.
- */
 /** Where a step of signing in is recorded (the audit trail's `auditSignIn`, given by app.ts: staff does not import audit). */
 export type SignInRecorder = (
   req: Request,
@@ -34,6 +29,11 @@ export type SignInRecorder = (
 
 type AuthServices = Pick<Services, 'auth' | 'config' | 'orm'> & { recordSignIn: SignInRecorder }
 
+/**
+ * Better Auth's routes that the contract lists (`staff.auth`: sign-in, sign-out, change of password,
+ * the current session), and no other: the rest of what it could answer (its health check, account
+ * linking, session listing…) is the plain 404 of any unknown path.
+ */
 export function authRoutes(services: AuthServices): Router {
   const router = Router()
   const handler = answerWithBetterAuth(services)
@@ -100,7 +100,8 @@ function answerWithBetterAuth(services: AuthServices): RequestHandler {
  */
 function revokingOtherSessions(body: Buffer | undefined): Buffer | undefined {
   const json = parseJson(body?.toString('utf8') ?? '')
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) return body
+  // Only a change that could happen: any other body goes to Better Auth as sent, for its own refusal.
+  if (json === null || typeof json !== 'object' || Array.isArray(json) || !('newPassword' in json)) return body
   return Buffer.from(JSON.stringify({ ...json, revokeOtherSessions: true }))
 }
 
