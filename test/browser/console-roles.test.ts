@@ -17,6 +17,7 @@ import { LEAST_ROLE } from '../../apps/console/src/roles.js'
 import { launchChromium, type Guest } from '../support/browser.js'
 import { consoleProblems, look, menuOf, openConsole, openMenu, SCREENSHOTS, signInAt } from '../support/console.js'
 import { makeLiveGallery } from '../support/gallery-fixture.js'
+import { scratchDatabases } from '../support/databases.js'
 import { startTestServer, type TestServer } from '../support/harness.js'
 import { sessionCookie, signedInStaff, signIn, staffFetch, type StaffSession } from '../support/staff.js'
 import { totpCode } from '../support/totp.js'
@@ -27,8 +28,12 @@ let browser: Browser
 const opened: Guest[] = []
 let event: { id: string; name: string; sets: { id: string }[] }
 
+// A database of its own: requiring a second factor (a test below) holds for every member of the
+// database, and the browser suite's other files share theirs.
+const databases = scratchDatabases('console_roles')
+
 beforeAll(async () => {
-  app = await startTestServer()
+  app = await startTestServer({ databaseUrl: await databases.create() })
   owner = await signedInStaff(app, 'Olivia Owner', 'owner')
   const created = await staffFetch(app, owner, '/staff/events', {
     method: 'POST',
@@ -56,6 +61,7 @@ afterAll(async () => {
   await Promise.all(opened.map((staff) => staff.context.close()))
   await browser?.close()
   await app?.stop()
+  await databases.dropAll()
 })
 
 async function consoleFor(): Promise<Page> {
