@@ -234,7 +234,7 @@ async function main(argv: string[]): Promise<number> {
   const settings = loadSettings()
   const embedded = settings.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: settings.dataDir, port: settings.embeddedPostgresPort, database: 'photobooth' })
+    : await startEmbeddedPostgres({ dataDir: settings.dataDir, port: settings.embeddedPostgresPort, database: 'photobooth', create: false })
   // A command run by hand waits on a long statement (a migration of a large table) as long as it takes.
   const orm = await openOrm(settings.databaseUrl ?? embedded!.url, { timeouts: { ...settings.databaseTimeouts, statementMs: 0 } })
   try {

@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
+import { openOrm } from '@photobooth/server/db/orm'
 import { describe, expect, it } from 'vitest'
 
 import { withTestServer } from '../support/harness.js'
 import { sessionCookie, signIn } from '../support/staff.js'
-import { serviceEnv } from '../support/processes.js'
+import { freePort, serviceEnv } from '../support/processes.js'
 import { testDatabaseUrl } from '../support/database-url.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -24,9 +27,9 @@ function adminWith(input: string | undefined, ...args: string[]): Promise<Run> {
 }
 const viaPnpm = (...args: string[]) => runAdmin('pnpm', ['-s', 'admin', ...args], undefined)
 
-function runAdmin(command: string, args: string[], input: string | undefined): Promise<Run> {
+function runAdmin(command: string, args: string[], input: string | undefined, settings: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const env = serviceEnv({ DATABASE_URL: testDatabaseUrl(), AUTH_SECRET: 'a'.repeat(32) })
+    const env = serviceEnv({ DATABASE_URL: testDatabaseUrl(), AUTH_SECRET: 'a'.repeat(32), ...settings })
     const child = execFile(command, args, { cwd: root, env }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return void reject(new Error(`pnpm admin did not run: ${error.message}`))
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr })
@@ -181,5 +184,53 @@ describe('pnpm admin demo seed', () => {
     expect((await fetch(`${app.url}/events/demo/sets/mirror-booth`)).status).toBe(200)
     const second = await admin('demo', 'seed')
     expect(second).toEqual({ code: 0, stdout: 'The demo event "demo" already exists.\n', stderr: '' })
+  }, 240_000)
+})
+
+describe('pnpm admin without the service’s settings', () => {
+  it('when no cluster is in its DATA_DIR, then it refuses to make one, naming the cluster running elsewhere and how to point at it; pointed there, it works on that one', async () => {
+    // The service's cluster, in a data directory of its own, as `DATA_DIR=… pnpm start` makes it.
+    const service = await mkdtemp(join(tmpdir(), 'photobooth-service-'))
+    const elsewhere = await mkdtemp(join(tmpdir(), 'photobooth-admin-cwd-'))
+    const port = await freePort()
+    const cluster = await startEmbeddedPostgres({ dataDir: service, port, database: 'photobooth' })
+    try {
+      const embedded = (dataDir: string, clusterPort: number) => ({
+        DATABASE_URL: undefined,
+        DATA_DIR: dataDir,
+        EMBEDDED_POSTGRES_PORT: String(clusterPort),
+      })
+      const refused = await runAdmin(
+        process.execPath,
+        ['--import', 'tsx', 'server/src/admin.ts', 'booth-key', 'create', '--name', 'Lost booth'],
+        undefined,
+        embedded(elsewhere, await freePort()),
+      )
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toContain(`No database cluster in ${join(elsewhere, 'postgres')}: pnpm admin works on the service's database`)
+      expect(refused.stderr).toContain(`  ${service} (port ${port}):  DATA_DIR=${service} EMBEDDED_POSTGRES_PORT=${port} pnpm admin …`)
+      // Nothing was made: no cluster of 48 MB, no key the service does not know.
+      expect(await readdir(elsewhere)).toEqual([])
+
+      const created = await runAdmin(
+        process.execPath,
+        ['--import', 'tsx', 'server/src/admin.ts', 'booth-key', 'create', '--name', 'Found booth'],
+        undefined,
+        embedded(service, port),
+      )
+      expect(created.code, created.stderr).toBe(0)
+      const orm = await openOrm(cluster.url)
+      try {
+        const names = await orm.em.fork().execute<{ name: string }[]>('select name from booth_key')
+        expect(names.map((row) => row.name)).toEqual(['Found booth'])
+      } finally {
+        await orm.close()
+      }
+    } finally {
+      await cluster.stop()
+      await rm(service, { recursive: true, force: true })
+      await rm(elsewhere, { recursive: true, force: true })
+    }
   }, 240_000)
 })

@@ -1,8 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, stat } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -20,9 +20,18 @@ export type EmbeddedDatabase = {
 /**
  * Starts the PostgreSQL that ships as an npm package, so `pnpm start` and `pnpm test` need no
  * database server on the machine. Its cluster lives in `<dataDir>/postgres` and survives restarts.
+ * `create: false` (an operator's command) refuses to make a cluster where there is none: a command
+ * run without the service's settings would otherwise work on a new, empty database of its own.
  */
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database: string }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string
+  port: number
+  database: string
+  create?: boolean
+}): Promise<EmbeddedDatabase> {
   const databaseDir = resolve(options.dataDir, 'postgres')
+  if (options.create === false && !existsSync(resolve(databaseDir, 'PG_VERSION')))
+    throw new NoClusterError(databaseDir, await runningClusters())
   const log: string[] = []
   const asRoot = process.getuid?.() === 0
   // A cluster already running (the service, while an admin command runs; or one left by a process
@@ -83,6 +92,48 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     adopted: orphan !== undefined,
     stop: () => (postmaster ? postmaster.stop() : stopProcess(orphan!.pid)),
   }
+}
+
+/** No cluster where a command that does not create one looked: says which are running, and how to point at one. */
+export class NoClusterError extends Error {
+  constructor(databaseDir: string, running: readonly RunningCluster[]) {
+    const shell = (path: string) => (/^[\w./@:+-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`)
+    const pointAt = ({ dataDir, port }: RunningCluster) =>
+      `  ${shell(dataDir)} (port ${port}):  DATA_DIR=${shell(dataDir)} EMBEDDED_POSTGRES_PORT=${port} pnpm admin …`
+    super(
+      [
+        `No database cluster in ${databaseDir}: pnpm admin works on the service's database and does not create one.`,
+        running.length > 0
+          ? `Embedded PostgreSQL clusters running now; if the service's is one of them, point at it:\n${running.map(pointAt).join('\n')}`
+          : 'No embedded PostgreSQL is running on this machine.',
+        "Run the command with the settings the service runs with: DATA_DIR (the folder holding the service's postgres/) and" +
+          ' EMBEDDED_POSTGRES_PORT, or DATABASE_URL. A new cluster is made by the service at its first start (pnpm start).',
+      ].join('\n'),
+    )
+    this.name = 'NoClusterError'
+  }
+}
+
+/** A cluster of the embedded package's `postgres` running on this machine: its DATA_DIR (the folder above `postgres/`) and port. */
+export type RunningCluster = { dataDir: string; port: number }
+
+/**
+ * The postmasters of the package's own binary running now, read from /proc (Linux; elsewhere none
+ * are found and the message says how to point at the service's). A postmaster's command line is the
+ * one it was started with (`postgres -D <dir> -p <port>`); its workers rewrite theirs.
+ */
+export async function runningClusters(): Promise<RunningCluster[]> {
+  const binary = await postgresBinary().catch(() => undefined)
+  if (!binary) return []
+  const found: RunningCluster[] = []
+  for (const pid of (await readdir('/proc').catch(() => [] as string[])).filter((name) => /^\d+$/.test(name))) {
+    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0')
+    const dir = args[args.indexOf('-D') + 1]
+    if (args[0] !== binary || !args.includes('-D') || !dir) continue
+    const port = Number(args[args.indexOf('-p') + 1])
+    if (basename(dir) === 'postgres' && Number.isInteger(port)) found.push({ dataDir: dirname(dir), port })
+  }
+  return found.sort((a, b) => a.dataDir.localeCompare(b.dataDir))
 }
 
 type Postmaster = { pid: number; stop: () => Promise<void> }
