@@ -2,15 +2,18 @@
  * Drill: photo storage (S3: s3rver behind a TCP proxy the drill controls) goes away under load, and
  * comes back. The service runs in this process with the proxy as its S3 endpoint; clients keep
  * asking the routes that need storage (a booth completing a session, a photo's download, the
- * zip) and those that do not (a kiosk registering guests, the gallery JSON), while the proxy is
- * cut (S3 refuses) and then stalled (S3 accepts and says nothing).
+ * zip) and those that do not (a kiosk reading its context and registering guests, the gallery JSON,
+ * staff reading an event's sessions), while the proxy is cut (S3 refuses) and then stalled (S3
+ * accepts and says nothing).
  *
  * Asserts, for each: the routes that need storage answer 503
  * `{ "error": "Photo storage is unavailable. Try again in a moment." }` with a Retry-After, each
- * within 10 s; the others still answer 2xx; /readyz turns 503 `{ "error": "storage unreachable" }`
- * (after two failed storage checks, at most one every 5 s), and 200 again once S3 is back; the
- * sessions whose completion was refused complete once it is back; nothing is left unhandled.
- * Prints per phase: requests, answers by status, longest wait, when /readyz turned, time to recover.
+ * within 10 s; the others still answer 2xx; /readyz answers 200 throughout (a balancer keeps sending
+ * the instance the registrations and reads that need only the database: issue 35), while
+ * `photobooth_dependency_up{dependency="storage"}` turns 0 (after two failed storage checks, at most
+ * one every 5 s) and 1 again once S3 is back; the sessions whose completion was refused complete once
+ * it is back; nothing is left unhandled. Prints per phase: requests, answers by status, longest wait,
+ * when the storage gauge turned, time to recover.
  */
 import { createClient, uploadPhotos } from '@photobooth/sdk'
 import { createLogger } from '@photobooth/server/logger'
@@ -21,6 +24,7 @@ import { copiesSettled } from '../support/gallery-fixture.js'
 import { createTestBoothKey, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { makeJpeg } from '../support/jpeg.js'
 import { startFakeS3, type FakeS3 } from '../support/s3.js'
+import { signedInStaff, type StaffSession } from '../support/staff.js'
 import { startTcpProxy, targetOf, type TcpProxy } from '../support/tcp-proxy.js'
 import { explain, notJson } from '../support/drill-output.js'
 
@@ -28,12 +32,13 @@ const IP_HEADER = 'x-drill-client-ip'
 const STORAGE_UNAVAILABLE = { error: 'Photo storage is unavailable. Try again in a moment.', code: 'storage_unavailable' }
 const LONGEST_WAIT_MS = 10_000
 /**
- * /readyz turns after two checks in a row say so, at most one every 5 s, each failing within S3's
- * timeouts: 15 s, and margin (both ways: 503 after the fault, 200 after the restore).
+ * The storage gauge turns after two checks in a row say so, at most one every 5 s, each failing
+ * within S3's timeouts: 15 s, and margin (both ways: 0 after the fault, 1 after the restore).
  */
-const READY_TURNS_WITHIN_MS = 20_000
+const STORAGE_TURNS_WITHIN_MS = 20_000
+const METRICS_TOKEN = 'outage-storage-metrics-token'
 /**
- * A fault lasts at least this long (and until /readyz has turned): a stall longer than the bound, so
+ * A fault lasts at least this long (and until the storage gauge has turned): a stall longer than the bound, so
  * that a request asked as it begins is answered while it lasts; a cut is answered at once.
  */
 const FAULT_AT_LEAST_MS = { cut: 5_000, stall: 11_000 }
@@ -51,7 +56,7 @@ type Answer = {
   body: string
   failure?: string
 }
-type Ask = { route: string; kind: Kind; method: 'GET' | 'POST'; path: string; body?: unknown; booth?: boolean }
+type Ask = { route: string; kind: Kind; method: 'GET' | 'POST'; path: string; body?: unknown; booth?: boolean; staff?: boolean }
 
 const ok = (answer: Answer) => !answer.failure && answer.status >= 200 && answer.status < 300
 
@@ -80,6 +85,9 @@ async function startRig(how: 'cut' | 'stall') {
   let app!: TestServer
   let boothKey: string
   let setId: string
+  let kioskPath: string
+  let eventId: string
+  let staff: StaffSession
   let gallery: { id: string; photoId: string }
   const logLines: string[] = []
   const images = [makeJpeg(64, 48, 1), makeJpeg(48, 64, 2)]
@@ -111,7 +119,7 @@ async function startRig(how: 'cut' | 'stall') {
     return { id, keys: uploads.map((upload) => upload.key) }
   }
 
-  async function ask({ route, kind, method, path, body, booth }: Ask): Promise<Answer> {
+  async function ask({ route, kind, method, path, body, booth, staff: asStaff }: Ask): Promise<Answer> {
     const startedAt = Date.now()
     try {
       const response = await fetch(`${app.url}${path}`, {
@@ -120,6 +128,7 @@ async function startRig(how: 'cut' | 'stall') {
           [IP_HEADER]: nextIp(),
           ...(body ? { 'content-type': 'application/json' } : {}),
           ...(booth ? { authorization: `Bearer ${boothKey}` } : {}),
+          ...(asStaff ? staff.headers : {}),
         },
         body: body ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(LONGEST_WAIT_MS + 10_000),
@@ -180,6 +189,14 @@ async function startRig(how: 'cut' | 'stall') {
   })
   const zip = (): Ask => ({ route: 'zip', kind: 'storage', method: 'GET', path: `/gallery/${gallery.id}/zip` })
   const galleryJson = (): Ask => ({ route: 'gallery JSON', kind: 'plain', method: 'GET', path: `/gallery/${gallery.id}` })
+  const kioskContext = (): Ask => ({ route: 'kiosk context', kind: 'plain', method: 'GET', path: kioskPath })
+  const staffSessions = (): Ask => ({
+    route: 'staff sessions',
+    kind: 'plain',
+    method: 'GET',
+    path: `/staff/events/${eventId}/sessions`,
+    staff: true,
+  })
   let guest = 0
   const registration = (): Ask => ({
     route: 'registration',
@@ -217,44 +234,48 @@ async function startRig(how: 'cut' | 'stall') {
     }
   }
 
-  /** Asks /readyz every 250 ms until it answers `status` with `body`; how long that took from `from`. */
-  async function readyTurns(status: number, body: object, from: number, ms: number): Promise<number> {
+  /** Every /readyz answer during the drill that was not 200 ready: none may be (storage is not part of readiness). */
+  const notReady: string[] = []
+
+  /**
+   * Probes /readyz every 250 ms, as a load balancer does (each answer kept for the check above), until
+   * the storage gauge of /metrics reads `up`; how long that took from `from`.
+   */
+  async function storageTurns(up: 0 | 1, from: number, ms: number): Promise<number> {
     let last = ''
     while (Date.now() - from < ms) {
-      const response = await fetch(`${app.url}/readyz`, { signal: AbortSignal.timeout(ms) }).catch((error: unknown) => String(error))
-      if (typeof response === 'string') last = response
-      else {
-        const text = await response.text()
-        last = `${response.status} ${text}`
-        if (response.status === status && JSON.stringify(JSON.parse(text)) === JSON.stringify(body)) return Date.now() - from
-      }
+      const probe = await fetch(`${app.url}/readyz`, { signal: AbortSignal.timeout(ms) }).catch((error: unknown) => String(error))
+      const answered = typeof probe === 'string' ? probe : `${probe.status} ${await probe.text()}`
+      if (answered !== '200 {"status":"ready"}') notReady.push(answered)
+      const metrics = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+      last = /^photobooth_dependency_up\{dependency="storage"\} (\d)$/m.exec(await metrics.text())?.[1] ?? 'absent'
+      if (last === String(up)) return Date.now() - from
       await new Promise((resolve) => setTimeout(resolve, 250))
     }
-    throw new Error(`/readyz did not answer ${status} ${JSON.stringify(body)} within ${ms} ms; last: ${last}`)
+    throw new Error(`the storage gauge did not read ${up} within ${ms} ms; last: ${last}`)
   }
 
   async function drill(how: 'cut' | 'stall') {
     // Three sessions ready to complete, and every route answering before anything breaks.
     const waiting = [await uploaded(`Waiting ${how} 1`), await uploaded(`Waiting ${how} 2`), await uploaded(`Waiting ${how} 3`)]
-    for (const route of [download(), zip(), galleryJson(), registration()]) expect((await ask(route)).status, route.route).toBeLessThan(300)
-    expect(await readyTurns(200, { status: 'ready' }, Date.now(), 5_000)).toBeLessThan(5_000)
+    for (const route of [download(), zip(), galleryJson(), registration(), kioskContext(), staffSessions()])
+      expect((await ask(route)).status, route.route).toBeLessThan(300)
+    expect(await storageTurns(1, Date.now(), 5_000)).toBeLessThan(5_000)
 
     let turn = 0
-    const load = startLoad([download, zip, galleryJson, registration])
+    const load = startLoad([download, zip, galleryJson, registration, kioskContext, staffSessions])
     const brokenAt = Date.now()
     if (how === 'cut') proxy.cut()
     else proxy.stall()
     // Meanwhile, the booth tries to complete its sessions, one after the other, again and again.
     const completing = startLoad([() => complete(waiting[turn++ % waiting.length]!)])
-    const notReadyMs = await readyTurns(503, { error: 'storage unreachable', code: 'not_ready' }, brokenAt, READY_TURNS_WITHIN_MS).catch(
-      (error: Error) => error,
-    )
+    const downMs = await storageTurns(0, brokenAt, STORAGE_TURNS_WITHIN_MS).catch((error: Error) => error)
     const left = FAULT_AT_LEAST_MS[how] - (Date.now() - brokenAt)
     if (left > 0) await new Promise((resolve) => setTimeout(resolve, left))
     const completions = await completing.stop()
     const restoredAt = Date.now()
     proxy.restore()
-    const readyMs = await readyTurns(200, { status: 'ready' }, restoredAt, READY_TURNS_WITHIN_MS).catch((error: Error) => error)
+    const upMs = await storageTurns(1, restoredAt, STORAGE_TURNS_WITHIN_MS).catch((error: Error) => error)
     // Back: each refused completion completes, and the downloads work again.
     const recoveredAt = Date.now()
     const afterwards: Answer[] = []
@@ -271,20 +292,23 @@ async function startRig(how: 'cut' | 'stall') {
       byStatus[answer.failure ? 'none' : answer.status] = (byStatus[answer.failure ? 'none' : answer.status] ?? 0) + 1
     console.log(
       `storage ${how}: ${all.length} requests, answers ${JSON.stringify(byStatus)}, longest wait ${Math.max(...all.map((answer) => answer.ms))} ms, ` +
-        `/readyz 503 after ${typeof notReadyMs === 'number' ? `${notReadyMs} ms` : 'never'}, 200 again ${typeof readyMs === 'number' ? `${readyMs} ms` : 'never'} after the restore; ` +
+        `/readyz answers other than 200: ${notReady.length}, storage gauge 0 after ${typeof downMs === 'number' ? `${downMs} ms` : 'never'}, 1 again ${typeof upMs === 'number' ? `${upMs} ms` : 'never'} after the restore; ` +
         `after it: ${afterwards.map((answer) => `${answer.route} ${answer.status}`).join(', ')}`,
     )
 
     expect(
       all.filter((answer) => answer.failure || answer.ms > LONGEST_WAIT_MS).map((a) => `${a.route}: ${a.failure ?? `${a.ms} ms`}`),
     ).toEqual([])
-    expect(new Set(during.map((answer) => answer.route))).toEqual(new Set(['download', 'zip', 'gallery JSON', 'registration', 'complete']))
+    expect(new Set(during.map((answer) => answer.route))).toEqual(
+      new Set(['download', 'zip', 'gallery JSON', 'registration', 'kiosk context', 'staff sessions', 'complete']),
+    )
     expect(during.map((answer) => [answer.route, outageProblem(answer)]).filter(([, problem]) => problem)).toEqual([])
     expect(across.map((answer) => [answer.route, ok(answer) ? undefined : outageProblem(answer)]).filter(([, problem]) => problem)).toEqual(
       [],
     )
-    if (notReadyMs instanceof Error) throw notReadyMs
-    if (readyMs instanceof Error) throw readyMs
+    if (downMs instanceof Error) throw downMs
+    if (upMs instanceof Error) throw upMs
+    expect(notReady).toEqual([])
     expect(afterwards.map((answer) => `${answer.route} ${answer.status}`)).toEqual([
       'complete 200',
       'complete 200',
@@ -315,10 +339,15 @@ async function startRig(how: 'cut' | 'stall') {
         storage: { ...s3.settings, endpoint, timeoutMs: 5_000 },
         cdnUrl: `${endpoint}/photos`,
         rateLimits: { windowMs: 60_000, clientIpHeader: IP_HEADER },
+        metricsToken: METRICS_TOKEN,
       },
       { logger: createLogger({ level: 'info', write: (line) => void logLines.push(line) }) },
     )
-    setId = (await seedEvent(app.orm)).sets[0]!.id
+    const seeded = await seedEvent(app.orm)
+    setId = seeded.sets[0]!.id
+    eventId = seeded.event.id
+    kioskPath = `/events/${seeded.event.slug}/sets/${seeded.sets[0]!.slug}`
+    staff = await signedInStaff(app, 'Drill Manager', 'manager')
     boothKey = await createTestBoothKey(app)
     // A live gallery on S3, its copies made: what the downloads and the zip read.
     const session = await register('Live Gallery')
@@ -339,7 +368,7 @@ async function startRig(how: 'cut' | 'stall') {
 
 describe('photo storage goes away under load', () => {
   it.concurrent(
-    'when S3 is cut and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete',
+    'when S3 is cut and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz stays 200 while the storage gauge turns 0 and back, and the refused completions complete',
     async () => {
       const rig = await startRig('cut')
       try {
@@ -352,7 +381,7 @@ describe('photo storage goes away under load', () => {
   )
 
   it.concurrent(
-    'when S3 stalls and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz turns 503 and back, and the refused completions complete',
+    'when S3 stalls and comes back, then the routes that need it answer 503 within 10 s, the others 2xx, /readyz stays 200 while the storage gauge turns 0 and back, and the refused completions complete',
     async () => {
       const rig = await startRig('stall')
       try {

@@ -22,9 +22,12 @@ const STORAGE_CHECKS_TO_CHANGE = 2
 /**
  * For the load balancer and the orchestrator, beside the API (contract: `operations`): `GET /healthz`, the process answers;
  * `GET /readyz`, this instance should be sent requests: the database answers, every migration is
- * applied, storage answers (a cached check, docs/production.md), and it is not draining after a SIGTERM. Never
- * rate limited, never cached, nothing about anyone in them. Redis is not part of it: the rate limits
- * work without it.
+ * applied, and it is not draining after a SIGTERM. Never rate limited, never cached, nothing about
+ * anyone in them. Storage is not part of it, nor Redis: when the bucket is away every instance
+ * meets the same outage, and taking them all out would stop registrations, the kiosk's context,
+ * galleries and staff, which need only the database, along with the uploads and downloads that need
+ * storage (those answer 503 on their own). Its state is checked here all the same (cached, at the
+ * probes' pace), for `photobooth_dependency_up` and its alert.
  */
 export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimitCounts }: Services): Router {
   // Once applied, migrations stay applied: asked until then, not on every probe.
@@ -44,6 +47,7 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
   )
   router.get(expressPath(contract.operations.ready), async (_req, res) => {
     if (rateLimitCounts) metrics.dependencyUp.set({ dependency: 'redis' }, rateLimitCounts.isUp() ? 1 : 0)
+    if (storage) metrics.dependencyUp.set({ dependency: 'storage' }, storageUp() ? 1 : 0)
     if (draining()) return answer(res, 'draining')
     try {
       await withTimeout(orm.em.fork().execute(PING), DATABASE_CHECK_MS)
@@ -56,9 +60,6 @@ export function healthRoutes({ orm, logger, draining, storage, metrics, rateLimi
       return answer(res, 'database unreachable')
     }
     if (!migrated) return answer(res, 'migrations pending')
-    const up = storageUp()
-    if (storage) metrics.dependencyUp.set({ dependency: 'storage' }, up ? 1 : 0)
-    if (!up) return answer(res, 'storage unreachable')
     answer(res)
   })
   return router
@@ -80,8 +81,9 @@ function storageHealth(storage: PhotoStorage, logger: Services['logger']): () =>
     if (streak < STORAGE_CHECKS_TO_CHANGE) return
     up = answered
     streak = 0
-    if (up) logger.info('ready again: storage answers')
-    else logger.warn('not ready: storage does not answer', { error: describeError(error) })
+    if (up) logger.info('storage answers again')
+    else
+      logger.warn('storage does not answer: uploads, completions, downloads and zips answer 503 meanwhile', { error: describeError(error) })
   }
   return () => {
     if (!checking && performance.now() - checkedAt >= STORAGE_CHECK_INTERVAL_MS) {

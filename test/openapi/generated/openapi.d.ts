@@ -1034,7 +1034,7 @@ export type paths = {
         };
         /**
          * Whether this instance should be sent requests
-         * @description Readiness: 200 `{ "status": "ready" }` when the database answers within 2 seconds, every migration is applied, photo storage answers (checked at most every 5 seconds, in the background; two checks in a row change its state) and the instance is not shutting down; otherwise 503 with the reason. Redis is not part of it: the rate limits work without it. Take the instance out of the load balancer while it is 503.
+         * @description Readiness: 200 `{ "status": "ready" }` when the database answers within 2 seconds, every migration is applied and the instance is not shutting down; otherwise 503 with the reason. Take the instance out of the load balancer while it is 503. Photo storage is not part of it, nor Redis: while the bucket is away, registrations, the kiosk context, galleries and staff still work, and only the routes that need storage answer 503 `storage_unavailable`; its state is `photobooth_dependency_up{dependency="storage"}` (checked at most every 5 seconds when this route is asked, two checks in a row changing it).
          */
         get: operations["ready"];
         put?: never;
@@ -11359,7 +11359,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run, `{ "error": "storage unreachable" }` after two failed storage checks in a row (until two succeed). */
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
             503: {
                 headers: {
                     /** @description `no-store` */
@@ -11397,7 +11397,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run, `{ "error": "storage unreachable" }` after two failed storage checks in a row (until two succeed). */
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
             503: {
                 headers: {
                     /** @description `no-store` */
