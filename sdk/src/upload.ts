@@ -45,7 +45,9 @@ export async function toBlob(photo: PhotoSource): Promise<Blob> {
   if (photo instanceof Blob) return photo
   // A stream is read once, so that a failed PUT can be sent again and storage gets a Content-Length.
   if (photo instanceof ReadableStream) return new Response(photo).blob()
-  return new Blob([photo], { type: 'image/jpeg' })
+  // A Blob is made of bytes over an ArrayBuffer: bytes over a SharedArrayBuffer are copied first.
+  const bytes = photo.buffer instanceof ArrayBuffer ? (photo as Uint8Array<ArrayBuffer>) : new Uint8Array(photo)
+  return new Blob([bytes], { type: 'image/jpeg' })
 }
 
 /** S3's (and the local bucket's) XML error: `<Error><Code>…</Code><Message>…</Message></Error>`. */
