@@ -78,7 +78,7 @@ describe('an upload the client aborts', () => {
     expect(line).toMatchObject({ method: 'PUT', status: 499, aborted: true })
     // The request's line is written when the connection closes; the handler's own follows once the upload is cleaned away.
     const ofRequest = await until(
-      async () => records().filter((record) => record.requestId === line.requestId),
+      async () => records().filter((record) => record.requestId === line!.requestId),
       (found) => found.length >= 2,
       10_000,
     )
