@@ -10,9 +10,9 @@
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { brotliCompressSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync } from 'node:zlib'
 
-import { bundleApp, kioskApp, type Shipped } from '../test/support/sdk-bundle.js'
+import { bundleApp, gzippedSize, WEIGHED_APPS, type Shipped } from '../test/support/sdk-bundle.js'
 import { reportRows, verdict } from './rows.js'
 
 /** The kiosk entry's target (issue 23); the whole client's, from before the entries. */
@@ -21,20 +21,11 @@ const WHOLE_LIMIT = 10 * 1024
 
 const sdkDir = fileURLToPath(new URL('../sdk/', import.meta.url))
 
-/** The same kiosk with the offline queue in IndexedDB and its count on screen. */
-const QUEUED_KIOSK_APP = [
-  "import { createKioskClient } from './dist/kiosk.js'",
-  "import { createOfflineQueue, indexedDbStore } from './dist/queue.js'",
-  'const queue = createOfflineQueue({ client: createKioskClient({ baseUrl: location.origin }), store: indexedDbStore() })',
-  "queue.on('sent', ({ count }) => console.log(count + ' waiting'))",
-  "console.log(await queue.registerGuests({ params: { setId: 'x' }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
-].join('\n')
-
 type Measured = { gzipped: number; minified: number; brotli: number; shipped: Shipped[] }
 
 async function measure(app: string): Promise<Measured> {
   const { output, shipped } = await bundleApp(app)
-  return { gzipped: gzipSync(output).length, minified: output.length, brotli: brotliCompressSync(output).length, shipped }
+  return { gzipped: gzippedSize(output), minified: output.length, brotli: brotliCompressSync(output).length, shipped }
 }
 
 const bytes = (count: number) => `${count.toLocaleString('en-US')} B`
@@ -59,13 +50,14 @@ async function main(): Promise<void> {
   const built = spawnSync('pnpm', ['--filter', '@photobooth/sdk', 'build'], { cwd: sdkDir, encoding: 'utf8' })
   if (built.status !== 0) throw new Error(`the SDK build failed (${built.status ?? built.signal}):\n${built.stdout}\n${built.stderr}`)
 
-  const kiosk = await measure(kioskApp('createKioskClient', 'kiosk'))
-  const whole = await measure(kioskApp('createClient', 'index'))
-  const queued = await measure(QUEUED_KIOSK_APP)
+  const kiosk = await measure(WEIGHED_APPS.kiosk)
+  const whole = await measure(WEIGHED_APPS.whole)
+  const queued = await measure(WEIGHED_APPS.queued)
   // A kiosk ships no zod, no upload helper, no other area's route list.
   const kioskFigures = figures(kiosk, /[/\\](zod|upload|links|error-codes|contract\.json|booth-routes|staff-routes)\b/)
   const wholeFigures = figures(whole, /[/\\](zod|upload|links|error-codes)\b/)
-  const queuedFigures = figures(queued, /[/\\](zod|contract\.json|booth-routes|staff-routes|queue-file)\b/)
+  // Nor the booth's upload code: a kiosk's queue holds registrations only.
+  const queuedFigures = figures(queued, /[/\\](zod|upload|contract\.json|booth-routes|staff-routes|queue-file)\b/)
   console.log(`kiosk entry ${kiosk.gzipped} B, whole client ${whole.gzipped} B, kiosk with the offline queue ${queued.gzipped} B (gzip)`)
   reportRows([
     {

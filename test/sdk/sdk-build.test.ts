@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { seedEvent, startTestServer, type TestServer } from '../support/harness.js'
-import { bundleApp, kioskApp } from '../support/sdk-bundle.js'
+import { bundleApp, gzippedSize, kioskApp, WEIGHED_APPS } from '../support/sdk-bundle.js'
 
 const sdkDir = resolve(import.meta.dirname, '../../sdk')
 const run = promisify(execFile)
@@ -58,6 +58,40 @@ describe('the built SDK package', () => {
     const code = new TextDecoder().decode(output)
     expect(code).toContain('/sets/{setId}/sessions')
     for (const path of ['/staff/', '/booth/', '/gallery/', '/api/auth/']) expect(code).not.toContain(path)
+  })
+
+  it('when the documents state what the SDK weighs, then sdk/README.md, docs/api.md and bench/README.md state one set of figures, within 2 % of what pnpm bench sdk measures now', async () => {
+    const measured = Object.fromEntries(
+      await Promise.all(
+        Object.entries(WEIGHED_APPS).map(async ([app, code]) => [app, gzippedSize((await bundleApp(code)).output)] as const),
+      ),
+    )
+    const bytes = (text: string | undefined) => Number(text?.replaceAll(',', ''))
+    const read = (path: string) => readFile(resolve(sdkDir, '..', path), 'utf8')
+    // The sentence of each guide, and the rows `pnpm bench sdk` printed (bench/README.md's table).
+    const sentence =
+      /bundles ([\d,]+) B of SDK minified and\s+gzipped.*?on the whole client ([\d,]+) B,\s+and with the offline queue\s+([\d,]+) B/s
+    const stated: Record<string, { kiosk: number; whole: number; queued: number }> = {}
+    for (const path of ['sdk/README.md', 'docs/api.md']) {
+      const found = sentence.exec(await read(path))
+      expect(found, `${path} states the three figures`).not.toBeNull()
+      stated[path] = { kiosk: bytes(found![1]), whole: bytes(found![2]), queued: bytes(found![3]) }
+    }
+    const bench = await read('bench/README.md')
+    const row = (words: string) => bytes(new RegExp(`^\\| sdk +\\| ${words}[^|]*\\| +([\\d,]+) B \\|`, 'm').exec(bench)?.[1])
+    stated['bench/README.md'] = {
+      kiosk: row('SDK in a kiosk app, `@photobooth/sdk/kiosk`'),
+      whole: row('SDK in a kiosk app, the whole client'),
+      queued: row('SDK in a kiosk app with the offline queue'),
+    }
+    expect(stated['docs/api.md']).toEqual(stated['sdk/README.md'])
+    expect(stated['bench/README.md']).toEqual(stated['sdk/README.md'])
+    for (const [app, size] of Object.entries(stated['sdk/README.md']!)) {
+      // A change of the SDK that moves one by more than 2 %: run `pnpm bench sdk` and write its figures in the three documents.
+      expect(Math.abs(size - measured[app]!) / measured[app]!, `${app}: stated ${size} B, measured ${measured[app]} B`).toBeLessThanOrEqual(
+        0.02,
+      )
+    }
   })
 
   it('when its types are read, then the client and the contract types are declared', async () => {

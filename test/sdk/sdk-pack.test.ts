@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -68,6 +68,23 @@ it('when the README is read, then it has kiosk, booth and staff examples to comp
   expect(readmeExamples.some((code) => code.includes('client.kiosk.registerGuests'))).toBe(true)
   expect(readmeExamples.some((code) => code.includes('uploadPhotos(booth'))).toBe(true)
   expect(readmeExamples.some((code) => code.includes('staff.auth.signIn'))).toBe(true)
+})
+
+it('when the README says how to install it, then it says what this file does: pnpm pack in sdk/, then npm install of the tarball pnpm names', async () => {
+  const readme = await readFile(join(sdkDir, 'README.md'), 'utf8')
+  const install = /^## Install\n[\s\S]*?^```sh\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? ''
+  const packed = /^cd sdk && pnpm pack --pack-destination (\S+)$/m.exec(install)
+  expect(packed, install).not.toBeNull()
+  expect(install).toMatch(/^pnpm install$/m)
+  const version = (JSON.parse(manifestBefore) as { version: string }).version
+  // The name pnpm gave the tarball this file installs, with the README's `<version>` for its version.
+  expect(install).toContain(`npm install ${packed![1]}/${basename(tarballs.pnpm).replace(version, '<version>')}`)
+  // Without a publish workflow the README's npm line would be a 404: the workflow it names publishes with provenance.
+  const workflow = await readFile(join(repo, '.github/workflows/release-sdk.yml'), 'utf8')
+  expect(readme).toContain('.github/workflows/release-sdk.yml')
+  expect(workflow).toMatch(/id-token: write/)
+  expect(workflow).toMatch(/uses: changesets\/action@v1/)
+  expect(await readFile(join(repo, '.github/publish-sdk.sh'), 'utf8')).toMatch(/^\(cd sdk && npm publish --provenance --access public\)$/m)
 })
 
 /** Each tarball's files, and the empty project it is installed into. */

@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib'
+
 import { build } from 'esbuild'
 
 import { sdkDir } from './sdk-package.js'
@@ -38,3 +40,25 @@ export async function bundleApp(contents: string): Promise<{ output: Uint8Array;
     .map(([path, input]): Shipped => [path, input.bytesInOutput])
   return { output: result.outputFiles[0]!.contents, shipped }
 }
+
+/** The same kiosk with the offline queue in IndexedDB and its count on screen. */
+export const QUEUED_KIOSK_APP = [
+  "import { createKioskClient } from './dist/kiosk.js'",
+  "import { createOfflineQueue, indexedDbStore } from './dist/queue.js'",
+  'const queue = createOfflineQueue({ client: createKioskClient({ baseUrl: location.origin }), store: indexedDbStore() })',
+  "queue.on('sent', ({ count }) => console.log(count + ' waiting'))",
+  "console.log(await queue.registerGuests({ params: { setId: 'x' }, body: { guests: [{ name: 'Ada', email: 'ada@example.org' }] } }))",
+].join('\n')
+
+/**
+ * The kiosk apps whose SDK `pnpm bench sdk` weighs and the documents state (sdk/README.md,
+ * docs/api.md, bench/README.md): on the kiosk entry, on the whole client, with the offline queue.
+ */
+export const WEIGHED_APPS = {
+  kiosk: kioskApp('createKioskClient', 'kiosk'),
+  whole: kioskApp('createClient', 'index'),
+  queued: QUEUED_KIOSK_APP,
+} as const
+
+/** What a weighed app's SDK comes to: minified and gzipped (default level), the figure every document states. */
+export const gzippedSize = (output: Uint8Array) => gzipSync(output).length
