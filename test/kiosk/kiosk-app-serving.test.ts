@@ -30,7 +30,13 @@ describe('the kiosk app, served by the service', () => {
     expect(page.status).toBe(200)
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
     expect(page.headers.get('cache-control')).toBe('no-cache')
-    expect(page.headers.get('link')).toBe(`</events/${event.slug}/sets/kiosk-wall>; rel=preload; as=fetch; crossorigin=anonymous`)
+    // The shell's script and stylesheet, then the kiosk's context: all asked for while the page arrives.
+    const links = page.headers.get('link')!.split(', ')
+    expect(links.at(-1)).toBe(`</events/${event.slug}/sets/kiosk-wall>; rel=preload; as=fetch; crossorigin=anonymous`)
+    expect(links.slice(0, -1)).toEqual([
+      expect.stringMatching(/^<\/kiosk\/assets\/index-[\w-]+\.js>; rel=modulepreload; crossorigin$/),
+      expect.stringMatching(/^<\/kiosk\/assets\/index-[\w-]+\.css>; rel=preload; as=style; crossorigin$/),
+    ])
     const policy = directives(page.headers.get('content-security-policy')!)
     expect(policy.get('default-src')).toEqual(["'self'"])
     expect(policy.get('script-src')).toEqual(["'self'"])

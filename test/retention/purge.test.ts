@@ -92,7 +92,7 @@ describe('the purge', () => {
     expect(existsSync(join(app.config.storage.root, 'sessions', gallery.sessionId))).toBe(false)
     expect(await rows('select id from customer where email = ?', [`olga.${now}@example.org`])).toEqual([])
     const after = await staffEvent(old.id)
-    expect(after.counts).toEqual({ sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0 })
+    expect(after.counts).toEqual({ sessions: { active: 0, completed: 0, cancelled: 0 }, guests: 0, photos: 0, listed: 0 })
     expect(after.purged).toEqual({ sessions: 1, guests: 1, photos: 3 })
     // The view is still counted for the event, tied to no session.
     expect(await rows('select session_id from tracking_event where event_id = ?', [old.id])).toEqual([{ session_id: null }])
