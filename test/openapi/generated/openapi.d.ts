@@ -1664,8 +1664,6 @@ export type components = {
         CacheControl: "public, max-age=60, stale-while-revalidate=600" | "no-cache";
         /** @description Present when the database or photo storage is away: seconds to wait before trying again. */
         RetryAfter: number;
-        /** @description This request's id: the client's own `X-Request-Id` when it sent a UUID, else a new UUID. Every log line of the request carries it, and the audit trail keeps it: quote it when reporting a problem. */
-        RequestId: string;
     };
     pathItems: never;
 };
@@ -1686,7 +1684,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1696,14 +1693,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1716,20 +1708,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1739,20 +1723,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1762,20 +1738,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1786,10 +1754,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -1809,55 +1774,34 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1893,7 +1837,6 @@ export interface operations {
             /** @description The session was created and is waiting for the booth */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1908,20 +1851,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
-             *     - `missing_contact`: A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
-             *     - `unknown_privacy_notice`: A registration's `privacyNoticeVersion` that the event never published. `field` is `privacyNoticeVersion`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `guessable_idempotency_key`: A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1933,20 +1865,12 @@ export interface operations {
                      *       "field": "guests.0"
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1957,21 +1881,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1982,20 +1897,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "concurrent_change" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2006,20 +1913,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2030,20 +1929,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,20 +1944,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,20 +1959,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2100,10 +1975,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2127,7 +1999,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2194,22 +2065,15 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2222,20 +2086,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_cursor" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2245,20 +2101,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2268,20 +2116,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2292,10 +2132,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2319,7 +2156,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2329,58 +2165,36 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2405,7 +2219,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2436,21 +2249,15 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2463,20 +2270,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_gallery`: No such gallery, or not live yet (active, cancelled, or without photos).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2486,20 +2285,12 @@ export interface operations {
                      *       "code": "no_such_gallery"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_gallery";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,20 +2300,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2533,10 +2316,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2558,7 +2338,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2568,57 +2347,36 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_gallery`: No such gallery, or not live yet (active, cancelled, or without photos).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2641,7 +2399,6 @@ export interface operations {
             /** @description The JPEG bytes, streamed from storage */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2655,7 +2412,6 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,14 +2419,9 @@ export interface operations {
                     "text/plain": "Not Found";
                 };
             };
-            /**
-             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2680,36 +2431,23 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "photo storage is not configured",
-                     *       "code": "storage_not_configured"
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2729,7 +2467,6 @@ export interface operations {
             /** @description The JPEG bytes, streamed from storage */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2741,33 +2478,20 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2789,7 +2513,6 @@ export interface operations {
             /** @description The zip, streamed; its exact length is announced */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2803,7 +2526,6 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2811,14 +2533,9 @@ export interface operations {
                     "text/plain": "Not Found";
                 };
             };
-            /**
-             * @description Over 60 requests a minute from this client IP.
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over 60 requests a minute from this client IP. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,20 +2545,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2851,36 +2560,23 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "photo storage is not configured",
-                     *       "code": "storage_not_configured"
+                     *       "error": "The database is unavailable. Try again in a moment.",
+                     *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2899,7 +2595,6 @@ export interface operations {
             /** @description The zip, streamed; its exact length is announced */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2911,45 +2606,27 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Over 60 requests a minute from this client IP.
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over 60 requests a minute from this client IP. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff.
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2969,7 +2646,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3009,14 +2685,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3026,16 +2697,12 @@ export interface operations {
                      *       "code": "malformed_authorization"
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3043,14 +2710,24 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3060,20 +2737,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3084,10 +2753,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3108,7 +2774,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,15 +2793,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3149,16 +2808,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3166,14 +2821,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3183,20 +2833,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3206,20 +2848,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3230,10 +2864,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3270,7 +2901,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3297,17 +2927,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3321,16 +2943,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,14 +2956,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3356,20 +2969,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3380,20 +2985,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3404,20 +3001,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3428,20 +3017,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,20 +3032,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3475,10 +3048,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3515,7 +3085,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3540,17 +3109,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3564,16 +3125,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3581,14 +3138,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3599,22 +3151,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `session_claimed`: Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3625,20 +3167,12 @@ export interface operations {
                      *       "code": "session_claimed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "session_claimed" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3649,20 +3183,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3673,20 +3199,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3696,20 +3214,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3720,10 +3230,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3755,7 +3262,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3766,17 +3272,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3790,16 +3288,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,14 +3301,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3825,22 +3314,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `session_claimed`: Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3851,20 +3330,12 @@ export interface operations {
                      *       "code": "session_claimed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "session_claimed" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3875,20 +3346,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3899,20 +3362,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3922,20 +3377,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3946,10 +3393,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -3981,7 +3425,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4006,17 +3449,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4030,16 +3465,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,14 +3478,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4065,21 +3491,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4090,20 +3507,12 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4114,20 +3523,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4138,20 +3539,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,21 +3554,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4186,10 +3570,7 @@ export interface operations {
                      *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable" | "storage_not_configured";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4221,7 +3602,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4239,19 +3619,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `photo_keys_foreign`: Completion named photo keys outside the session.
-             *     - `photo_keys_repeated`: Completion named a photo key more than once.
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4265,16 +3635,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "photo_keys_foreign" | "photo_keys_repeated" | "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,14 +3648,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4300,21 +3661,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4325,20 +3677,12 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4349,22 +3693,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `photo_keys_missing`: Photo keys not in storage: `missing` lists them. Nothing was written.
-             *     - `photos_not_jpeg`: Uploads that are not JPEG images: `notJpeg` lists them. Nothing was written.
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4378,20 +3712,12 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": (components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4401,22 +3727,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
-             *     - `storage_not_configured`: This deployment has no photo storage.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4427,10 +3743,7 @@ export interface operations {
                      *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4455,7 +3768,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4467,17 +3779,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4491,16 +3795,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4508,14 +3808,9 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4526,21 +3821,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4551,20 +3837,12 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4575,20 +3853,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4599,20 +3869,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4622,20 +3884,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4646,10 +3900,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4671,21 +3922,13 @@ export interface operations {
             /** @description Counted */
             204: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description `{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable.
-             *
-             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
-             *     - `no_such_target`: A tracking beacon's session or event does not exist.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description `{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4695,20 +3938,12 @@ export interface operations {
                      *       "code": "bad_body"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "bad_body" | "no_such_target" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4718,20 +3953,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4741,20 +3968,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4765,10 +3984,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4789,7 +4005,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4799,16 +4014,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `{ "error": "Unknown fields: <labels>" }` or `{ "error": "Invalid submission" }`.
-             *
-             *     - `invalid_submission`: A contact form body that is not `{ fields }` of strings within the bounds.
-             *     - `unknown_fields`: Contact form labels that are not the published contact page's.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description `{ "error": "Unknown fields: <labels>" }` or `{ "error": "Invalid submission" }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,20 +4026,12 @@ export interface operations {
                      *       "code": "unknown_fields"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "invalid_submission" | "unknown_fields" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Too large: `{ error, code }`, its code one of:
-             *
-             *     - `payload_too_large`: A body over the route's limit (the contact form's 16 KB: `Message too long`).
-             */
+            /** @description Body over the contact form's 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`. */
             413: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4841,20 +4041,12 @@ export interface operations {
                      *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "payload_too_large";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4864,20 +4056,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4887,20 +4071,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4910,20 +4086,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description An upstream refused: `{ error, code }`, its code one of:
-             *
-             *     - `mail_refused`: The mail provider refused the message.
-             */
+            /** @description The mail provider refused the message. */
             502: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4933,22 +4101,12 @@ export interface operations {
                      *       "code": "mail_refused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "mail_refused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             *     - `mail_not_configured`: This deployment has no mail provider.
-             *     - `contact_form_unavailable`: The published contact page could not be read.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4959,10 +4117,7 @@ export interface operations {
                      *       "code": "contact_form_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable" | "mail_not_configured" | "contact_form_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -4979,7 +4134,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5074,14 +4228,18 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5091,44 +4249,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,20 +4279,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5162,10 +4295,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5252,7 +4382,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5346,18 +4475,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `unknown_phone_country`: An event's phone country with no known numbering plan.
-             *     - `invalid_logo`: An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5371,20 +4491,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "unknown_phone_country" | "invalid_logo" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5394,23 +4506,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5420,21 +4521,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `slug_taken`: An event or set with that slug already exists.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5445,20 +4537,12 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "slug_taken" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5469,20 +4553,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5493,20 +4569,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5516,20 +4584,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5540,10 +4600,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5562,7 +4619,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,14 +4711,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5675,20 +4726,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5698,44 +4741,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5745,20 +4771,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5768,20 +4786,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5792,10 +4802,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -5822,7 +4829,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5837,16 +4843,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5860,20 +4859,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5883,23 +4874,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5909,20 +4889,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5933,21 +4905,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `active_sessions`: Active sessions are in the way: pass `force=true` to delete anyway.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5958,20 +4921,12 @@ export interface operations {
                      *       "code": "active_sessions"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "active_sessions" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5982,20 +4937,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6006,20 +4953,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6029,20 +4968,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6053,10 +4984,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6129,7 +5057,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6223,18 +5150,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `unknown_phone_country`: An event's phone country with no known numbering plan.
-             *     - `invalid_logo`: An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6248,20 +5166,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "unknown_phone_country" | "invalid_logo" | "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6271,23 +5181,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6297,20 +5196,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6321,21 +5212,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `slug_taken`: An event or set with that slug already exists.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6346,20 +5228,12 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "slug_taken" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6370,20 +5244,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6394,20 +5260,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6417,20 +5275,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6441,10 +5291,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6463,7 +5310,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6504,14 +5350,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6524,20 +5365,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6547,44 +5380,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6594,20 +5410,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6617,20 +5425,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6641,10 +5441,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6663,7 +5460,6 @@ export interface operations {
             /** @description The CSV, streamed */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment; filename="<event slug>-guests.csv" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -6672,14 +5468,9 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,20 +5483,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6715,22 +5498,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,20 +5513,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No such event: `{ error }`.
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such event: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6763,20 +5528,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6786,20 +5543,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6810,10 +5559,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6846,7 +5592,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6864,16 +5609,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6887,20 +5625,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6910,23 +5640,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6936,20 +5655,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6960,21 +5671,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `slug_taken`: An event or set with that slug already exists.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6985,20 +5687,12 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "slug_taken" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7009,20 +5703,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7033,20 +5719,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7056,20 +5734,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7080,10 +5750,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7110,7 +5777,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7125,16 +5791,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7148,20 +5807,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7171,23 +5822,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7197,20 +5837,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7221,21 +5853,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `active_sessions`: Active sessions are in the way: pass `force=true` to delete anyway.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7246,20 +5869,12 @@ export interface operations {
                      *       "code": "active_sessions"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "active_sessions" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7270,20 +5885,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7294,20 +5901,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7317,20 +5916,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7341,10 +5932,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7376,7 +5964,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7394,16 +5981,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7417,20 +5997,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7440,23 +6012,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7466,20 +6027,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7490,21 +6043,12 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_set";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `slug_taken`: An event or set with that slug already exists.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7515,20 +6059,12 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "slug_taken" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7539,20 +6075,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7563,20 +6091,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7586,20 +6106,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7610,10 +6122,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7630,7 +6139,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7651,14 +6159,18 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7668,22 +6180,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7693,20 +6195,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7716,20 +6210,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7740,10 +6226,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7768,7 +6251,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7789,16 +6271,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_name`: A booth key name that is not 1 to 100 characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7811,20 +6286,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_name" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7834,23 +6301,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,20 +6316,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7883,20 +6331,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7906,20 +6346,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7929,20 +6361,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7953,10 +6377,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7981,7 +6402,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8001,16 +6421,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8024,20 +6437,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8047,23 +6452,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8073,20 +6467,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_booth_key`: No such booth key.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8097,20 +6483,12 @@ export interface operations {
                      *       "code": "no_such_booth_key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_booth_key";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8121,20 +6499,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8145,20 +6515,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8169,20 +6531,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8192,20 +6546,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8216,10 +6562,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8243,7 +6586,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8323,15 +6665,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8344,20 +6680,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_cursor" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8367,44 +6695,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8414,20 +6725,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8437,20 +6740,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8461,10 +6756,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8483,7 +6775,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8558,14 +6849,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8578,20 +6864,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8601,44 +6879,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8648,20 +6909,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8671,20 +6924,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8695,10 +6940,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8723,7 +6965,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8738,16 +6979,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8761,20 +6995,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8784,23 +7010,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8810,20 +7025,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8834,20 +7041,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8858,20 +7057,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8882,20 +7073,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8906,20 +7089,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8929,20 +7104,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8953,10 +7120,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8975,7 +7139,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8985,14 +7148,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9005,20 +7163,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9028,67 +7178,42 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_guest`: No such guest (a guest row of a session).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such guest",
-                     *       "code": "no_such_guest"
+                     *       "error": "Not Found",
+                     *       "code": "not_found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_guest";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9098,20 +7223,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9122,10 +7239,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9144,7 +7258,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9169,14 +7282,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9189,20 +7297,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9212,44 +7312,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9259,20 +7342,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,20 +7357,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9306,10 +7373,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9334,7 +7398,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9347,16 +7410,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9370,20 +7426,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9393,22 +7441,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9418,20 +7456,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9442,21 +7472,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_live`: The session is not a live gallery (no links to send).
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9467,20 +7488,12 @@ export interface operations {
                      *       "code": "session_not_live"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_live" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9491,20 +7504,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9515,20 +7520,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9538,20 +7535,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9562,10 +7551,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9590,7 +7576,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9666,16 +7651,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9689,20 +7667,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9712,22 +7682,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9737,20 +7697,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9761,21 +7713,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9786,20 +7729,12 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "session_not_active" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9810,20 +7745,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9834,20 +7761,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9857,20 +7776,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9881,10 +7792,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -9909,7 +7817,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9933,16 +7840,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9956,20 +7856,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9979,22 +7871,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10004,20 +7886,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_message`: No such gallery-link message.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10028,22 +7902,12 @@ export interface operations {
                      *       "code": "no_such_message"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_message";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `message_already_queued`: A message to this guest on this channel is already waiting to be sent.
-             *     - `message_not_failed`: Only a failed message can be retried.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10054,20 +7918,12 @@ export interface operations {
                      *       "code": "message_not_failed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "message_already_queued" | "message_not_failed" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10078,20 +7934,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10102,20 +7950,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10125,20 +7965,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10149,10 +7981,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10177,7 +8006,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10188,16 +8016,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10211,20 +8032,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10234,22 +8047,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10259,20 +8062,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_session`: No such session (or not one the booth key's events hold).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10283,21 +8078,12 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_session";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10308,20 +8094,12 @@ export interface operations {
                      *       "code": "concurrent_change"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "concurrent_change" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10332,20 +8110,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10356,20 +8126,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10379,20 +8141,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10403,10 +8157,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10431,7 +8182,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10442,16 +8192,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10465,20 +8208,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10488,22 +8223,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10513,20 +8238,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_event`: No such event, or a private event on the public event page.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10537,21 +8254,12 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_event";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10562,20 +8270,12 @@ export interface operations {
                      *       "code": "concurrent_change"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "concurrent_change" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10586,20 +8286,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10610,20 +8302,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10633,20 +8317,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10657,10 +8333,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10680,7 +8353,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10699,14 +8371,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10719,20 +8386,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_phone";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10742,44 +8401,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
-                     *       "code": "password_change_required"
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10789,20 +8431,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10813,10 +8447,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -10845,7 +8476,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10858,16 +8488,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10881,20 +8504,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10904,23 +8519,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10930,20 +8534,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `not_suppressed`: The address is not on the suppression list.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10954,20 +8550,12 @@ export interface operations {
                      *       "code": "not_suppressed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "not_suppressed";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10978,20 +8566,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11002,20 +8582,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11026,20 +8598,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11049,20 +8613,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11073,10 +8629,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -11093,7 +8646,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11110,14 +8662,18 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11127,20 +8683,27 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Your role (staff) does not allow this: it needs manager",
+                     *       "code": "insufficient_role"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11150,20 +8713,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11174,10 +8729,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -11194,7 +8746,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11213,14 +8764,18 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11230,22 +8785,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11255,20 +8800,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11278,20 +8815,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11302,10 +8831,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -11338,7 +8864,6 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11368,16 +8893,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `weak_password`: A password of the wrong length, or too easy to guess.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11390,20 +8908,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "weak_password" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11413,23 +8923,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11439,20 +8938,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `email_taken`: A staff member with this email already exists.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11462,20 +8953,12 @@ export interface operations {
                      *       "code": "email_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "email_taken";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11485,20 +8968,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11508,20 +8983,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11532,10 +8999,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -11560,7 +9024,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11570,16 +9033,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11593,20 +9049,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11616,23 +9064,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11642,20 +9079,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_member`: No such staff member.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11666,23 +9095,12 @@ export interface operations {
                      *       "code": "no_such_member"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_member";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
-             *     - `last_owner`: The change would leave the team without an owner.
-             *     - `cannot_remove_self`: A member cannot remove themselves.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11693,20 +9111,12 @@ export interface operations {
                      *       "code": "last_owner"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "concurrent_change" | "last_owner" | "cannot_remove_self" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11717,20 +9127,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11741,20 +9143,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11764,20 +9158,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11788,10 +9174,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -11823,7 +9206,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11841,16 +9223,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11864,20 +9239,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11887,23 +9254,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11913,20 +9269,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_member`: No such staff member.
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11937,22 +9285,12 @@ export interface operations {
                      *       "code": "no_such_member"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_member";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
-             *     - `last_owner`: The change would leave the team without an owner.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11963,20 +9301,12 @@ export interface operations {
                      *       "code": "last_owner"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "concurrent_change" | "last_owner" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -11987,20 +9317,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12011,20 +9333,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12034,20 +9348,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -12058,10 +9364,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -12078,7 +9381,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12088,14 +9390,18 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12105,22 +9411,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12130,20 +9426,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12153,20 +9441,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -12177,10 +9457,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -12210,7 +9487,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12221,16 +9497,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12244,20 +9513,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12267,23 +9528,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12293,21 +9543,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `own_two_factor_required`: Requiring a second factor of the team needs one of your own first.
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12318,20 +9559,12 @@ export interface operations {
                      *       "code": "own_two_factor_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "own_two_factor_required" | "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12342,20 +9575,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12366,20 +9591,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12389,20 +9606,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -12413,10 +9622,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -12436,7 +9642,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12459,14 +9664,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12479,20 +9679,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_phone";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12502,22 +9694,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12527,20 +9709,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12550,20 +9724,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -12574,10 +9740,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -12596,7 +9759,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12668,14 +9830,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12688,20 +9845,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12711,22 +9860,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12736,20 +9875,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_person`: No such person (customer).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12759,20 +9890,12 @@ export interface operations {
                      *       "code": "no_such_person"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_person";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12782,20 +9905,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -12806,10 +9921,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -12834,7 +9946,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12851,16 +9962,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12874,20 +9978,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_idempotency_key" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12897,23 +9993,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12923,20 +10008,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Not found: `{ error, code }`, its code one of:
-             *
-             *     - `no_such_person`: No such person (customer).
-             */
+            /** @description No such resource, or not live yet: `{ error }`. */
             404: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12947,20 +10024,12 @@ export interface operations {
                      *       "code": "no_such_person"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "no_such_person";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A conflict with the current state; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
-             */
+            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
             409: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12971,20 +10040,12 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_in_flight";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -12995,20 +10056,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused; nothing was written: `{ error, code }`, its code one of:
-             *
-             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
-             */
+            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
             422: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -13019,20 +10072,12 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "idempotency_key_reused";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13042,20 +10087,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -13066,10 +10103,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -13094,7 +10128,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13125,14 +10158,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13145,20 +10173,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "invalid_cursor";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13168,22 +10188,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Refused for this caller; nothing changed: `{ error, code }`, its code one of:
-             *
-             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
-             */
+            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13193,20 +10203,12 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13216,20 +10218,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -13240,10 +10234,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -13270,7 +10261,6 @@ export interface operations {
             /** @description Signed in; `Set-Cookie` carries the session */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13295,17 +10285,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13315,20 +10297,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Wrong email or password: `{ "error": "Invalid email or password" }`.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description Wrong email or password: `{ "error": "Invalid email or password" }`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13338,21 +10312,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13362,20 +10327,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13385,20 +10342,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13408,20 +10357,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13431,20 +10372,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -13455,10 +10388,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -13475,7 +10405,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13484,17 +10413,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13504,21 +10425,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13528,20 +10440,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13551,20 +10455,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13574,20 +10470,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -13598,10 +10486,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -13627,7 +10512,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13644,18 +10528,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `weak_password`: A password of the wrong length, or too easy to guess.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13665,20 +10540,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "weak_password" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13688,21 +10555,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13712,20 +10570,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13735,20 +10585,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13758,20 +10600,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13781,20 +10615,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -13805,10 +10631,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -13831,7 +10654,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13845,17 +10667,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13865,20 +10679,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13888,22 +10694,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             *     - `password_change_required`: The member must first change the password they were invited with.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13913,20 +10709,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin" | "password_change_required";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13936,20 +10724,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13959,20 +10739,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13982,20 +10754,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14006,10 +10770,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14034,7 +10795,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14052,17 +10812,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14072,21 +10824,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             *     - `code_already_used`: A second-factor code the member already used: each is accepted once (RFC 6238); the next one the app shows works.
-             */
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14096,21 +10839,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized" | "code_already_used";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14120,20 +10854,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14143,20 +10869,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14166,20 +10884,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14189,20 +10899,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14213,10 +10915,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14241,7 +10940,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14259,17 +10957,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14279,20 +10969,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14302,21 +10984,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14326,20 +10999,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14349,20 +11014,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14372,20 +11029,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14395,20 +11044,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14419,10 +11060,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14445,7 +11083,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14463,17 +11100,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description A missing or malformed field, or a wrong current password: `{ error }`.
-             *
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `not_utf8`: A text body whose bytes are not UTF-8.
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14483,20 +11112,12 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14506,21 +11127,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
-             */
+            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14530,20 +11142,12 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden" | "untrusted_origin";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14553,20 +11157,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Over the rate limit for this client IP: wait a minute (there is no Retry-After). `{ error, code }`, its code one of:
-             *
-             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
-             */
+            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
             429: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14576,20 +11172,12 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "rate_limited";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14599,20 +11187,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14623,10 +11203,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14643,7 +11220,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14667,14 +11243,24 @@ export interface operations {
                     }) | null;
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "[body.password] Invalid input: expected string, received undefined",
+                     *       "code": "bad_request"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14684,20 +11270,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14708,10 +11286,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14728,7 +11303,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -14754,7 +11328,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -14775,7 +11348,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -14787,14 +11359,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run.
-             *
-             *     - `not_ready`: The readiness probe: the instance is not ready (starting, draining, or a dependency away).
-             */
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -14807,10 +11374,7 @@ export interface operations {
                      *       "code": "not_ready"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "not_ready";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -14827,21 +11391,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /**
-             * @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run.
-             *
-             *     - `not_ready`: The readiness probe: the instance is not ready (starting, draining, or a dependency away).
-             */
+            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -14867,7 +11425,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14877,16 +11434,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14899,20 +11449,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "bad_body" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description No basic credentials, wrong ones, or none configured: `{ "error": "Webhook credentials required" }` with `WWW-Authenticate: Basic`. Nothing changes.
-             *
-             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
-             */
+            /** @description No basic credentials, wrong ones, or none configured: `{ "error": "Webhook credentials required" }` with `WWW-Authenticate: Basic`. Nothing changes. */
             401: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14922,20 +11464,12 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unauthorized";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14945,20 +11479,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14968,20 +11494,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -14992,10 +11510,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -15018,7 +11533,6 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15028,16 +11542,9 @@ export interface operations {
                     };
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15050,20 +11557,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "bad_body" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             */
+            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15073,20 +11572,12 @@ export interface operations {
                      *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15096,20 +11587,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15119,20 +11602,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -15143,10 +11618,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -15167,23 +11639,15 @@ export interface operations {
             /** @description Empty TwiML: no reply */
             200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/xml": string;
                 };
             };
-            /**
-             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); anything else is `{ error, code }`, its code one of:
-             *
-             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
-             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
-             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
-             */
+            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
             400: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15196,20 +11660,12 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
-                        /** @enum {string} */
-                        code?: "bad_body" | "body_too_large" | "malformed_request";
-                    };
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes.
-             *
-             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
-             */
+            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
             403: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15219,20 +11675,12 @@ export interface operations {
                      *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "forbidden";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed.
-             *
-             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
-             */
+            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
             415: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15242,20 +11690,12 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "unsupported_media_type";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A fault of the service; nothing about it is disclosed. Retry with backoff. `{ error, code }`, its code one of:
-             *
-             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
-             */
+            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
             500: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15265,20 +11705,12 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "internal";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description Unavailable; nothing changed. An outage (the database, photo storage) comes with a `Retry-After` in seconds; a dependency this deployment does not have comes without. `{ error, code }`, its code one of:
-             *
-             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
-             */
+            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
             503: {
                 headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -15289,10 +11721,7 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"] & {
-                        /** @enum {string} */
-                        code?: "database_unavailable";
-                    };
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
