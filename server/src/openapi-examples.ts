@@ -1,13 +1,13 @@
 import type { OpenAPI } from '@orpc/openapi'
 import { ORPCError, ValidationError } from '@orpc/server'
-import { contract } from '@photobooth/sdk/contract'
+import { contract, type EdgePolicy, type ErrorCode } from '@photobooth/sdk/contract'
 import type { z } from 'zod'
 
 import { errorBody, encodeErrorBody, INTERNAL_ERROR_BODY, type CodedErrorBody } from './errors.js'
 import { NOT_FOUND_BODY } from './http/answers.js'
 import { KEY_STILL_RUNNING, KEY_USED_WITH_ANOTHER_BODY } from './modules/idempotency/idempotency.middleware.js'
 import { roleRefusal } from './modules/staff/roles.js'
-import { STAFF_UNAUTHORIZED } from './modules/staff/staff-auth.middleware.js'
+import { CHANGE_PASSWORD_FIRST, SET_UP_TWO_FACTOR, STAFF_UNAUTHORIZED } from './modules/staff/staff-auth.middleware.js'
 import { unavailableBody } from './outages.js'
 import { NO_SUCH_EVENT, NO_SUCH_SET } from './modules/events/events.service.js'
 import { NO_SUCH_GALLERY } from './modules/gallery/gallery.service.js'
@@ -16,9 +16,10 @@ import { NOT_SUPPRESSED } from './modules/receipts/receipts.service.js'
 import { NO_SUCH_SESSION } from './modules/sessions/session-state.js'
 import type { OpenApiDocument } from './openapi.js'
 
-type Procedure = {
+export type Procedure = {
   route: { operationId?: string; path?: string; inputStructure?: 'compact' | 'detailed' }
-  errorMap: Record<string, { status?: number; message?: string } | undefined>
+  errorMap: Record<string, { status?: number; message?: string; codes?: readonly ErrorCode[] } | undefined>
+  meta: EdgePolicy
   inputSchema?: z.ZodType
 }
 
@@ -33,6 +34,7 @@ const NOT_FOUND_BY_PARAMETER: Record<string, CodedErrorBody> = {
   memberId: errorBody('no_such_member', 'no such staff member'),
   messageId: errorBody('no_such_message', 'no such message'),
   keyId: errorBody('no_such_booth_key', 'no such booth key'),
+  guestId: errorBody('no_such_guest', 'no such guest'),
 }
 
 const SESSION_NOT_ACTIVE = errorBody('session_not_active', 'session is already completed')
@@ -115,8 +117,33 @@ const BY_STATUS: Record<string, CodedErrorBody> = {
 /** Better Auth answers its own refusal of an origin (auth.routes.ts gives it our code). */
 const AUTH_UNTRUSTED_ORIGIN = errorBody('untrusted_origin', 'Invalid origin')
 
+/**
+ * An answer for each code these tables know, the first they give: the example of a response whose
+ * route's own (by its path, its declared message) carries a code it does not answer with that status.
+ */
+const BY_CODE = new Map<string, CodedErrorBody>(
+  [
+    ...Object.values(OWN_WORDS).flatMap((words) => Object.values(words)),
+    ...Object.values(NOT_FOUND_BY_PARAMETER),
+    ...Object.values(DECLARED),
+    ...Object.values(BY_STATUS),
+    CHANGE_PASSWORD_FIRST,
+    SET_UP_TWO_FACTOR,
+    unavailableBody('storage'),
+    AUTH_UNTRUSTED_ORIGIN,
+    errorBody('malformed_request', 'Malformed request'),
+  ]
+    .reverse()
+    .map((body) => [body.code, body]),
+)
+
+/** The example of an answer with one of `codes`: the first of them these tables hold an answer for. */
+export function exampleWithCode(codes: readonly string[]): CodedErrorBody | undefined {
+  return codes.map((code) => BY_CODE.get(code)).find((body) => body !== undefined)
+}
+
 /** The contract's procedures by operation id. */
-function procedures(): Map<string, Procedure> {
+export function procedures(): Map<string, Procedure> {
   const found = new Map<string, Procedure>()
   const walk = (node: unknown): void => {
     const procedure = (node as { '~orpc'?: Procedure })['~orpc']

@@ -17,6 +17,7 @@ import {
 import { z } from 'zod'
 
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
+import { documentErrorCodes, documentRequestIds } from './openapi-error-codes.js'
 import { documentErrorExamples } from './openapi-examples.js'
 import { unsupportedMediaTypeBody } from './http/edge.js'
 
@@ -195,7 +196,11 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
         '',
         'Every `GET` route also answers `HEAD`, with the status and headers of the `GET` and no body; the public reads (kiosk context, galleries and their files, health probes) list theirs here. A route that is not in this document, and `OPTIONS` on any path, answers 404 `{ "error": "Not Found" }`; the one exception is a preflight of a public route (kiosk context and registration, galleries and their files, `/track`, `/contact`) from an origin the deployment lists in `CORS_ORIGINS`, answered 204 with the CORS headers.',
         '',
-        "Every answer carries `X-Request-Id`: the request's own when it sent a sane one (1 to 128 visible ASCII characters), else a new UUID. Quote it when reporting a problem.",
+        "Every answer carries `X-Request-Id`: the request's own when it sent a UUID, else a new UUID. Quote it when reporting a problem.",
+        '',
+        'Each error answer lists the stable codes it may carry (`code`: an enum per route and status, described there), so that a client can tell them apart and narrow by route; `ErrorBody` holds the whole list.',
+        '',
+        "The photo uploads are not operations of this document: `POST /booth/sessions/{sessionId}/uploads` hands out presigned URLs of the photo storage, answered by the storage itself in XML as S3 answers (in development, this service's local bucket at `PUT /photos/<key>`, which a deployed instance answers 404), and the key in them holds slashes that no path template can carry. PUT each JPEG to its `url` with exactly its `headers`: a 403 `SignatureDoesNotMatch` is a Content-Type other than `image/jpeg`, a 412 `PreconditionFailed` a key that already holds a photo, a 400 `EntityTooLarge` a photo over 25 MB.",
         '',
         'An interactive reference of this document is served at `/docs`.',
       ].join('\n'),
@@ -324,9 +329,11 @@ export async function buildOpenApiDocument(): Promise<OpenApiDocument> {
   }
   documentIdempotencyKeys(document)
   documentErrorExamples(document)
+  documentErrorCodes(document, [...Object.values(ERROR_DESCRIPTIONS), ...Object.values(KEY_ERRORS)])
   documentGalleryValidators(document)
   documentRetryAfter(document)
   documentHeadRequests(document)
+  documentRequestIds(document)
   return document
 }
 
@@ -446,6 +453,12 @@ function documentGalleryValidators(document: OpenApiDocument): void {
   }
 }
 
+/** The answers of an `Idempotency-Key` itself, on a route that has none of that status of its own. */
+const KEY_ERRORS: Record<string, string> = {
+  '409': 'A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key.',
+  '422': 'This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done.',
+}
+
 /**
  * `Idempotency-Key` (modules/idempotency): the optional header on every change of the kiosk, the booth
  * and staff, the `Idempotent-Replayed` header of a replayed answer, and the 422 (the key was used for
@@ -472,16 +485,12 @@ function documentIdempotencyKeys(document: OpenApiDocument): void {
       schema: { type: 'string', enum: ['true'] },
     },
   }
-  const keyErrors: Record<string, string> = {
-    '409': 'A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key.',
-    '422': 'This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done.',
-  }
   for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(pathItem ?? {})) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation) || !takesIdempotencyKey(method, path)) continue
       operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }]
       const responses = (operation.responses ??= {})
-      for (const [status, description] of Object.entries(keyErrors)) {
+      for (const [status, description] of Object.entries(KEY_ERRORS)) {
         const existing = responses[status]
         // A route's own 409 or 422 (completion's PhotoKeysError has `error` too) keeps its schema and says both.
         if (existing && 'description' in existing) existing.description = `${existing.description} Also: ${description}`

@@ -5,7 +5,7 @@
  */
 import { ERROR_CODE_TABLE, isErrorCode } from '@photobooth/sdk/contract'
 
-import { routeOf } from './openapi.js'
+import { documentedCodes, routeOf } from './openapi.js'
 import type { Exchange, ParsedResponse, WireRequest } from './wire.js'
 
 export const SECURITY_HEADERS = ['strict-transport-security', 'x-frame-options', 'x-content-type-options', 'referrer-policy'] as const
@@ -56,7 +56,14 @@ function shapeProblem(response: ParsedResponse): string | undefined {
     }
     if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
       const { error, success, code } = parsed as { error?: unknown; success?: unknown; code?: unknown }
-      const problem = codeProblem(code, status)
+      // Node's own refusals (a malformed request line or header) come before any route: not a route's answer.
+      const listed =
+        response.answers && !isNodeRefusal(response) ? documentedCodes(response.answers.method, response.answers.target, status) : undefined
+      const problem =
+        codeProblem(code, status) ??
+        (listed && !listed.includes(code)
+          ? `code ${String(code)}, which its route's ${status} does not list (${listed.join(', ')})`
+          : undefined)
       if (typeof error === 'string') return problem && `${problem}: ${preview(body)}`
       if (success === false && error !== null && typeof error === 'object') {
         const { name, message } = error as { name?: unknown; message?: unknown }

@@ -19,6 +19,7 @@ export type Schema = {
   const?: unknown
   enum?: unknown[]
   anyOf?: Schema[]
+  allOf?: Schema[]
 }
 
 type Parameter = { name: string; in: string; required?: boolean; schema: Schema }
@@ -131,6 +132,18 @@ export function routeOf(method: string, target: string): { path: string | undefi
     if (lower === prefix || lower.startsWith(`${prefix}/`)) return { path, route: `${verb} ${group}` }
   }
   return { path, route: `${verb} (unrouted)` }
+}
+
+/**
+ * The codes the document lists for an answer of this status to this request's route (the route's
+ * `code` enum), or undefined when the request is no operation of the document or the operation lists
+ * no such JSON answer.
+ */
+export function documentedCodes(method: string, target: string, status: number): unknown[] | undefined {
+  const [verb, template] = routeOf(method, target).route.split(' ')
+  const operation = template === undefined ? undefined : document.paths[template]?.[verb!.toLowerCase()]
+  const answer = operation?.responses[String(status)] as { content?: Record<string, { schema?: Schema }> } | undefined
+  return answer?.content?.['application/json']?.schema?.allOf?.[1]?.properties?.code?.enum
 }
 
 export function canonicalPath(target: string): string | undefined {

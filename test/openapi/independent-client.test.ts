@@ -120,6 +120,12 @@ describe('an independent client generated from the document', () => {
     const anonymous = await kiosk.GET('/booth/events')
     expect(anonymous.response.status).toBe(401)
     expect(anonymous.error).toBe('Unauthorized')
-    expectTypeOf(anonymous.error).toEqualTypeOf<'Unauthorized' | Schemas['ValidationError'] | Schemas['ErrorBody'] | undefined>()
+    // Each answer's codes are the route's own: a generated client narrows `code` by route and status.
+    type BoothEventsError = NonNullable<typeof anonymous.error>
+    expectTypeOf<Exclude<BoothEventsError, string | Schemas['ValidationError']>>().toExtend<Schemas['ErrorBody']>()
+    expectTypeOf<Extract<BoothEventsError, object>['code']>().toEqualTypeOf<
+      'malformed_authorization' | 'malformed_request' | 'internal' | 'database_unavailable' | undefined
+    >()
+    expectTypeOf<Extract<BoothEventsError, string>>().toEqualTypeOf<'Unauthorized'>()
   })
 })

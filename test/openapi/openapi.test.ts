@@ -18,6 +18,13 @@ const committedPath = resolve(import.meta.dirname, '../../openapi/openapi.json')
 
 type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
 
+/** An error answer's schema under the route's own `code` enum (server/src/openapi-error-codes.ts): the shape it narrows. */
+const shapeOf = (schema: unknown) => (schema as { allOf?: unknown[] } | undefined)?.allOf?.[0] ?? schema
+
+/** The codes an error answer of this route may carry, as the document lists them. */
+const codesOf = (schema: unknown) =>
+  (schema as { allOf?: { properties?: { code?: { enum?: string[] } } }[] } | undefined)?.allOf?.[1]?.properties?.code?.enum
+
 function operations(document: { paths: Record<string, Record<string, Operation>> }) {
   return Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, operation]) => ({ path, method, operation })),
@@ -171,32 +178,40 @@ describe('the OpenAPI document', () => {
       )
       // A provider's callback without its credential or signature is refused, in JSON.
       if (webhook)
-        expect(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content, path).toMatchObject({
-          'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } },
-        })
+        expect(
+          shapeOf(operation.responses[path === '/webhooks/postmark' ? '401' : '403']?.content?.['application/json']?.schema),
+          path,
+        ).toEqual({ $ref: '#/components/schemas/ErrorBody' })
       if (booth)
         expect(operation.responses['401']?.content).toEqual({
           'text/plain': { schema: { type: 'string', enum: ['Unauthorized'] }, example: 'Unauthorized' },
         })
-      if (staff && path !== '/api/auth/sign-out')
-        expect(operation.responses['401']?.content, path).toEqual({
-          'application/json': {
-            schema: { $ref: '#/components/schemas/ErrorBody' },
-            example: { error: 'Staff sign-in required', code: 'unauthorized' },
-          },
-        })
+      if (staff && path !== '/api/auth/sign-out') {
+        const unauthorized = operation.responses['401']?.content?.['application/json'] as { schema: unknown; example: unknown }
+        expect(shapeOf(unauthorized.schema), path).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(codesOf(unauthorized.schema), path).toEqual(['unauthorized'])
+        expect(unauthorized.example, path).toEqual({ error: 'Staff sign-in required', code: 'unauthorized' })
+      }
       // A staff change from an untrusted origin is refused.
       if (staff && method !== 'get') expect(Object.keys(operation.responses), `${method} ${path}`).toContain('403')
     }
     const complete = document.paths['/booth/sessions/{sessionId}/complete'].post
     // The photo keys' refusal, or a reused Idempotency-Key's `{ error }`; registration's 422 is only the latter.
-    expect(complete.responses['422'].content['application/json'].schema).toEqual({
+    const registration = document.paths['/sets/{setId}/sessions'].post
+    expect(shapeOf(complete.responses['422'].content['application/json'].schema)).toEqual({
       anyOf: [{ $ref: '#/components/schemas/PhotoKeysError' }, { $ref: '#/components/schemas/ErrorBody' }],
     })
-    expect(document.paths['/sets/{setId}/sessions'].post.responses['422'].content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/ErrorBody',
-    })
-    expect(complete.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    expect(codesOf(complete.responses['422'].content['application/json'].schema)).toEqual([
+      'photo_keys_missing',
+      'photos_not_jpeg',
+      'idempotency_key_reused',
+    ])
+    expect(shapeOf(registration.responses['422'].content['application/json'].schema)).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    // Registration's 422 is only a reused key's, and says so: no word of photo keys.
+    expect(codesOf(registration.responses['422'].content['application/json'].schema)).toEqual(['idempotency_key_reused'])
+    expect(registration.responses['422'].description).not.toMatch(/photo/i)
+    expect(shapeOf(complete.responses['409'].content['application/json'].schema)).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    expect(codesOf(complete.responses['409'].content['application/json'].schema)).toEqual(['session_not_active', 'idempotency_in_flight'])
   })
 
   it("when read, then every error answer has one example, which its schema accepts, and the spec's words are the examples of its routes", async () => {
@@ -214,15 +229,13 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    // Staff reads that take no input cannot fail the validator: their 400 has no example to give.
-    expect(missing.sort()).toEqual(
-      ['/staff/booth-keys', '/staff/events', '/staff/me', '/staff/members', '/staff/team'].map(
-        (path) => `GET ${path} 400 application/json`,
-      ),
-    )
+    expect(missing).toEqual([])
     expect(invalid).toEqual([])
     const example = (path: string, method: string, status: string, type = 'application/json') =>
       document.paths[path][method].responses[status].content[type].example
+    // Staff reads that take no input cannot fail the validator: their 400 is a request the HTTP layer could not read.
+    for (const path of ['/staff/booth-keys', '/staff/events', '/staff/me', '/staff/members', '/staff/team'])
+      expect(example(path, 'get', '400'), path).toEqual({ error: 'Malformed request', code: 'malformed_request' })
     expect(example('/events/{eventSlug}/sets/{setSlug}', 'get', '404')).toEqual({ error: 'no such set', code: 'no_such_set' })
     expect(example('/sets/{setId}/sessions', 'post', '404')).toEqual({ error: 'no such set', code: 'no_such_set' })
     expect(example('/gallery/events/{slug}', 'get', '404')).toEqual({ error: 'no such event', code: 'no_such_event' })
@@ -270,24 +283,25 @@ describe('the OpenAPI document', () => {
       const schemaOf = (status: string) => operation.responses[status]?.content?.['application/json']?.schema
       if (path.startsWith('/api/auth/')) {
         // Better Auth's refusals, in the service's `{ error }`: never the validator's shape.
-        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(shapeOf(schemaOf('400')), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
         continue
       }
       if (OWN_WORDS.includes(path)) {
         // These answer their own words for any bad body, never the validator's shape.
-        expect(schemaOf('400'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
-        expect(schemaOf('429'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(shapeOf(schemaOf('400')), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(shapeOf(schemaOf('429')), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
         continue
       }
       // Told apart by `success`, required (and false) only in ValidationError.
-      expect(schemaOf('400'), operation.operationId).toEqual({
+      expect(shapeOf(schemaOf('400')), operation.operationId).toEqual({
         anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/ErrorBody' }],
       })
-      // A staff route without a path parameter names nothing that could be missing; a provider's
-      // report on a message that is gone (erased, purged) is acknowledged, never a 404.
-      if ((!path.startsWith('/staff/') || path.includes('{')) && !path.startsWith('/webhooks/'))
-        expect(schemaOf('404'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
-      expect(schemaOf('500'), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+      // A route without a path parameter names nothing that could be missing (the booth's events, staff
+      // lists); a provider's report on a message that is gone (erased, purged) is acknowledged, never a 404.
+      if (path.includes('{') && !path.startsWith('/webhooks/'))
+        expect(shapeOf(schemaOf('404')), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+      expect(shapeOf(schemaOf('500')), operation.operationId).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+      expect(codesOf(schemaOf('500')), operation.operationId).toEqual(['internal'])
     }
     expect(document.components.schemas.ErrorBody.required).toEqual(['error'])
     expect(document.components.schemas.ValidationError.required).toEqual(['success', 'error'])
@@ -310,7 +324,10 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.paths['/contact'].post.responses)).toEqual(
       expect.arrayContaining(['200', '400', '413', '429', '502', '503']),
     )
-    expect(document.paths['/track'].post.responses['204']).toEqual({ description: 'Counted' })
+    expect(document.paths['/track'].post.responses['204']).toEqual({
+      description: 'Counted',
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+    })
     expect(Object.keys(document.paths['/track'].post.requestBody.content)).toEqual(['application/json', 'text/plain'])
   })
 

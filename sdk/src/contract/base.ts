@@ -46,18 +46,38 @@ type StaffRoleName = (typeof STAFF_ROLES)[number]
  * Errors every route can answer. A 400 is either a domain message (`{ error }`) or a schema
  * validation failure, whose field errors the SDK exposes as `data.issues`.
  */
+const BAD_REQUEST = {
+  status: 400,
+  message: 'Bad request',
+  data: z.object({ issues: z.array(ValidationIssue) }).optional(),
+} as const
+
 export const base = oc.$meta<EdgePolicy>({}).errors({
-  BAD_REQUEST: {
-    status: 400,
-    message: 'Bad request',
-    data: z.object({ issues: z.array(ValidationIssue) }).optional(),
-  },
+  BAD_REQUEST,
   INTERNAL_SERVER_ERROR: { status: 500, message: 'Internal server error' },
   // The database or photo storage did not answer in time: `{ error }` names which, with a Retry-After.
   SERVICE_UNAVAILABLE: { status: 503, message: 'The database is unavailable. Try again in a moment.' },
 })
 
+/**
+ * A declared error with the stable codes (`ERROR_CODE_TABLE`) its route answers with that status:
+ * what the OpenAPI document lists as that response's `code` enum and describes, beside the codes
+ * the edge may answer on every route of its kind (a malformed request, a rate limit, an outage…),
+ * which the document adds itself (server/src/openapi.ts). Only the document reads `codes`; oRPC
+ * reads an error's `status`, `message` and `data`.
+ */
+export const withCodes = <const T extends { status: number }>(error: T, ...codes: [ErrorCode, ...ErrorCode[]]) => ({ ...error, codes })
+
 export const notFound = { NOT_FOUND: { status: 404, message: 'Not found' } } as const
+
+/** A 404 naming what was not found (`no_such_set`, …). */
+export const notFoundOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ NOT_FOUND: withCodes(notFound.NOT_FOUND, ...codes) })
+
+/** A 409 of the route's own, by its codes (a route that takes an `Idempotency-Key` also answers `idempotency_in_flight`). */
+export const conflictOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ CONFLICT: withCodes(staffConflict.CONFLICT, ...codes) })
+
+/** A 400 of the route's own words, beside schema failures (`invalid_input`) and the edge's refusals. */
+export const badRequestOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ BAD_REQUEST: withCodes(BAD_REQUEST, ...codes) })
 
 /** Routes limited per client IP (60 a minute; sign-in 10): 429 `{ error }`, without Retry-After. */
 export const rateLimited = { TOO_MANY_REQUESTS: { status: 429, message: 'Too many requests. Try again in a minute.' } } as const

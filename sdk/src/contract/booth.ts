@@ -16,7 +16,7 @@ import {
 import { Id } from '../schemas/common.js'
 import { SetSummary } from '../schemas/event.js'
 import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
-import { base, idempotencyErrors, notFound, pathKey } from './base.js'
+import { badRequestOf, base, idempotencyErrors, notFoundOf, pathKey, withCodes } from './base.js'
 import { ErrorCode } from './error-codes.js'
 
 const tags = ['Booth']
@@ -24,16 +24,24 @@ const tags = ['Booth']
 /** Every booth route needs `Authorization: Bearer <booth key>`; failures answer plain text `Unauthorized`. */
 const booth = base.errors({
   UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
-  ...notFound,
 })
 
-const conflict = { CONFLICT: { status: 409, message: 'The session is no longer active' } } as const
+/** A set, or a session, that does not exist or that the booth key's events do not hold. */
+const noSuchSet = notFoundOf('no_such_set')
+const noSuchSession = notFoundOf('no_such_session')
+const conflict = { CONFLICT: withCodes({ status: 409, message: 'The session is no longer active' }, 'session_not_active') } as const
 /** Every booth change takes an Idempotency-Key: a reused key is 422 (completion's own 422 says more). */
 const keyReused = { UNPROCESSABLE_CONTENT: idempotencyErrors.UNPROCESSABLE_CONTENT } as const
-const storageMissing = { SERVICE_UNAVAILABLE: { status: 503, message: 'Photo storage is not configured' } } as const
+const storageMissing = {
+  SERVICE_UNAVAILABLE: withCodes({ status: 503, message: 'Photo storage is not configured' }, 'storage_not_configured'),
+} as const
 const sessionParams = z.object({ params: z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }) })
 const claimConflict = {
-  CONFLICT: { status: 409, message: 'The session is no longer active, or another booth holds it' },
+  CONFLICT: withCodes(
+    { status: 409, message: 'The session is no longer active, or another booth holds it' },
+    'session_not_active',
+    'session_claimed',
+  ),
 } as const
 const EXAMPLE_QUEUED_SESSION = {
   id: EXAMPLE_IDS.session,
@@ -73,6 +81,7 @@ export const boothContract = {
       summary: "A set's queue: its active sessions, oldest first, with the guests' names",
       tags,
     })
+    .errors(noSuchSet)
     .input(
       z.object({
         setId: pathKey(EXAMPLE_IDS.set),
@@ -96,7 +105,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...keyReused, CONFLICT: idempotencyErrors.CONFLICT })
+    .errors({ ...noSuchSet, ...keyReused, CONFLICT: idempotencyErrors.CONFLICT })
     .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: ClaimRequest }))
     .output(z.object({ session: ClaimedSession.nullable() }).meta({ examples: [{ session: EXAMPLE_CLAIMED_SESSION }, { session: null }] })),
 
@@ -111,7 +120,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...claimConflict, ...keyReused })
+    .errors({ ...noSuchSession, ...claimConflict, ...keyReused })
     .input(sessionParams.extend({ body: ClaimRequest }))
     .output(ClaimedSession.meta({ examples: [EXAMPLE_CLAIMED_SESSION] })),
 
@@ -126,7 +135,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...claimConflict, ...keyReused })
+    .errors({ ...noSuchSession, ...claimConflict, ...keyReused })
     .input(sessionParams.extend({ body: ReleaseRequest }))
     .output(z.object({ id: Id, released: z.boolean() }).meta({ examples: [{ id: EXAMPLE_IDS.session, released: true }] })),
 
@@ -141,7 +150,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...conflict, ...storageMissing, ...keyReused })
+    .errors({ ...noSuchSession, ...conflict, ...storageMissing, ...keyReused })
     .input(sessionParams.extend({ body: UploadRequest }))
     .output(z.object({ uploads: z.array(UploadTarget) }).meta({ examples: [{ uploads: [EXAMPLE_UPLOAD_TARGET] }] })),
 
@@ -157,8 +166,10 @@ export const boothContract = {
       inputStructure: 'detailed',
     })
     .errors({
+      ...badRequestOf('photo_keys_foreign', 'photo_keys_repeated'),
+      ...noSuchSession,
       ...conflict,
-      ...storageMissing,
+      SERVICE_UNAVAILABLE: withCodes(storageMissing.SERVICE_UNAVAILABLE, 'storage_not_configured', 'storage_unavailable'),
       UNPROCESSABLE_CONTENT: {
         status: 422,
         message: 'Photo keys not in storage',
@@ -168,6 +179,7 @@ export const boothContract = {
           missing: z.array(z.string()).optional(),
           notJpeg: z.array(z.string()).optional(),
         }),
+        codes: ['photo_keys_missing', 'photos_not_jpeg'] as const,
       },
     })
     .input(sessionParams.extend({ body: CompleteRequest }))
@@ -183,7 +195,7 @@ export const boothContract = {
       tags,
       inputStructure: 'detailed',
     })
-    .errors({ ...conflict, ...keyReused })
+    .errors({ ...noSuchSession, ...conflict, ...keyReused })
     .input(sessionParams)
     .output(CancelledSession),
 }

@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { CONTACT_LIMITS } from '../schemas/contact.js'
-import { AnyBody, base, ErrorRef, rateLimited } from './base.js'
+import { AnyBody, badRequestOf, base, ErrorRef, rateLimited, withCodes } from './base.js'
 
 export const contact = {
   submit: base
@@ -36,10 +36,15 @@ export const contact = {
       },
     })
     .errors({
+      ...badRequestOf('unknown_fields'),
       ...rateLimited,
       PAYLOAD_TOO_LARGE: { status: 413, message: 'Message too long' },
-      BAD_GATEWAY: { status: 502, message: 'The mail provider refused the message' },
-      SERVICE_UNAVAILABLE: { status: 503, message: 'Mail or the contact page is not available' },
+      BAD_GATEWAY: withCodes({ status: 502, message: 'The mail provider refused the message' }, 'mail_refused'),
+      SERVICE_UNAVAILABLE: withCodes(
+        { status: 503, message: 'Mail or the contact page is not available' },
+        'mail_not_configured',
+        'contact_form_unavailable',
+      ),
     })
     .input(AnyBody)
     .output(z.object({ ok: z.literal(true) }).meta({ examples: [{ ok: true }] })),

@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
-import { base, pathKey } from './base.js'
+import { base, pathKey, withCodes } from './base.js'
 
 const tags = ['Gallery']
 
@@ -18,7 +18,8 @@ const ERROR_JSON: OpenAPI.ResponseObject['content'] = { 'application/json': { sc
 const TOO_MANY: OpenAPI.ResponseObject = { description: 'Over 60 requests a minute from this client IP.', content: ERROR_JSON }
 
 const STORAGE_MISSING: OpenAPI.ResponseObject = {
-  description: 'The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`.',
+  description:
+    'The gallery may be live, but its photos cannot be read now: photo storage or the database is away (with a `Retry-After`), or this instance has no photo storage configured (`photo storage is not configured`).',
   content: ERROR_JSON,
 }
 
@@ -51,6 +52,15 @@ function bytesSpec(mediaType: string, description: string, limited = false) {
   })
 }
 
+/** Storage is read for the bytes: not configured on this deployment, or away. */
+const storageErrors = {
+  SERVICE_UNAVAILABLE: withCodes(
+    { status: 503, message: 'Photo storage is not configured' },
+    'storage_not_configured',
+    'storage_unavailable',
+  ),
+} as const
+
 /**
  * The gallery's files. Express answers them itself, streaming from storage (server/src/app.ts), so
  * no procedure implements them; the OpenAPI document and the SDK describe them like any route.
@@ -66,6 +76,7 @@ export const galleryFiles = {
       outputStructure: 'detailed',
       spec: bytesSpec('image/jpeg', 'The JPEG bytes, streamed from storage'),
     })
+    .errors(storageErrors)
     .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session), photoId: pathKey(EXAMPLE_IDS.photo) }))
     .output(BytesAnswer),
 
@@ -82,6 +93,7 @@ export const galleryFiles = {
       spec: bytesSpec('application/zip', 'The zip, streamed; its exact length is announced', true),
     })
     .meta({ rateLimit: { bucket: 'zip', perMinute: 60 } })
+    .errors(storageErrors)
     .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }))
     .output(BytesAnswer),
 }

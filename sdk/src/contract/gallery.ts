@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { EventPage, Gallery } from '../schemas/session.js'
-import { base, notFound, pathKey } from './base.js'
+import { badRequestOf, base, notFoundOf, pathKey } from './base.js'
 
 const tags = ['Gallery']
 
@@ -17,7 +17,7 @@ export const gallery = {
         'A private event answers 404 `{ "error": "no such event" }`; its session galleries still work. A set holding more live sessions than it lists has a `nextCursor`: pass it as `cursor` for that set\'s next 12 (the answer then holds that set alone), until a page has none.',
       tags,
     })
-    .errors(notFound)
+    .errors({ ...badRequestOf('invalid_cursor'), ...notFoundOf('no_such_event') })
     .input(
       z.object({
         slug: pathKey('summer-gala'),
@@ -39,7 +39,7 @@ export const gallery = {
       description: 'Answers 404 `{ "error": "no such gallery" }` until the session is completed with at least one photo.',
       tags,
     })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_gallery'))
     .input(z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }))
     .output(Gallery),
 }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { KioskEvent, SetSummary } from '../schemas/event.js'
 import { EXAMPLE_EVENT, EXAMPLE_IDS, EXAMPLE_SET } from '../schemas/examples.js'
 import { CreatedSession, RegisterGuestsBody } from '../schemas/session.js'
-import { base, idempotencyErrors, notFound, pathKey, rateLimited } from './base.js'
+import { badRequestOf, base, idempotencyErrors, notFoundOf, pathKey, rateLimited, withCodes } from './base.js'
 
 const tags = ['Kiosk']
 
@@ -17,7 +17,7 @@ export const kiosk = {
       description: 'Answers 404 `{ "error": "no such set" }` when either slug names nothing.',
       tags,
     })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_set'))
     .input(z.object({ eventSlug: pathKey('summer-gala'), setSlug: pathKey('photo-wall') }))
     .output(
       z
@@ -43,7 +43,14 @@ export const kiosk = {
       inputStructure: 'detailed',
     })
     .meta({ rateLimit: { bucket: 'register', perMinute: 60 } })
-    .errors({ ...notFound, ...rateLimited, ...idempotencyErrors })
+    .errors({
+      ...badRequestOf('invalid_phone', 'missing_contact', 'unknown_privacy_notice'),
+      ...notFoundOf('no_such_set'),
+      ...rateLimited,
+      ...idempotencyErrors,
+      // Two registrations of the same contact details at once: the second is asked to try again.
+      CONFLICT: withCodes(idempotencyErrors.CONFLICT, 'concurrent_change'),
+    })
     .input(z.object({ params: z.object({ setId: pathKey(EXAMPLE_IDS.set) }), body: RegisterGuestsBody }))
     .output(CreatedSession),
 }

@@ -1,7 +1,7 @@
 import { oc, type OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { ErrorRef, type EdgePolicy } from './base.js'
+import { ErrorRef, withCodes, type EdgePolicy } from './base.js'
 
 const tags = ['Operations']
 
@@ -55,6 +55,6 @@ export const operations = {
         },
       }),
     })
-    .errors({ SERVICE_UNAVAILABLE: { status: 503, message: 'Not ready' } })
+    .errors({ SERVICE_UNAVAILABLE: withCodes({ status: 503, message: 'Not ready' }, 'not_ready') })
     .output(z.object({ status: z.literal('ready') }).meta({ examples: [{ status: 'ready' }] })),
 }

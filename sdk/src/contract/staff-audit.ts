@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { EpochMillis, Id, LAST_MILLISECOND, PlainText } from '../schemas/common.js'
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { STAFF_ROLES } from '../schemas/staff.js'
-import { staffRead } from './base.js'
+import { badRequestOf, staffRead } from './base.js'
 
 const AUDIT_EXAMPLE = {
   id: 'aU3dNq1RZTaO2rUq9bS8fA',
@@ -47,6 +47,7 @@ export const staffAudit = {
       tags: ['Staff'],
     })
     .meta({ role: 'owner' })
+    .errors(badRequestOf('invalid_cursor'))
     .input(
       z.strictObject({
         memberId: Filter.optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_BOOTH_KEY, EXAMPLE_IDS } from '../schemas/examples.js'
 import { CreatedBoothKey, NewBoothKey, StaffBoothKey } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffRead, staffWrite } from './base.js'
+import { badRequestOf, notFoundOf, pathKey, staffChange, staffRead, staffWrite } from './base.js'
 
 const tags = ['Staff']
 
@@ -32,7 +32,7 @@ export const staffBoothKeys = {
     })
     .meta({ role: 'manager' })
     .meta({ secretAnswer: true })
-    .errors(notFound)
+    .errors({ ...badRequestOf('invalid_name'), ...notFoundOf('no_such_event') })
     .input(z.object({ body: NewBoothKey }))
     .output(CreatedBoothKey),
 
@@ -46,7 +46,7 @@ export const staffBoothKeys = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_booth_key'))
     .input(z.object({ params: z.object({ keyId: pathKey(EXAMPLE_IDS.boothKey) }) }))
     .output(StaffBoothKey),
 }

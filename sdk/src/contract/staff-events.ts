@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_IDS, EXAMPLE_STAFF_EVENT } from '../schemas/examples.js'
 import { Deleted, EventChanges, EventStats, ForceQuery, NewEvent, NewSet, SetChanges, StaffEvent, StaffSet } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
+import { badRequestOf, conflictOf, notFoundOf, pathKey, staffChange, staffRead } from './base.js'
 
 const tags = ['Staff']
 const eventParams = z.object({ eventId: pathKey(EXAMPLE_IDS.event) })
@@ -29,7 +29,7 @@ export const staffEvents = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_event'))
     .input(eventParams)
     .output(StaffEvent),
 
@@ -45,7 +45,7 @@ export const staffEvents = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors(staffConflict)
+    .errors({ ...badRequestOf('unknown_phone_country', 'invalid_logo'), ...conflictOf('slug_taken') })
     .input(z.object({ body: NewEvent }))
     .output(StaffEvent),
 
@@ -60,7 +60,7 @@ export const staffEvents = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...badRequestOf('unknown_phone_country', 'invalid_logo'), ...notFoundOf('no_such_event'), ...conflictOf('slug_taken') })
     .input(z.object({ params: eventParams, body: EventChanges }))
     .output(StaffEvent),
 
@@ -75,7 +75,7 @@ export const staffEvents = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_event'), ...conflictOf('active_sessions') })
     .input(z.object({ params: eventParams, query: ForceQuery }))
     .output(Deleted),
 
@@ -88,7 +88,7 @@ export const staffEvents = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_event'))
     .input(eventParams)
     .output(EventStats),
 }
@@ -106,7 +106,7 @@ export const staffSets = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_event'), ...conflictOf('slug_taken') })
     .input(z.object({ params: eventParams, body: NewSet }))
     .output(StaffSet),
 
@@ -121,7 +121,7 @@ export const staffSets = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_set'), ...conflictOf('slug_taken') })
     .input(z.object({ params: setParams, body: SetChanges }))
     .output(StaffSet),
 
@@ -136,7 +136,7 @@ export const staffSets = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_set'), ...conflictOf('active_sessions') })
     .input(z.object({ params: setParams, query: ForceQuery }))
     .output(Deleted),
 }

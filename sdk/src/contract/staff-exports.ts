@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
-import { ErrorRef, notFound, pathKey, staffRead } from './base.js'
+import { ErrorRef, notFoundOf, pathKey, staffRead } from './base.js'
 
 const tags = ['Staff']
 
@@ -45,7 +45,7 @@ export const staffExports = {
       }),
     })
     .meta({ role: 'manager' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_event'))
     .input(z.object({ eventId: pathKey(EXAMPLE_IDS.event) }))
     .output(
       z.object({

@@ -18,7 +18,19 @@ import {
   SignIn,
   StaffMember,
 } from '../schemas/staff.js'
-import { base, ErrorRef, notFound, pathKey, rateLimited, staffChange, staffConflict, staffRead, staffWrite } from './base.js'
+import {
+  badRequestOf,
+  base,
+  conflictOf,
+  ErrorRef,
+  notFoundOf,
+  pathKey,
+  rateLimited,
+  staffChange,
+  staffRead,
+  staffWrite,
+  withCodes,
+} from './base.js'
 
 const tags = ['Staff']
 
@@ -46,7 +58,7 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors(staffConflict)
+    .errors({ ...badRequestOf('weak_password'), ...conflictOf('email_taken') })
     .meta({ secretAnswer: true })
     .input(z.object({ body: NewStaffMember }))
     .output(InvitedStaffMember),
@@ -62,7 +74,7 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_member'), ...conflictOf('cannot_remove_self', 'last_owner', 'concurrent_change') })
     .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }) }))
     .output(z.object({ removed: z.string() }).meta({ examples: [{ removed: EXAMPLE_IDS.member }] })),
 
@@ -82,7 +94,7 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors(staffConflict)
+    .errors(conflictOf('own_two_factor_required'))
     .input(z.object({ body: TeamSettings }))
     .output(TeamSettings),
 
@@ -98,7 +110,7 @@ export const staffMembers = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_member'), ...conflictOf('last_owner', 'concurrent_change') })
     .input(z.object({ params: z.object({ memberId: pathKey(EXAMPLE_IDS.member) }), body: RoleChange }))
     .output(StaffMember),
 }
@@ -219,7 +231,12 @@ export const staffAuth = {
     })
     // Guessing the current password through a stolen session is limited as sign-in is.
     .meta({ rateLimit: { bucket: 'change-password', perMinute: 10 } })
-    .errors({ UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' }, FORBIDDEN: signInRefusals.FORBIDDEN, ...rateLimited })
+    .errors({
+      ...badRequestOf('weak_password'),
+      UNAUTHORIZED: { status: 401, message: 'Staff sign-in required' },
+      FORBIDDEN: signInRefusals.FORBIDDEN,
+      ...rateLimited,
+    })
     .input(z.object({ body: PasswordChange }))
     .output(PasswordChanged),
 
@@ -230,6 +247,7 @@ export const staffAuth = {
     description:
       "With the member's password. Confirm it with a first code at `POST /api/auth/two-factor/verify-totp`; until then sign-in does not ask for it. A wrong password answers 400 `{ error }`; a member who has not yet changed the password they were invited with, 403 (`password_change_required`).",
   })
+    .errors({ FORBIDDEN: withCodes(signInRefusals.FORBIDDEN, 'password_change_required') })
     .input(z.object({ body: TwoFactorPassword }))
     .output(TwoFactorEnabling),
 
@@ -240,6 +258,7 @@ export const staffAuth = {
     description:
       'After a sign-in answered `twoFactorRedirect`, with the cookie it set: the answer sets the session cookie. Signed in, it confirms the set-up. A wrong code answers 401 `{ error }`; so does a code the member already used (`code_already_used`: each is accepted once).',
   })
+    .errors({ UNAUTHORIZED: withCodes({ status: 401, message: 'Invalid code' }, 'code_already_used') })
     .input(z.object({ body: TwoFactorCode }))
     .output(TwoFactorDone),
 

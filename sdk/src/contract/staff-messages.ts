@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { PersonQuery, Retried, StaffMessage } from '../schemas/staff.js'
 import { Suppression } from '../schemas/webhooks.js'
-import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
+import { badRequestOf, conflictOf, notFoundOf, pathKey, staffChange, staffRead } from './base.js'
 
 const tags = ['Staff']
 const sessionParams = z.object({ sessionId: pathKey(EXAMPLE_IDS.session) })
@@ -20,7 +20,7 @@ export const staffMessages = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'staff' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_message'), ...conflictOf('message_already_queued', 'message_not_failed') })
     .input(z.object({ params: z.object({ messageId: pathKey(EXAMPLE_IDS.message) }) }))
     .output(StaffMessage),
 
@@ -36,7 +36,7 @@ export const staffMessages = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'staff' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_session'), ...conflictOf('concurrent_change') })
     .input(z.object({ params: sessionParams }))
     .output(Retried),
 
@@ -51,7 +51,7 @@ export const staffMessages = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'staff' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_event'), ...conflictOf('concurrent_change') })
     .input(z.object({ params: z.object({ eventId: pathKey(EXAMPLE_IDS.event) }) }))
     .output(Retried),
 
@@ -66,6 +66,7 @@ export const staffMessages = {
       tags,
     })
     .meta({ role: 'staff' })
+    .errors(badRequestOf('invalid_phone'))
     .input(PersonQuery)
     .output(
       z
@@ -85,7 +86,7 @@ export const staffMessages = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'manager' })
-    .errors(notFound)
+    .errors(notFoundOf('not_suppressed'))
     .input(
       z.object({ body: z.strictObject({ email: PersonQuery.shape.email.unwrap() }).meta({ examples: [{ email: 'ada@example.org' }] }) }),
     )

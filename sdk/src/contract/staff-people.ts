@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_PERSON, EXAMPLE_PERSON_EXPORT } from '../schemas/examples.js'
 import { Erased, Person, PersonExport, PersonQuery } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffRead } from './base.js'
+import { badRequestOf, notFoundOf, pathKey, staffChange, staffRead } from './base.js'
 
 const tags = ['Staff']
 const personParams = z.object({ customerId: pathKey('cU5cNq1RZTaO2rUq9bS8fA') })
@@ -20,6 +20,7 @@ export const staffPeople = {
       tags,
     })
     .meta({ role: 'owner' })
+    .errors(badRequestOf('invalid_phone'))
     .input(PersonQuery)
     .output(z.object({ people: z.array(Person) }).meta({ examples: [{ people: [EXAMPLE_PERSON] }] })),
 
@@ -33,7 +34,7 @@ export const staffPeople = {
       tags,
     })
     .meta({ role: 'owner' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_person'))
     .input(personParams)
     .output(PersonExport.meta({ examples: [EXAMPLE_PERSON_EXPORT] })),
 
@@ -50,7 +51,7 @@ export const staffPeople = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_person'))
     .input(z.object({ params: personParams }))
     .output(Erased),
 }

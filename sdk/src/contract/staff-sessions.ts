@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
 import { Deleted, GuestContact, Resent, SessionFilter, SessionPage, SessionStats, StaffSession } from '../schemas/staff.js'
-import { notFound, pathKey, staffChange, staffConflict, staffRead } from './base.js'
+import { badRequestOf, conflictOf, notFoundOf, pathKey, staffChange, staffRead } from './base.js'
 
 const tags = ['Staff']
 const sessionParams = z.object({ sessionId: pathKey(EXAMPLE_IDS.session) })
@@ -18,7 +18,7 @@ export const staffSessions = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors({ ...badRequestOf('invalid_cursor'), ...notFoundOf('no_such_event') })
     .input(SessionFilter)
     .output(SessionPage),
 
@@ -31,7 +31,7 @@ export const staffSessions = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_session'))
     .input(sessionParams)
     .output(StaffSession),
 
@@ -44,7 +44,7 @@ export const staffSessions = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_guest'))
     .input(z.object({ guestId: pathKey(EXAMPLE_IDS.guest) }))
     .output(GuestContact),
 
@@ -57,7 +57,7 @@ export const staffSessions = {
       tags,
     })
     .meta({ role: 'staff' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_session'))
     .input(sessionParams)
     .output(SessionStats),
 
@@ -73,7 +73,7 @@ export const staffSessions = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'staff' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_session'), ...conflictOf('session_not_live') })
     .input(z.object({ params: sessionParams }))
     .output(Resent),
 
@@ -87,7 +87,7 @@ export const staffSessions = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'staff' })
-    .errors({ ...notFound, ...staffConflict })
+    .errors({ ...notFoundOf('no_such_session'), ...conflictOf('session_not_active') })
     .input(z.object({ params: sessionParams }))
     .output(StaffSession),
 
@@ -101,7 +101,7 @@ export const staffSessions = {
       inputStructure: 'detailed',
     })
     .meta({ role: 'owner' })
-    .errors(notFound)
+    .errors(notFoundOf('no_such_session'))
     .input(z.object({ params: sessionParams }))
     .output(Deleted),
 }

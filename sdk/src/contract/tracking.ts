@@ -1,7 +1,7 @@
 import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
-import { AnyBody, base, ErrorRef, rateLimited } from './base.js'
+import { AnyBody, badRequestOf, base, ErrorRef, rateLimited } from './base.js'
 
 export const tracking = {
   track: base
@@ -52,7 +52,7 @@ export const tracking = {
         notText: { error: 'bad body', code: 'bad_body' },
       },
     })
-    .errors(rateLimited)
+    .errors({ ...badRequestOf('no_such_target'), ...rateLimited })
     .input(AnyBody)
     .output(z.void()),
 }

@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { PostmarkWebhook, TwilioInboundMessage, TwilioStatusCallback } from '../schemas/webhooks.js'
-import { base, ErrorRef } from './base.js'
+import { badRequestOf, base, ErrorRef, withCodes } from './base.js'
 
 const tags = ['Webhooks']
 
@@ -57,7 +57,7 @@ export const webhooks = {
         },
       }),
     })
-    .errors({ UNAUTHORIZED: { status: 401, message: 'Webhook credentials required' } })
+    .errors({ ...badRequestOf('bad_body'), UNAUTHORIZED: { status: 401, message: 'Webhook credentials required' } })
     .input(z.object({ body: PostmarkWebhook }))
     .output(Acknowledged),
 
@@ -73,7 +73,7 @@ export const webhooks = {
       inputStructure: 'detailed',
       spec: formBody('TwilioStatusCallback', FORGED),
     })
-    .errors({ FORBIDDEN: { status: 403, message: 'Twilio signature required' } })
+    .errors({ ...badRequestOf('bad_body'), FORBIDDEN: withCodes({ status: 403, message: 'Twilio signature required' }, 'forbidden') })
     .input(z.object({ query: z.object({ message: z.string().max(64).optional() }), body: TwilioStatusCallback }))
     .output(Acknowledged),
 
@@ -101,7 +101,7 @@ export const webhooks = {
       },
       inputStructure: 'detailed',
     })
-    .errors({ FORBIDDEN: { status: 403, message: 'Twilio signature required' } })
+    .errors({ ...badRequestOf('bad_body'), FORBIDDEN: withCodes({ status: 403, message: 'Twilio signature required' }, 'forbidden') })
     .input(z.object({ body: TwilioInboundMessage }))
     .output(z.string()),
 }

@@ -1664,6 +1664,8 @@ export type components = {
         CacheControl: "public, max-age=60, stale-while-revalidate=600" | "no-cache";
         /** @description Present when the database or photo storage is away: seconds to wait before trying again. */
         RetryAfter: number;
+        /** @description This request's id: the client's own `X-Request-Id` when it sent a UUID, else a new UUID. Every log line of the request carries it, and the audit trail keeps it: quote it when reporting a problem. */
+        RequestId: string;
     };
     pathItems: never;
 };
@@ -1684,6 +1686,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1693,9 +1696,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1708,12 +1716,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,12 +1739,20 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,12 +1762,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1754,7 +1786,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -1774,34 +1809,55 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1837,6 +1893,7 @@ export interface operations {
             /** @description The session was created and is waiting for the booth */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1851,9 +1908,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
+             *     - `missing_contact`: A guest with neither an email nor a phone. `field` names the guest (`guests.1`).
+             *     - `unknown_privacy_notice`: A registration's `privacyNoticeVersion` that the event never published. `field` is `privacyNoticeVersion`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `guessable_idempotency_key`: A kiosk's `Idempotency-Key` shorter than 16 characters or too regular: send a UUID.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1865,12 +1934,20 @@ export interface operations {
                      *       "field": "guests.0"
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_phone" | "missing_contact" | "unknown_privacy_notice" | "invalid_idempotency_key" | "guessable_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1881,12 +1958,21 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1897,12 +1983,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "concurrent_change" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1913,12 +2007,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -1929,12 +2031,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1944,12 +2054,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,12 +2077,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -1975,7 +2101,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -1999,6 +2128,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2065,15 +2195,22 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2086,12 +2223,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_cursor" | "malformed_request";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2101,12 +2246,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,12 +2269,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2132,7 +2293,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -2156,6 +2320,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2165,36 +2330,58 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2219,6 +2406,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2249,15 +2437,21 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2270,12 +2464,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_gallery`: No such gallery, or not live yet (active, cancelled, or without photos).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2285,12 +2487,20 @@ export interface operations {
                      *       "code": "no_such_gallery"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_gallery";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2300,12 +2510,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2316,7 +2534,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -2338,6 +2559,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
@@ -2347,36 +2569,57 @@ export interface operations {
             /** @description Not modified: the copy named in `If-None-Match` is current. No body. */
             304: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     ETag: components["headers"]["ETag"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_gallery`: No such gallery, or not live yet (active, cancelled, or without photos).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2399,6 +2642,7 @@ export interface operations {
             /** @description The JPEG bytes, streamed from storage */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2412,6 +2656,7 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,9 +2664,14 @@ export interface operations {
                     "text/plain": "Not Found";
                 };
             };
-            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            /**
+             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,23 +2681,36 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            /**
+             * @description The gallery may be live, but its photos cannot be read now: photo storage or the database is away (with a `Retry-After`), or this instance has no photo storage configured (`photo storage is not configured`). Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment.",
-                     *       "code": "database_unavailable"
+                     *       "error": "photo storage is not configured",
+                     *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
+                    };
                 };
             };
         };
@@ -2467,6 +2730,7 @@ export interface operations {
             /** @description The JPEG bytes, streamed from storage */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2478,20 +2742,33 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            /**
+             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            /**
+             * @description The gallery may be live, but its photos cannot be read now: photo storage or the database is away (with a `Retry-After`), or this instance has no photo storage configured (`photo storage is not configured`). Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2513,6 +2790,7 @@ export interface operations {
             /** @description The zip, streamed; its exact length is announced */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2526,6 +2804,7 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,9 +2812,14 @@ export interface operations {
                     "text/plain": "Not Found";
                 };
             };
-            /** @description Over 60 requests a minute from this client IP. */
+            /**
+             * @description Over 60 requests a minute from this client IP. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,12 +2829,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            /**
+             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2560,23 +2852,36 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            /**
+             * @description The gallery may be live, but its photos cannot be read now: photo storage or the database is away (with a `Retry-After`), or this instance has no photo storage configured (`photo storage is not configured`). Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "The database is unavailable. Try again in a moment.",
-                     *       "code": "database_unavailable"
+                     *       "error": "photo storage is not configured",
+                     *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
+                    };
                 };
             };
         };
@@ -2595,6 +2900,7 @@ export interface operations {
             /** @description The zip, streamed; its exact length is announced */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment, with the file name (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The exact size of the body */
@@ -2606,27 +2912,45 @@ export interface operations {
             /** @description Not live, or not in this gallery: the plain text `Not Found`. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Over 60 requests a minute from this client IP. */
+            /**
+             * @description Over 60 requests a minute from this client IP. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. */
+            /**
+             * @description Server fault, such as a stored photo that changed since completion: `{ "error": "Internal server error" }`. Retry with backoff. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The gallery is live, but this instance has no photo storage configured: `photo storage is not configured`. */
+            /**
+             * @description The gallery may be live, but its photos cannot be read now: photo storage or the database is away (with a `Retry-After`), or this instance has no photo storage configured (`photo storage is not configured`). Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2646,6 +2970,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2685,9 +3010,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,12 +3028,16 @@ export interface operations {
                      *       "code": "malformed_authorization"
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2710,24 +3045,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Not Found",
-                     *       "code": "not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2737,12 +3062,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2753,7 +3086,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -2774,6 +3110,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2793,9 +3130,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,12 +3151,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2821,9 +3168,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2833,12 +3185,20 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2848,12 +3208,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -2864,7 +3232,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -2901,6 +3272,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2927,9 +3299,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2943,12 +3324,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,9 +3341,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2969,12 +3359,20 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -2985,12 +3383,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3001,12 +3407,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3017,12 +3431,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,12 +3454,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3048,7 +3478,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -3085,6 +3518,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3109,9 +3543,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3125,12 +3568,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3138,9 +3585,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3151,12 +3603,22 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `session_claimed`: Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3167,12 +3629,20 @@ export interface operations {
                      *       "code": "session_claimed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "session_claimed" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3183,12 +3653,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3199,12 +3677,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,12 +3700,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3230,7 +3724,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -3262,6 +3759,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3272,9 +3770,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3288,12 +3795,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3301,9 +3812,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3314,12 +3830,22 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `session_claimed`: Another booth holds the session (its claim, until `expiresAt`): take the next one of the queue instead.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3330,12 +3856,20 @@ export interface operations {
                      *       "code": "session_claimed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "session_claimed" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3346,12 +3880,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3362,12 +3904,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3377,12 +3927,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3393,7 +3951,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -3425,6 +3986,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3449,9 +4011,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3465,12 +4036,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3478,9 +4053,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3491,12 +4071,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3507,12 +4096,20 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3523,12 +4120,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3539,12 +4144,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3554,12 +4167,21 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3570,7 +4192,10 @@ export interface operations {
                      *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "storage_not_configured";
+                    };
                 };
             };
         };
@@ -3602,6 +4227,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3619,9 +4245,20 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `photo_keys_foreign`: Completion named photo keys outside the session.
+             *     - `photo_keys_repeated`: Completion named a photo key more than once.
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3635,12 +4272,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "photo_keys_foreign" | "photo_keys_repeated" | "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3648,9 +4289,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3661,12 +4307,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3677,12 +4332,20 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3693,12 +4356,22 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `photo_keys_missing`: Photo keys not in storage: `missing` lists them. Nothing was written.
+             *     - `photos_not_jpeg`: Uploads that are not JPEG images: `notJpeg` lists them. Nothing was written.
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3712,12 +4385,20 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["PhotoKeysError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "photo_keys_missing" | "photos_not_jpeg" | "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3727,12 +4408,22 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `storage_unavailable`: Photo storage is away: retry after `Retry-After` seconds.
+             *     - `storage_not_configured`: This deployment has no photo storage.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3743,7 +4434,10 @@ export interface operations {
                      *       "code": "storage_not_configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "storage_unavailable" | "storage_not_configured";
+                    };
                 };
             };
         };
@@ -3768,6 +4462,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3779,9 +4474,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_authorization`: An Authorization header that is not `Bearer <booth key>`.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3795,12 +4499,16 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_authorization" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
             /** @description Missing, unknown or revoked booth key: the plain text `Unauthorized`. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3808,9 +4516,14 @@ export interface operations {
                     "text/plain": "Unauthorized";
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3821,12 +4534,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3837,12 +4559,20 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3853,12 +4583,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -3869,12 +4607,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3884,12 +4630,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3900,7 +4654,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -3922,13 +4679,21 @@ export interface operations {
             /** @description Counted */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable. */
+            /**
+             * @description `{ "error": "bad body" }` for anything off the variants; `{ "error": "no such session or event" }` when the id names nothing countable. Its `code`, one of:
+             *
+             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `no_such_target`: A tracking beacon's session or event does not exist.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3938,12 +4703,20 @@ export interface operations {
                      *       "code": "bad_body"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "bad_body" | "no_such_target" | "malformed_request";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3953,12 +4726,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3968,12 +4749,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -3984,7 +4773,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -4005,6 +4797,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4014,9 +4807,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description `{ "error": "Unknown fields: <labels>" }` or `{ "error": "Invalid submission" }`. */
+            /**
+             * @description `{ "error": "Unknown fields: <labels>" }` or `{ "error": "Invalid submission" }`. Its `code`, one of:
+             *
+             *     - `invalid_submission`: A contact form body that is not `{ fields }` of strings within the bounds.
+             *     - `unknown_fields`: Contact form labels that are not the published contact page's.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,12 +4826,20 @@ export interface operations {
                      *       "code": "unknown_fields"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "invalid_submission" | "unknown_fields" | "malformed_request";
+                    };
                 };
             };
-            /** @description Body over the contact form's 16 KB (counted on the raw bytes): `{ "error": "Message too long" }`. */
+            /**
+             * @description Too large: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `payload_too_large`: A body over the route's limit (the contact form's 16 KB: `Message too long`).
+             */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4041,12 +4849,20 @@ export interface operations {
                      *       "code": "payload_too_large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4056,12 +4872,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4071,12 +4895,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4086,12 +4918,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description The mail provider refused the message. */
+            /**
+             * @description An upstream refused: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `mail_refused`: The mail provider refused the message.
+             */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4101,12 +4941,22 @@ export interface operations {
                      *       "code": "mail_refused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "mail_refused";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             *     - `mail_not_configured`: This deployment has no mail provider.
+             *     - `contact_form_unavailable`: The published contact page could not be read.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4117,7 +4967,10 @@ export interface operations {
                      *       "code": "contact_form_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable" | "mail_not_configured" | "contact_form_unavailable";
+                    };
                 };
             };
         };
@@ -4134,6 +4987,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,18 +5082,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
+                     *     }
+                     */
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4249,27 +5122,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,12 +5169,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4295,7 +5193,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -4382,6 +5283,7 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4475,9 +5377,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `unknown_phone_country`: An event's phone country with no known numbering plan.
+             *     - `invalid_logo`: An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4491,12 +5403,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "unknown_phone_country" | "invalid_logo" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4506,12 +5426,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4521,12 +5452,21 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `slug_taken`: An event or set with that slug already exists.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4537,12 +5477,20 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "slug_taken" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4553,12 +5501,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4569,12 +5525,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4584,12 +5548,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4600,7 +5572,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -4619,6 +5594,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4711,9 +5687,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4726,12 +5707,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4741,27 +5730,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4771,12 +5777,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4786,12 +5800,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4802,7 +5824,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -4829,6 +5854,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4843,9 +5869,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4859,12 +5893,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4874,12 +5916,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4889,12 +5942,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4905,12 +5966,21 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `active_sessions`: Active sessions are in the way: pass `force=true` to delete anyway.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4921,12 +5991,20 @@ export interface operations {
                      *       "code": "active_sessions"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "active_sessions" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4937,12 +6015,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -4953,12 +6039,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4968,12 +6062,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -4984,7 +6086,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5057,6 +6162,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5150,9 +6256,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `unknown_phone_country`: An event's phone country with no known numbering plan.
+             *     - `invalid_logo`: An event's logo that is not a PNG, JPEG or WebP image the service can read, or over 4 megapixels.
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5166,12 +6282,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "unknown_phone_country" | "invalid_logo" | "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5181,12 +6305,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5196,12 +6331,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5212,12 +6355,21 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `slug_taken`: An event or set with that slug already exists.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5228,12 +6380,20 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "slug_taken" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5244,12 +6404,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5260,12 +6428,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5275,12 +6451,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5291,7 +6475,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5310,6 +6497,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5350,9 +6538,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5365,12 +6558,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5380,27 +6581,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5410,12 +6628,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5425,12 +6651,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5441,7 +6675,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5460,6 +6697,7 @@ export interface operations {
             /** @description The CSV, streamed */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description attachment; filename="<event slug>-guests.csv" */
                     "Content-Disposition"?: string;
                     [name: string]: unknown;
@@ -5468,9 +6706,14 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5483,12 +6726,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5498,12 +6749,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5513,12 +6774,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such event: `{ error }`. */
+            /**
+             * @description No such event: `{ error }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,12 +6797,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5543,12 +6820,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5559,7 +6844,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5592,6 +6880,7 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5609,9 +6898,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5625,12 +6922,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5640,12 +6945,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,12 +6971,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5671,12 +6995,21 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `slug_taken`: An event or set with that slug already exists.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5687,12 +7020,20 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "slug_taken" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5703,12 +7044,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5719,12 +7068,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5734,12 +7091,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5750,7 +7115,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5777,6 +7145,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5791,9 +7160,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5807,12 +7184,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5822,12 +7207,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5837,12 +7233,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5853,12 +7257,21 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `active_sessions`: Active sessions are in the way: pass `force=true` to delete anyway.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5869,12 +7282,20 @@ export interface operations {
                      *       "code": "active_sessions"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "active_sessions" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5885,12 +7306,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5901,12 +7330,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5916,12 +7353,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -5932,7 +7377,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -5964,6 +7412,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5981,9 +7430,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -5997,12 +7454,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6012,12 +7477,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6027,12 +7503,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_set`: No such set (or no such event for the kiosk slugs).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6043,12 +7527,21 @@ export interface operations {
                      *       "code": "no_such_set"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_set";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `slug_taken`: An event or set with that slug already exists.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6059,12 +7552,20 @@ export interface operations {
                      *       "code": "slug_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "slug_taken" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6075,12 +7576,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6091,12 +7600,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6106,12 +7623,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6122,7 +7647,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6139,6 +7667,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6159,18 +7688,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
+                     *     }
+                     */
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6180,12 +7728,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6195,12 +7753,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6210,12 +7776,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6226,7 +7800,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6251,6 +7828,7 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6271,9 +7849,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_name`: A booth key name that is not 1 to 100 characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6286,12 +7872,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_name" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6301,12 +7895,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6316,12 +7921,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6331,12 +7944,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,12 +7967,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6361,12 +7990,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6377,7 +8014,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6402,6 +8042,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6421,9 +8062,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6437,12 +8086,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6452,12 +8109,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,12 +8135,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_booth_key`: No such booth key.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6483,12 +8159,20 @@ export interface operations {
                      *       "code": "no_such_booth_key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_booth_key";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6499,12 +8183,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6515,12 +8207,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6531,12 +8231,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6546,12 +8254,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6562,7 +8278,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6586,6 +8305,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6665,9 +8385,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6680,12 +8406,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_cursor" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6695,27 +8429,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,12 +8476,20 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,12 +8499,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6756,7 +8523,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6775,6 +8545,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6849,9 +8620,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6864,12 +8640,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6879,27 +8663,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6909,12 +8710,20 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6924,12 +8733,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -6940,7 +8757,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -6965,6 +8785,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6979,9 +8800,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -6995,12 +8824,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7010,12 +8847,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7025,12 +8873,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7041,12 +8897,20 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7057,12 +8921,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7073,12 +8945,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7089,12 +8969,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7104,12 +8992,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7120,7 +9016,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -7139,6 +9038,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7148,9 +9048,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7163,12 +9068,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7178,42 +9091,67 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_guest`: No such guest (a guest row of a session).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not Found",
-                     *       "code": "not_found"
+                     *       "error": "no such guest",
+                     *       "code": "no_such_guest"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_guest";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7223,12 +9161,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7239,7 +9185,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -7258,6 +9207,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7282,9 +9232,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7297,12 +9252,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7312,27 +9275,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7342,12 +9322,20 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7357,12 +9345,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7373,7 +9369,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -7398,6 +9397,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7410,9 +9410,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7426,12 +9434,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,12 +9457,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7456,12 +9482,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7472,12 +9506,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_live`: The session is not a live gallery (no links to send).
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7488,12 +9531,20 @@ export interface operations {
                      *       "code": "session_not_live"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_live" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7504,12 +9555,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7520,12 +9579,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7535,12 +9602,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7551,7 +9626,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -7576,6 +9654,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7651,9 +9730,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7667,12 +9754,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7682,12 +9777,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7697,12 +9802,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7713,12 +9826,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `session_not_active`: The session is already completed or cancelled, or was concurrently: re-read the queue.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7729,12 +9851,20 @@ export interface operations {
                      *       "code": "session_not_active"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "session_not_active" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7745,12 +9875,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7761,12 +9899,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7776,12 +9922,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7792,7 +9946,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -7817,6 +9974,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7840,9 +9998,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7856,12 +10022,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7871,12 +10045,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7886,12 +10070,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_message`: No such gallery-link message.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7902,12 +10094,22 @@ export interface operations {
                      *       "code": "no_such_message"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_message";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `message_already_queued`: A message to this guest on this channel is already waiting to be sent.
+             *     - `message_not_failed`: Only a failed message can be retried.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7918,12 +10120,20 @@ export interface operations {
                      *       "code": "message_not_failed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "message_already_queued" | "message_not_failed" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7934,12 +10144,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -7950,12 +10168,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7965,12 +10191,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -7981,7 +10215,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8006,6 +10243,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8016,9 +10254,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8032,12 +10278,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8047,12 +10301,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,12 +10326,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_session`: No such session (or not one the booth key's events hold).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8078,12 +10350,21 @@ export interface operations {
                      *       "code": "no_such_session"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_session";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8094,12 +10375,20 @@ export interface operations {
                      *       "code": "concurrent_change"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "concurrent_change" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8110,12 +10399,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8126,12 +10423,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8141,12 +10446,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8157,7 +10470,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8182,6 +10498,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8192,9 +10509,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8208,12 +10533,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8223,12 +10556,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8238,12 +10581,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_event`: No such event, or a private event on the public event page.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8254,12 +10605,21 @@ export interface operations {
                      *       "code": "no_such_event"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_event";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8270,12 +10630,20 @@ export interface operations {
                      *       "code": "concurrent_change"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "concurrent_change" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8286,12 +10654,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8302,12 +10678,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8317,12 +10701,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8333,7 +10725,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8353,6 +10748,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8371,9 +10767,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8386,12 +10788,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_phone" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8401,27 +10811,44 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
+                     *       "error": "Change the password you were invited with first: POST /api/auth/change-password",
+                     *       "code": "password_change_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,12 +10858,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8447,7 +10882,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8476,6 +10914,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8488,9 +10927,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8504,12 +10951,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8519,12 +10974,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8534,12 +11000,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `not_suppressed`: The address is not on the suppression list.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8550,12 +11024,20 @@ export interface operations {
                      *       "code": "not_suppressed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "not_suppressed";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8566,12 +11048,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8582,12 +11072,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -8598,12 +11096,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8613,12 +11119,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8629,7 +11143,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8646,6 +11163,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8662,18 +11180,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
+                     *     }
+                     */
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8683,27 +11220,20 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Your role (staff) does not allow this: it needs manager",
-                     *       "code": "insufficient_role"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8713,12 +11243,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8729,7 +11267,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8746,6 +11287,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8764,18 +11306,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
+                     *     }
+                     */
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8785,12 +11346,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8800,12 +11371,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8815,12 +11394,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8831,7 +11418,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -8864,6 +11454,7 @@ export interface operations {
             /** @description OK */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8893,9 +11484,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `weak_password`: A password of the wrong length, or too easy to guess.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8908,12 +11507,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "weak_password" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8923,12 +11530,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8938,12 +11556,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `email_taken`: A staff member with this email already exists.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8953,12 +11579,20 @@ export interface operations {
                      *       "code": "email_taken"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "email_taken";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8968,12 +11602,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8983,12 +11625,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -8999,7 +11649,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9024,6 +11677,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9033,9 +11687,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9049,12 +11711,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9064,12 +11734,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9079,12 +11760,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_member`: No such staff member.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9095,12 +11784,23 @@ export interface operations {
                      *       "code": "no_such_member"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_member";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `last_owner`: The change would leave the team without an owner.
+             *     - `cannot_remove_self`: A member cannot remove themselves.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9111,12 +11811,20 @@ export interface operations {
                      *       "code": "last_owner"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "concurrent_change" | "last_owner" | "cannot_remove_self" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9127,12 +11835,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9143,12 +11859,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9158,12 +11882,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9174,7 +11906,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9206,6 +11941,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9223,9 +11959,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9239,12 +11983,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9254,12 +12006,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9269,12 +12032,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_member`: No such staff member.
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9285,12 +12056,22 @@ export interface operations {
                      *       "code": "no_such_member"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_member";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `concurrent_change`: Another change got there first (the same contacts being saved, a role changed meanwhile): try again.
+             *     - `last_owner`: The change would leave the team without an owner.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9301,12 +12082,20 @@ export interface operations {
                      *       "code": "last_owner"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "concurrent_change" | "last_owner" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9317,12 +12106,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9333,12 +12130,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9348,12 +12153,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9364,7 +12177,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9381,6 +12197,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9390,18 +12207,37 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
+                     *     }
+                     */
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9411,12 +12247,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9426,12 +12272,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9441,12 +12295,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9457,7 +12319,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9487,6 +12352,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9497,9 +12363,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9513,12 +12387,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9528,12 +12410,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9543,12 +12436,21 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `own_two_factor_required`: Requiring a second factor of the team needs one of your own first.
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9559,12 +12461,20 @@ export interface operations {
                      *       "code": "own_two_factor_required"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "own_two_factor_required" | "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9575,12 +12485,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9591,12 +12509,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9606,12 +12532,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9622,7 +12556,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9642,6 +12579,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9664,9 +12602,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_phone`: A phone that is not a phone number. At registration, `field` names the guest (`guests.1.phone`).
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9679,12 +12623,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_phone" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9694,12 +12646,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9709,12 +12671,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9724,12 +12694,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9740,7 +12718,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9759,6 +12740,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9830,9 +12812,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9845,12 +12832,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9860,12 +12855,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9875,12 +12880,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_person`: No such person (customer).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9890,12 +12903,20 @@ export interface operations {
                      *       "code": "no_such_person"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_person";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9905,12 +12926,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -9921,7 +12950,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -9946,6 +12978,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9962,9 +12995,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. Also an `Idempotency-Key` that is not 1 to 255 visible ASCII characters. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_idempotency_key`: An `Idempotency-Key` that is not 1 to 255 visible ASCII characters.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -9978,12 +13019,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_idempotency_key" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9993,12 +13042,23 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10008,12 +13068,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "untrusted_origin" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description No such resource, or not live yet: `{ error }`. */
+            /**
+             * @description Not found: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `no_such_person`: No such person (customer).
+             */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10024,12 +13092,20 @@ export interface operations {
                      *       "code": "no_such_person"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "no_such_person";
+                    };
                 };
             };
-            /** @description A conflict, in `{ error }`: on booth routes, the session is already completed or cancelled, or was completed concurrently (re-read the queue); on staff routes, a slug that is taken, active sessions in the way, or a state that does not allow the action. Also: A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key. */
+            /**
+             * @description A conflict with the current state; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_in_flight`: The first request with this `Idempotency-Key` is still running: retry later with the same key.
+             */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10040,12 +13116,20 @@ export interface operations {
                      *       "code": "idempotency_in_flight"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_in_flight";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10056,12 +13140,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Photo keys not in storage (`missing` lists exactly those), or uploads that are not JPEG images (`notJpeg`). Nothing was written. Also: This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done. */
+            /**
+             * @description Refused; nothing was written: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `idempotency_key_reused`: This `Idempotency-Key` was used for another route or body: a new request needs a new key.
+             */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
@@ -10072,12 +13164,20 @@ export interface operations {
                      *       "code": "idempotency_key_reused"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "idempotency_key_reused";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10087,12 +13187,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10103,7 +13211,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10128,6 +13239,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10158,9 +13270,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `invalid_cursor`: A page's cursor that is not the previous page's `nextCursor`, or that expired.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10173,12 +13291,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "invalid_cursor" | "malformed_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10188,12 +13314,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description Staff: a role below the route's (`{ "error": "Your role (staff) does not allow this: it needs manager" }`), a member who has not yet changed the password they were invited with, or a change from an origin that is not trusted or names none: `{ error }`. Nothing changed. */
+            /**
+             * @description Refused for this caller; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `insufficient_role`: The staff member's role is below what the route or the change needs. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             *     - `two_factor_required`: The team requires a second factor and the member has none yet.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10203,12 +13339,20 @@ export interface operations {
                      *       "code": "insufficient_role"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "insufficient_role" | "password_change_required" | "two_factor_required";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10218,12 +13362,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10234,7 +13386,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10261,6 +13416,7 @@ export interface operations {
             /** @description Signed in; `Set-Cookie` carries the session */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10285,9 +13441,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10297,12 +13461,20 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description Wrong email or password: `{ "error": "Invalid email or password" }`. */
+            /**
+             * @description Wrong email or password: `{ "error": "Invalid email or password" }`. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10312,12 +13484,21 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10327,12 +13508,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10342,12 +13531,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10357,12 +13554,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10372,12 +13577,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10388,7 +13601,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10405,6 +13621,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10413,9 +13630,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10425,12 +13650,21 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10440,12 +13674,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10455,12 +13697,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10470,12 +13720,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10486,7 +13744,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10512,6 +13773,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10528,9 +13790,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `weak_password`: A password of the wrong length, or too easy to guess.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10540,12 +13811,20 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "weak_password" | "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. */
+            /**
+             * @description No staff session: none sent, expired, signed out, of a removed member, or tampered with (a booth key does not count). `{ error }` in JSON. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10555,12 +13834,21 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10570,12 +13858,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10585,12 +13881,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10600,12 +13904,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10615,12 +13927,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10631,7 +13951,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10654,6 +13977,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10667,9 +13991,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10679,12 +14011,20 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            /**
+             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10694,12 +14034,22 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             *     - `password_change_required`: The member must first change the password they were invited with.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10709,12 +14059,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin" | "password_change_required";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10724,12 +14082,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10739,12 +14105,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10754,12 +14128,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10770,7 +14152,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10795,6 +14180,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10812,9 +14198,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10824,12 +14218,21 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            /**
+             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             *     - `code_already_used`: A second-factor code the member already used: each is accepted once (RFC 6238); the next one the app shows works.
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10839,12 +14242,21 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized" | "code_already_used";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10854,12 +14266,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10869,12 +14289,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10884,12 +14312,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10899,12 +14335,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -10915,7 +14359,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -10940,6 +14387,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10957,9 +14405,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10969,12 +14425,20 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            /**
+             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10984,12 +14448,21 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10999,12 +14472,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11014,12 +14495,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11029,12 +14518,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11044,12 +14541,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11060,7 +14565,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -11083,6 +14591,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11100,9 +14609,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             *     - `bad_request`: Refused for another reason: Better Auth's sign-in and password routes (a missing field, a wrong current password).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11112,12 +14629,20 @@ export interface operations {
                      *       "code": "bad_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "body_too_large" | "not_utf8" | "malformed_request" | "bad_request";
+                    };
                 };
             };
-            /** @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. */
+            /**
+             * @description No staff session (nor a pending sign-in), or a wrong code: `{ error }`. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11127,12 +14652,21 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. */
+            /**
+             * @description A cookie-carrying request from an untrusted or missing origin: `{ error }`. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             *     - `untrusted_origin`: A staff change without an `Origin` (or `Referer`) that the service trusts. Nothing changed.
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11142,12 +14676,20 @@ export interface operations {
                      *       "code": "untrusted_origin"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden" | "untrusted_origin";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11157,12 +14699,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Over the rate limit for this client IP: `{ "error": "Too many requests. Try again in a minute." }`. Wait a minute; there is no Retry-After header. */
+            /**
+             * @description Over the rate limit for this client IP: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `rate_limited`: Over the rate limit for this client IP: wait a minute (no Retry-After).
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11172,12 +14722,20 @@ export interface operations {
                      *       "code": "rate_limited"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11187,12 +14745,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11203,7 +14769,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -11220,6 +14789,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11243,24 +14813,37 @@ export interface operations {
                     }) | null;
                 };
             };
-            /** @description A missing or malformed field, or a wrong current password: `{ error }`. */
+            /**
+             * @description A missing or malformed field, or a wrong current password: `{ error }`. Its `code`, one of:
+             *
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "[body.password] Invalid input: expected string, received undefined",
-                     *       "code": "bad_request"
+                     *       "error": "Malformed request",
+                     *       "code": "malformed_request"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "malformed_request";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11270,12 +14853,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11286,7 +14877,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -11303,6 +14897,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -11328,6 +14923,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -11348,6 +14944,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
@@ -11359,9 +14956,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
+            /**
+             * @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. Its `code`, one of:
+             *
+             *     - `not_ready`: The readiness probe: the instance is not ready (starting, draining, or a dependency away).
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -11374,7 +14976,10 @@ export interface operations {
                      *       "code": "not_ready"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "not_ready";
+                    };
                 };
             };
         };
@@ -11391,15 +14996,21 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. */
+            /**
+             * @description `{ "error": "draining" }` after a SIGTERM (during `SHUTDOWN_DELAY_MS` and the drain), `{ "error": "database unreachable" }` when the database does not answer within 2 seconds, `{ "error": "migrations pending" }` while `MIGRATE_ON_START=false` and `pnpm migrate` has not run. Its `code`, one of:
+             *
+             *     - `not_ready`: The readiness probe: the instance is not ready (starting, draining, or a dependency away).
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description `no-store` */
                     "Cache-Control"?: "no-store";
                     "Retry-After": components["headers"]["RetryAfter"];
@@ -11425,6 +15036,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11434,9 +15046,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11449,12 +15069,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "bad_body" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description No basic credentials, wrong ones, or none configured: `{ "error": "Webhook credentials required" }` with `WWW-Authenticate: Basic`. Nothing changes. */
+            /**
+             * @description No basic credentials, wrong ones, or none configured: `{ "error": "Webhook credentials required" }` with `WWW-Authenticate: Basic`. Nothing changes. Its `code`, one of:
+             *
+             *     - `unauthorized`: No staff session, no or wrong credentials (the booth's bearer failures are the plain text `Unauthorized`, without a code on the wire; the SDK names it so).
+             */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,12 +15092,20 @@ export interface operations {
                      *       "code": "unauthorized"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unauthorized";
+                    };
                 };
             };
-            /** @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11479,12 +15115,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11494,12 +15138,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11510,7 +15162,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -11533,6 +15188,7 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11542,9 +15198,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11557,12 +15221,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "bad_body" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
+            /**
+             * @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11572,12 +15244,20 @@ export interface operations {
                      *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
                 };
             };
-            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11587,12 +15267,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11602,12 +15290,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11618,7 +15314,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
@@ -11639,15 +15338,24 @@ export interface operations {
             /** @description Empty TwiML: no reply */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/xml": string;
                 };
             };
-            /** @description Bad input: a schema failure in the validator's shape (`success: false`), or a message for the guest (`{ error }`). On booth routes also a malformed Authorization header. Retrying is pointless. */
+            /**
+             * @description Bad input; retrying it as it is is pointless. A schema failure comes in the validator's shape (`success: false`, `error.message` listing the field errors, no `code`); any other refusal is `{ error, code }`. Its `code`, one of:
+             *
+             *     - `bad_body`: A tracking beacon, or a webhook body, that is not what the route takes.
+             *     - `body_too_large`: A body over the route's byte limit (the contact form's is a 413).
+             *     - `not_utf8`: A text body whose bytes are not UTF-8.
+             *     - `malformed_request`: A request the HTTP layer could not read (bad framing, a bad path encoding, a refused body).
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11660,12 +15368,20 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    "application/json": (components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"]) & {
+                        /** @enum {string} */
+                        code?: "bad_body" | "body_too_large" | "not_utf8" | "malformed_request";
+                    };
                 };
             };
-            /** @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. */
+            /**
+             * @description `X-Twilio-Signature` is missing or does not match the request (signed with `TWILIO_AUTH_TOKEN` over `PUBLIC_URL` + the path and query, and the form fields), or Twilio is not configured: `{ "error": "Twilio signature required" }`. Nothing changes. Its `code`, one of:
+             *
+             *     - `forbidden`: Refused for this caller (a webhook without its signature, a sign-in refusal).
+             */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11675,12 +15391,20 @@ export interface operations {
                      *       "code": "forbidden"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "forbidden";
+                    };
                 };
             };
-            /** @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. */
+            /**
+             * @description The body is not `application/x-www-form-urlencoded` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/x-www-form-urlencoded" }`. Nothing changed. Its `code`, one of:
+             *
+             *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
+             */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11690,12 +15414,20 @@ export interface operations {
                      *       "code": "unsupported_media_type"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
                 };
             };
-            /** @description Server fault; nothing about it is disclosed. Retry with backoff. */
+            /**
+             * @description A fault of the service: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `internal`: A fault of the service; nothing about it is disclosed. Retry with backoff.
+             */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11705,12 +15437,20 @@ export interface operations {
                      *       "code": "internal"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "internal";
+                    };
                 };
             };
-            /** @description A dependency is away: `{ "error": "The database is unavailable. Try again in a moment." }` or `{ "error": "Photo storage is unavailable. Try again in a moment." }`, with a `Retry-After` in seconds (the one answer that has one: a 429 does not). Or not configured on this deployment (photo storage, mail), or the contact page is unavailable (no Retry-After). Nothing was changed. */
+            /**
+             * @description Unavailable; nothing changed: `{ error, code }`. Its `code`, one of:
+             *
+             *     - `database_unavailable`: The database is away: retry after `Retry-After` seconds.
+             */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
@@ -11721,7 +15461,10 @@ export interface operations {
                      *       "code": "database_unavailable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "database_unavailable";
+                    };
                 };
             };
         };
