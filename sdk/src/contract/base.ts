@@ -76,6 +76,11 @@ export const notFoundOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ NOT_FOUN
 /** A 409 of the route's own, by its codes (a route that takes an `Idempotency-Key` also answers `idempotency_in_flight`). */
 export const conflictOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ CONFLICT: withCodes(staffConflict.CONFLICT, ...codes) })
 
+/** A 503 of photo storage, by its codes: not configured on this deployment, or (when the route reads it) away. */
+export const storageUnavailableOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({
+  SERVICE_UNAVAILABLE: withCodes({ status: 503, message: 'Photo storage is not configured' }, ...codes),
+})
+
 /** A 400 of the route's own words, beside schema failures (`invalid_input`) and the edge's refusals. */
 export const badRequestOf = (...codes: [ErrorCode, ...ErrorCode[]]) => ({ BAD_REQUEST: withCodes(BAD_REQUEST, ...codes) })
 

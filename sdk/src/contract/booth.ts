@@ -16,7 +16,7 @@ import {
 import { Id } from '../schemas/common.js'
 import { SetSummary } from '../schemas/event.js'
 import { EXAMPLE_GALLERY_EVENT, EXAMPLE_IDS, EXAMPLE_SET, EXAMPLE_UPLOAD_TARGET } from '../schemas/examples.js'
-import { badRequestOf, base, idempotencyErrors, notFoundOf, pathKey, withCodes } from './base.js'
+import { badRequestOf, base, idempotencyErrors, notFoundOf, pathKey, storageUnavailableOf, withCodes } from './base.js'
 import { ErrorCode } from './error-codes.js'
 
 const tags = ['Booth']
@@ -32,9 +32,7 @@ const noSuchSession = notFoundOf('no_such_session')
 const conflict = { CONFLICT: withCodes({ status: 409, message: 'The session is no longer active' }, 'session_not_active') } as const
 /** Every booth change takes an Idempotency-Key: a reused key is 422 (completion's own 422 says more). */
 const keyReused = { UNPROCESSABLE_CONTENT: idempotencyErrors.UNPROCESSABLE_CONTENT } as const
-const storageMissing = {
-  SERVICE_UNAVAILABLE: withCodes({ status: 503, message: 'Photo storage is not configured' }, 'storage_not_configured'),
-} as const
+const storageMissing = storageUnavailableOf('storage_not_configured')
 const sessionParams = z.object({ params: z.object({ sessionId: pathKey(EXAMPLE_IDS.session) }) })
 const claimConflict = {
   CONFLICT: withCodes(
@@ -169,7 +167,7 @@ export const boothContract = {
       ...badRequestOf('photo_keys_foreign', 'photo_keys_repeated'),
       ...noSuchSession,
       ...conflict,
-      SERVICE_UNAVAILABLE: withCodes(storageMissing.SERVICE_UNAVAILABLE, 'storage_not_configured', 'storage_unavailable'),
+      ...storageUnavailableOf('storage_not_configured', 'storage_unavailable'),
       UNPROCESSABLE_CONTENT: {
         status: 422,
         message: 'Photo keys not in storage',

@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/contract'
 import { z } from 'zod'
 
 import { EXAMPLE_IDS } from '../schemas/examples.js'
-import { base, pathKey, withCodes } from './base.js'
+import { base, pathKey, storageUnavailableOf } from './base.js'
 
 const tags = ['Gallery']
 
@@ -53,13 +53,7 @@ function bytesSpec(mediaType: string, description: string, limited = false) {
 }
 
 /** Storage is read for the bytes: not configured on this deployment, or away. */
-const storageErrors = {
-  SERVICE_UNAVAILABLE: withCodes(
-    { status: 503, message: 'Photo storage is not configured' },
-    'storage_not_configured',
-    'storage_unavailable',
-  ),
-} as const
+const storageErrors = storageUnavailableOf('storage_not_configured', 'storage_unavailable')
 
 /**
  * The gallery's files. Express answers them itself, streaming from storage (server/src/app.ts), so
