@@ -118,7 +118,8 @@ export function documentErrorCodes(document: OpenApiDocument, generic: GenericDe
         const example = (media.example as { code?: unknown } | undefined)?.code
         if (media.example === undefined || (typeof example === 'string' && !codes.includes(example as ErrorCode))) {
           media.example = exampleWithCode(codes)
-          if (!media.example) throw new Error(`${where}: no example is known for any of its codes (${codes.join(', ')}): openapi-examples.ts`)
+          if (!media.example)
+            throw new Error(`${where}: no example is known for any of its codes (${codes.join(', ')}): openapi-examples.ts`)
         }
         media.schema = { allOf: [media.schema!, { type: 'object', properties: { code: { type: 'string', enum: codes } } }] }
         const list = codes.map((code) => `- \`${code}\`: ${ERROR_CODE_TABLE[code].meaning}`).join('\n')
