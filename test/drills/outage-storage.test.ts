@@ -366,7 +366,7 @@ async function startRig(how: 'cut' | 'stall') {
   }
 }
 
-/** Each drill takes about 30 s alone; two at once beside the suite's other files took over a minute on 2 busy cores. */
+/** Each drill ran within a minute alone; the two at once beside the suite's other files ran past it on 2 busy cores (a clean-clone run). */
 const DRILL_BOUND_MS = 180_000
 
 describe('photo storage goes away under load', () => {
