@@ -498,7 +498,10 @@ describe('the OpenAPI document', () => {
         keyed.push(`${method.toUpperCase()} ${path}`)
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '422']))
         const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))![1]
-        expect(success.headers).toEqual({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } })
+        expect(success.headers).toEqual({
+          'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },
+          'X-Request-Id': { $ref: '#/components/headers/RequestId' },
+        })
       }
     }
     expect(keyed).toContain('POST /sets/{setId}/sessions')
