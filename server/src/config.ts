@@ -9,10 +9,10 @@ import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.
 import { LOG_LEVELS, type LogLevel } from './logger.js'
 import type { ContactFormSource } from './modules/contact/contact-labels.js'
 import type { CopiesWorkerSettings } from './modules/photos/copies-worker.js'
-import type { DispatcherSettings } from './modules/delivery/dispatcher.js'
+import type { DispatcherSettings } from './modules/messages/dispatcher.js'
 import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
-import type { PostmarkSettings } from './modules/delivery/postmark-transport.js'
-import type { TwilioSettings } from './modules/delivery/twilio-transport.js'
+import type { PostmarkSettings } from './modules/messages/postmark-transport.js'
+import type { TwilioSettings } from './modules/messages/twilio-transport.js'
 
 /** The delivery dispatcher's defaults (its settings' meanings are on DispatcherSettings). */
 export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {
@@ -305,7 +305,7 @@ export type DeliverySettings = {
   email?: ({ kind: 'postmark' } & PostmarkSettings) | { kind: 'console' }
   sms?: ({ kind: 'twilio' } & TwilioSettings) | { kind: 'console' }
   dispatcher: DispatcherSettings
-  /** The basic credentials Postmark's webhooks must carry (modules/receipts); unset: they are refused. */
+  /** The basic credentials Postmark's webhooks must carry (modules/webhooks); unset: they are refused. */
   postmarkWebhook?: { user: string; password: string }
 }
 

@@ -4,7 +4,7 @@ import { BACKLOG_QUERY, type BacklogCount } from './metrics.queries.js'
 
 import type { Orm } from './db/orm.js'
 import { withTimeout } from './timeouts.js'
-import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
+import { CHANNELS } from './db/entities/outbox-message.entity.js'
 
 /**
  * Prometheus metrics of one instance (prom-client), on a registry of its own: served on
@@ -26,7 +26,7 @@ export type Dependency = (typeof DEPENDENCIES)[number]
  */
 const OUTBOX_READ_TIMEOUT_MS = 1_000
 
-/** The dispatcher's failure kinds (modules/delivery/dispatcher.ts). */
+/** The dispatcher's failure kinds (modules/messages/dispatcher.ts). */
 const FAILURE_KINDS = ['transient', 'permanent'] as const
 
 export function createMetrics({ orm }: { orm: Orm }) {

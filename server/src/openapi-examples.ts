@@ -12,7 +12,7 @@ import { unavailableBody } from './outages.js'
 import { NO_SUCH_EVENT, NO_SUCH_SET } from './modules/events/events.service.js'
 import { NO_SUCH_GALLERY } from './modules/gallery/gallery.service.js'
 import { NO_SUCH_PERSON } from './modules/people/people.service.js'
-import { NOT_SUPPRESSED } from './modules/receipts/receipts.service.js'
+import { NOT_SUPPRESSED } from './modules/webhooks/receipts.service.js'
 import { NO_SUCH_SESSION } from './modules/sessions/session-state.js'
 import type { OpenApiDocument } from './openapi.js'
 

@@ -19,22 +19,22 @@ import type { Logger } from './logger.js'
 import { createContactLabels } from './modules/contact/contact-labels.js'
 import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
 import type { ContactMailer } from './modules/contact/contact.service.js'
-import { createConsoleTransport } from './modules/delivery/console-transport.js'
-import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/delivery/dispatcher.js'
-import { OUTBOX_CHANNEL } from './modules/delivery/outbox.service.js'
+import { createConsoleTransport } from './modules/messages/console-transport.js'
+import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/messages/dispatcher.js'
+import { OUTBOX_CHANNEL } from './modules/messages/outbox.service.js'
 import { startCopiesWorker, type CopiesWorker } from './modules/photos/copies-worker.js'
 import type { PhotoStorage } from './modules/storage/storage.js'
 import { startPurgeWorker, type PurgeWorker } from './modules/retention/retention.service.js'
 import { COPIES_CHANNEL } from './modules/photos/photo-copies.service.js'
-import { CHANNELS } from './modules/delivery/outbox-message.entity.js'
-import { createPostmarkTransport } from './modules/delivery/postmark-transport.js'
-import type { Transports } from './modules/delivery/transport.js'
+import { CHANNELS } from './db/entities/outbox-message.entity.js'
+import { createPostmarkTransport } from './modules/messages/postmark-transport.js'
+import type { Transports } from './modules/messages/transport.js'
 import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
 import { connectRedisCounts, type RedisCounts } from './modules/rate-limits/rate-limits.js'
 import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
 import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
 import { resolveAuthSecret } from './modules/staff/auth-secret.js'
-import { createTwilioTransport } from './modules/delivery/twilio-transport.js'
+import { createTwilioTransport } from './modules/messages/twilio-transport.js'
 import { createStorage } from './modules/storage/create-storage.js'
 import type { LocalStorage } from './modules/storage/local-storage.js'
 import { UPLOAD_URL_TTL_SECONDS } from './modules/storage/storage.js'
@@ -46,7 +46,7 @@ function createContactMailer(settings: ContactSettings, logger: Logger): Contact
   return settings.mail.kind === 'postmark' ? createPostmarkContactMailer(settings.mail) : createConsoleContactMailer(logger)
 }
 
-/** `publicUrl`: where Twilio reports each SMS's fate (modules/receipts). */
+/** `publicUrl`: where Twilio reports each SMS's fate (modules/webhooks). */
 function createTransports(settings: DeliverySettings, logger: Logger, publicUrl: string): Transports {
   const toLog = createConsoleTransport(logger)
   const statusCallbackUrl = `${publicUrl.replace(/\/$/, '')}${expressPath(contract.webhooks.twilioStatus)}`

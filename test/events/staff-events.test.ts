@@ -113,7 +113,7 @@ describe('GET /staff/events', () => {
   it('when more events exist, then the list still takes three queries: the events, their sets, their counts', async () => {
     const listQueries = async () => {
       // Not counted: the team's rules, which every staff request is checked against, read at most
-      // every 5 s (members/team.service.ts; on a loaded machine the request before may be that long ago).
+      // every 5 s (staff/team.service.ts; on a loaded machine the request before may be that long ago).
       app.queries.length = 0
       expect((await api('/staff/events')).status).toBe(200)
       return app.queries.filter((sql) => !/\bteam_settings\b/.test(sql)).length

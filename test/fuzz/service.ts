@@ -35,7 +35,7 @@ const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 const script = fileURLToPath(new URL('./fuzz-service.ts', import.meta.url))
 
 /**
- * Forks `fuzz-service.ts` as `test/delivery/delivery.test.ts` forks a service: tsx, development
+ * Forks `fuzz-service.ts` as `test/messages/delivery.test.ts` forks a service: tsx, development
  * mode, an ephemeral port, the run's PostgreSQL, a temporary data folder, no delivery. Rate limits
  * count in a one-second window keyed on `cf-connecting-ip`, so that 429s stay rare but reachable.
  */

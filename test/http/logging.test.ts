@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url'
 
 import { loadSettings } from '@photobooth/server/config'
 import { createLogger } from '@photobooth/server/logger'
-import { startDispatcher } from '@photobooth/server/modules/delivery/dispatcher'
-import { createPostmarkTransport } from '@photobooth/server/modules/delivery/postmark-transport'
+import { startDispatcher } from '@photobooth/server/modules/messages/dispatcher'
+import { createPostmarkTransport } from '@photobooth/server/modules/messages/postmark-transport'
 import { createClient, isDefinedError, safe } from '@photobooth/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 

@@ -1,7 +1,7 @@
 /**
  * The phone helpers, loaded after the first screen (libphonenumber-js's metadata is most of the
  * kiosk's bytes): the number formatted as it is typed, in the event's country, and the service's
- * own rule for a phone it takes (server/src/modules/kiosk/phone.ts: digits and phone punctuation,
+ * own rule for a phone it takes (server/src/modules/common/phone.ts: digits and phone punctuation,
  * a possible number of that country), so that a number typed offline is checked before it is kept.
  * The core functions with the "min" metadata, as the service's default import uses.
  */

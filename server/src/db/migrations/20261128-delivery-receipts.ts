@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations'
 
 /**
- * Delivery receipts and suppression (modules/receipts): a message goes on from `sent` as its provider
+ * Delivery receipts and suppression (modules/webhooks): a message goes on from `sent` as its provider
  * reports (`delivered`, `bounced`, `undelivered`), or is not sent at all (`suppressed`); webhooks find
  * it by the provider's id; the suppression list holds hashes of the addresses that get nothing.
  */

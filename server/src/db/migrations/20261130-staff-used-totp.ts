@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations'
 
-/** Second-factor codes members used, for a while (modules/staff/used-totp.entity.ts): each is accepted once. */
+/** Second-factor codes members used, for a while (db/entities/used-totp.entity.ts): each is accepted once. */
 export class StaffUsedTotpSchema extends Migration {
   override async up(): Promise<void> {
     this.addSql(`

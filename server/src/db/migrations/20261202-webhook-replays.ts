@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations'
 
-/** Webhook deliveries seen, for a while (modules/receipts/webhook-replay.entity.ts): a Twilio STOP or START is applied once. */
+/** Webhook deliveries seen, for a while (db/entities/webhook-replay.entity.ts): a Twilio STOP or START is applied once. */
 export class WebhookReplaysSchema extends Migration {
   override async up(): Promise<void> {
     this.addSql(`

@@ -9,7 +9,7 @@ import { requestContext } from '../../logger.js'
 import { clientKey } from '../rate-limits/rate-limits.js'
 import { roleOf, type StaffRole } from '../staff/roles.js'
 import { staffOf } from '../staff/staff-auth.middleware.js'
-import { AuditEvent } from './audit-event.entity.js'
+import { AuditEvent } from '../../db/entities/audit-event.entity.js'
 
 /** Reads that hand out guests' data in bulk: recorded like the changes. */
 const GUEST_DATA_READS = new Set(['exportGuests', 'exportPerson', 'findPeople'])

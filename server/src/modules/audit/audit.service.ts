@@ -1,6 +1,6 @@
 import type { AppContext, Services } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { AuditEvent } from './audit-event.entity.js'
+import { AuditEvent } from '../../db/entities/audit-event.entity.js'
 import { AUDIT_QUERIES, type AuditRow } from './audit.queries.js'
 
 export type AuditQuery = {

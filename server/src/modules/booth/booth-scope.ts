@@ -1,10 +1,10 @@
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
-import { EventSet } from '../events/event-set.entity.js'
+import { EventSet } from '../../db/entities/event-set.entity.js'
 import { NO_SUCH_SET } from '../events/events.service.js'
 import { NO_SUCH_SESSION } from '../sessions/session-state.js'
-import { Session } from '../sessions/session.entity.js'
+import { Session } from '../../db/entities/session.entity.js'
 
 /**
  * A scoped booth key (its `eventIds`) sees and acts only on its events: a set or a session of another

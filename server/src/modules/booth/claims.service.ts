@@ -6,7 +6,7 @@ import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
 import { requireActiveSession } from '../sessions/session-state.js'
 import { listQueue, readQueuedSession } from './booth-queue.service.js'
 import { CLAIM_QUERIES, type LiveClaimRow } from './claims.queries.js'
-import { SessionClaim } from './session-claim.entity.js'
+import { SessionClaim } from '../../db/entities/session-claim.entity.js'
 
 type ClaimDeps = Pick<AppContext, 'em' | 'now'> & { booth: BoothCaller }
 type Claimant = { holder?: string | undefined; ttlSeconds: number }

@@ -5,7 +5,7 @@ import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
 import { newId } from '../../ids.js'
 import { requireActiveSession } from '../sessions/session-state.js'
 import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type UploadTarget } from '../storage/storage.js'
-import { UploadGrant } from './upload-grant.entity.js'
+import { UploadGrant } from '../../db/entities/upload-grant.entity.js'
 import { UPLOAD_GRANT_QUERIES } from './upload-grants.queries.js'
 
 /** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */

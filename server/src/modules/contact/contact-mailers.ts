@@ -1,7 +1,7 @@
 import { escapeHtml } from '../../html.js'
 import type { Logger } from '../../logger.js'
-import { masked } from '../delivery/console-transport.js'
-import { createPostmarkClient, type PostmarkSettings } from '../delivery/postmark-transport.js'
+import { masked } from '../messages/console-transport.js'
+import { createPostmarkClient, type PostmarkSettings } from '../messages/postmark-transport.js'
 import type { ContactMailer, ContactMessage } from './contact.service.js'
 
 function render(message: ContactMessage) {

@@ -2,7 +2,7 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { Customer } from './customer.entity.js'
+import { Customer } from '../../db/entities/customer.entity.js'
 
 export type ContactDetails = { firstName: string; lastName: string; email?: string; phone?: string }
 

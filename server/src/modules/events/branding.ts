@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto'
 import sharp from 'sharp'
 
 import { AppError } from '../../errors.js'
-import type { BrandingText } from './event.entity.js'
+import type { BrandingText } from '../../db/entities/event.entity.js'
 
-export type { Language } from './event.entity.js'
+export type { Language } from '../../db/entities/event.entity.js'
 
 /** The logo as served: at most this, shrunk to fit (a header's logo is a line high, a little wider on a desktop). */
 const LOGO_BOX = { width: 800, height: 240 } as const

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
-import { Event } from './event.entity.js'
+import { Event } from '../../db/entities/event.entity.js'
 import { createEvent } from './events.service.js'
 import { lockFor } from '../../db/lock.js'
 

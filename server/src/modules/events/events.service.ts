@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { newId } from '../../ids.js'
-import { EventSet } from './event-set.entity.js'
-import { Event, type BrandingText, type Language } from './event.entity.js'
+import { EventSet } from '../../db/entities/event-set.entity.js'
+import { Event, type BrandingText, type Language } from '../../db/entities/event.entity.js'
 
 /** The answer for a set id or slug that names nothing, wherever a set is looked up. */
 export const NO_SUCH_SET = 'no such set'

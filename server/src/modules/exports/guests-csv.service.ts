@@ -2,10 +2,10 @@ import { galleryLink } from '@photobooth/sdk'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { Event } from '../events/event.entity.js'
+import { Event } from '../../db/entities/event.entity.js'
 import { NO_SUCH_EVENT } from '../events/events.service.js'
 import { attachment } from '../gallery/gallery-files.service.js'
-import { fullName } from '../kiosk/guest-names.js'
+import { fullName } from '../common/guest-names.js'
 import { guestPageQuery, type GuestKey, type GuestRow } from './guests-csv.queries.js'
 
 /** Guests read and written per round trip: a few tens of kilobytes of CSV. */

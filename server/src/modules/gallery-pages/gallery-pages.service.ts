@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js'
 import { brandingOfRow, type BrandingRow } from '../events/branding.js'
 import { GALLERY_QUERIES } from '../gallery/gallery.queries.js'
 import { readLiveGallery } from '../gallery/gallery.service.js'
-import type { ImageStatus } from '../photos/photo.entity.js'
+import type { ImageStatus } from '../../db/entities/photo.entity.js'
 import type { PhotoState } from './gallery-pages.html.js'
 
 /** How the page shows a photo without copies: awaited while queued; never, for one they could not be made of (or from before copies). */

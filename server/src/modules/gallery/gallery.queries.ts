@@ -1,5 +1,5 @@
 import { epochMillis, micros } from '../../db/sql.js'
-import type { DisplayCopy, ImageStatus } from '../photos/photo.entity.js'
+import type { DisplayCopy, ImageStatus } from '../../db/entities/photo.entity.js'
 import { isLive } from '../sessions/session-state.js'
 import type { BrandingRow } from '../events/branding.js'
 import { BRANDING_COLUMNS } from '../events/events.queries.js'

@@ -17,7 +17,7 @@ import {
 } from './gallery.queries.js'
 import { cacheControlOf, eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
 import { PREVIEW } from '../photos/photo-copies.js'
-import type { ImageStatus } from '../photos/photo.entity.js'
+import type { ImageStatus } from '../../db/entities/photo.entity.js'
 import { displayCopyKey, fullSizeKey, previewKey } from '../photos/photo-copies.service.js'
 import { photoUrl } from './photo-url.js'
 

@@ -1,6 +1,6 @@
 import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember, setStaffRole } from './members.service.js'
 import { staffApi } from '../staff/staff-api.js'
-import { getTeamSettings, updateTeamSettings } from './team.service.js'
+import { getTeamSettings, updateTeamSettings } from '../staff/team.service.js'
 
 const members = staffApi.members
 

@@ -7,7 +7,7 @@ import type { Logger } from '../../logger.js'
 import type { PhotoStorage } from '../storage/storage.js'
 import { startCopiesWorker, type CopiesWorkerSettings } from './copies-worker.js'
 import { COPIES_QUERIES } from './photo-copies.queries.js'
-import type { ImageStatus } from './photo.entity.js'
+import type { ImageStatus } from '../../db/entities/photo.entity.js'
 
 /** Legacy photos queued per statement: a large archive is queued in short transactions. */
 const QUEUE_BATCH = 1_000

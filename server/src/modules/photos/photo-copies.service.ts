@@ -2,12 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { LimitFunction } from 'p-limit'
 
 import { notify } from '../../db/notifications.js'
-import { notifyDispatchers } from '../delivery/outbox.service.js'
+import { notifyDispatchers } from '../messages/outbox.service.js'
 import { copyKey, PhotoChangedError, sessionPrefix, type PhotoStorage, type StoredObject } from '../storage/storage.js'
 import { stripJpegMetadata } from './jpeg-metadata.js'
 import { makeDisplayCopies, makeFullSize } from './photo-copies.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
-import type { DisplayCopy } from './photo.entity.js'
+import type { DisplayCopy } from '../../db/entities/photo.entity.js'
 
 /** The channel on which completions announce photos to copy, to the workers of every instance. */
 export const COPIES_CHANNEL = 'photo_copies'

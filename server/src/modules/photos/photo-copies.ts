@@ -2,7 +2,7 @@ import exifr from 'exifr'
 import sharp from 'sharp'
 
 import { stripJpegMetadata, type KeptExif } from './jpeg-metadata.js'
-import type { DisplayCopy } from './photo.entity.js'
+import type { DisplayCopy } from '../../db/entities/photo.entity.js'
 
 // libvips' operation cache keeps decoded images around for re-use we never make: memory for nothing.
 sharp.cache(false)

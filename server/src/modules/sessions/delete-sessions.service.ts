@@ -2,15 +2,15 @@ import { errorBody } from '../../errors.js'
 import { raw, type EntityManager } from '@mikro-orm/postgresql'
 
 import type { Services } from '../../context.js'
-import { Customer } from '../customers/customer.entity.js'
+import { Customer } from '../../db/entities/customer.entity.js'
 import { REBUILD_CUSTOMERS } from '../customers/customers.queries.js'
 import { FORGET_SESSIONS } from '../idempotency/idempotency.queries.js'
-import { Photo } from '../photos/photo.entity.js'
-import { StorageDeletion } from '../storage/storage-deletion.entity.js'
+import { Photo } from '../../db/entities/photo.entity.js'
+import { StorageDeletion } from '../../db/entities/storage-deletion.entity.js'
 import { purgeCdn } from '../storage/cdn-purge.js'
 import { sessionPrefix } from '../storage/storage.js'
-import { SessionGuest } from './session-guest.entity.js'
-import { Session } from './session.entity.js'
+import { SessionGuest } from '../../db/entities/session-guest.entity.js'
+import { Session } from '../../db/entities/session.entity.js'
 
 export type DeletedCounts = { sessions: number; guests: number; photos: number }
 

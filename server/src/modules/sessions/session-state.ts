@@ -2,7 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import { AppError } from '../../errors.js'
-import { Session } from './session.entity.js'
+import { Session } from '../../db/entities/session.entity.js'
 
 export const NO_SUCH_SESSION = 'no such session'
 

@@ -5,7 +5,7 @@ import { fromNodeHeaders } from 'better-auth/node'
 
 import type { Services } from '../../context.js'
 import { errorBody, sendError } from '../../http/answers.js'
-import { currentTeamSettings } from '../members/team.service.js'
+import { currentTeamSettings } from './team.service.js'
 import { roleOf, type StaffRole } from './roles.js'
 
 /** The staff member a request is signed in as, with their role as it is now (read with the session). */

@@ -2,9 +2,9 @@ import { TrackBeacon } from '@photobooth/sdk/schemas'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { Event } from '../events/event.entity.js'
+import { Event } from '../../db/entities/event.entity.js'
 import { LIVE } from '../sessions/session-state.js'
-import { Session } from '../sessions/session.entity.js'
+import { Session } from '../../db/entities/session.entity.js'
 import { recordTracking } from './tracking.service.js'
 
 /** The body arrives as text (a beacon) or already parsed; anything off the variants is "bad body". */

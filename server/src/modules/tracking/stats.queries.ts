@@ -1,7 +1,7 @@
 import { SHARE_CHANNELS } from '@photobooth/sdk/schemas'
 
 import { epochMillis } from '../../db/sql.js'
-import type { ShareChannel } from './tracking-event.entity.js'
+import type { ShareChannel } from '../../db/entities/tracking-event.entity.js'
 
 /**
  * The staff's numbers, as SQL: aggregates the entity manager has no words for (counts by kind in

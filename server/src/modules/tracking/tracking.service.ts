@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js'
-import { TrackingEvent, type ShareChannel, type TrackingKind } from './tracking-event.entity.js'
+import { TrackingEvent, type ShareChannel, type TrackingKind } from '../../db/entities/tracking-event.entity.js'
 
 /** One count: kind, event, session and time, and nothing about the visitor. */
 export async function recordTracking(
