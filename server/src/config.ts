@@ -7,12 +7,10 @@ import { z } from 'zod'
 
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.js'
 import { LOG_LEVELS, type LogLevel } from './logger.js'
-import type { ContactFormSource } from './modules/contact/contact-labels.js'
-import type { CopiesWorkerSettings } from './modules/photos/copies-worker.js'
-import type { DispatcherSettings } from './modules/messages/dispatcher.js'
-import type { RateLimitSettings } from './modules/rate-limits/rate-limits.js'
-import type { PostmarkSettings } from './modules/messages/postmark-transport.js'
-import type { TwilioSettings } from './modules/messages/twilio-transport.js'
+import type { ContactFormSource } from './modules/contact/index.js'
+import type { CopiesWorkerSettings } from './modules/photos/index.js'
+import type { DispatcherSettings, PostmarkSettings, TwilioSettings } from './modules/messages/index.js'
+import type { RateLimitSettings } from './modules/rate-limits/index.js'
 
 /** The delivery dispatcher's defaults (its settings' meanings are on DispatcherSettings). */
 export const DEFAULT_DISPATCHER_SETTINGS: Required<DispatcherSettings> = {

@@ -1,7 +1,7 @@
 import { constants } from 'node:os'
 
 import { GALLERY_PAGES_PATH, KIOSK_APP_PATH, loadSettings } from './config.js'
-import { DEMO } from './modules/events/demo-event.js'
+import { DEMO } from './modules/events/index.js'
 import { createLogger, redact } from './logger.js'
 import { startServer, type RunningServer } from './server.js'
 

@@ -2,7 +2,7 @@ import type { OpenAPI } from '@orpc/openapi'
 import { ERROR_CODE_LIST, ERROR_CODE_TABLE, type EdgePolicy, type ErrorCode } from '@photobooth/sdk/contract'
 import { STAFF_ROLES } from '@photobooth/sdk/schemas'
 
-import { takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
+import { takesIdempotencyKey } from './modules/idempotency/index.js'
 import { exampleWithCode, procedures } from './openapi-examples.js'
 import type { OpenApiDocument } from './openapi.js'
 

@@ -16,7 +16,7 @@ import {
 } from '@photobooth/sdk/schemas'
 import { z } from 'zod'
 
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/idempotency-routes.js'
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './modules/idempotency/index.js'
 import { documentErrorCodes, documentRequestIds } from './openapi-error-codes.js'
 import { documentErrorExamples } from './openapi-examples.js'
 import { unsupportedMediaTypeBody } from './http/edge.js'

@@ -10,34 +10,36 @@ import { resolveConfig, type Config, type ContactSettings, type DeliverySettings
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres.js'
 import { migrate, openOrm, pendingMigrations, type Orm, type QueryListener } from './db/orm.js'
 import { listenForNotifications, type NotificationListener } from './db/notifications.js'
-import { seedDemo } from './modules/events/demo-event.js'
+import { seedDemo } from './modules/events/index.js'
 import { trackConnections } from './http/connection-drain.js'
 import { expressPath } from './http/edge.js'
 import { answerNodeRefusals } from './http/node-refusals.js'
 import { requestLines } from './http/request-log.js'
 import type { Logger } from './logger.js'
-import { createContactLabels } from './modules/contact/contact-labels.js'
-import { createConsoleContactMailer, createPostmarkContactMailer } from './modules/contact/contact-mailers.js'
-import type { ContactMailer } from './modules/contact/contact.service.js'
-import { createConsoleTransport } from './modules/messages/console-transport.js'
-import { NOT_CONFIGURED, startDispatcher, type Dispatcher } from './modules/messages/dispatcher.js'
-import { OUTBOX_CHANNEL } from './modules/messages/outbox.service.js'
-import { startCopiesWorker, type CopiesWorker } from './modules/photos/copies-worker.js'
-import type { PhotoStorage } from './modules/storage/storage.js'
-import { startPurgeWorker, type PurgeWorker } from './modules/retention/retention.service.js'
-import { COPIES_CHANNEL } from './modules/photos/photo-copies.service.js'
+import {
+  type ContactMailer,
+  createConsoleContactMailer,
+  createContactLabels,
+  createPostmarkContactMailer,
+} from './modules/contact/index.js'
+import {
+  createConsoleTransport,
+  createPostmarkTransport,
+  createTwilioTransport,
+  type Dispatcher,
+  NOT_CONFIGURED,
+  OUTBOX_CHANNEL,
+  startDispatcher,
+  type Transports,
+} from './modules/messages/index.js'
+import { COPIES_CHANNEL, type CopiesWorker, startCopiesWorker } from './modules/photos/index.js'
+import { createStorage, type LocalStorage, type PhotoStorage, UPLOAD_URL_TTL_SECONDS } from './modules/storage/index.js'
+import { startPurgeWorker, type PurgeWorker } from './modules/retention/index.js'
 import { CHANNELS } from './db/entities/outbox-message.entity.js'
-import { createPostmarkTransport } from './modules/messages/postmark-transport.js'
-import type { Transports } from './modules/messages/transport.js'
-import { pruneExpiredKeys } from './modules/idempotency/idempotency.middleware.js'
-import { connectRedisCounts, type RedisCounts } from './modules/rate-limits/rate-limits.js'
-import { removeDeletedPhotos } from './modules/sessions/delete-sessions.service.js'
-import { createAuth, type AuthService, type StaffAuth } from './modules/staff/auth.js'
-import { resolveAuthSecret } from './modules/staff/auth-secret.js'
-import { createTwilioTransport } from './modules/messages/twilio-transport.js'
-import { createStorage } from './modules/storage/create-storage.js'
-import type { LocalStorage } from './modules/storage/local-storage.js'
-import { UPLOAD_URL_TTL_SECONDS } from './modules/storage/storage.js'
+import { pruneExpiredKeys } from './modules/idempotency/index.js'
+import { connectRedisCounts, type RedisCounts } from './modules/rate-limits/index.js'
+import { removeDeletedPhotos } from './modules/sessions/index.js'
+import { type AuthService, createAuth, resolveAuthSecret, type StaffAuth } from './modules/staff/index.js'
 import { createMetrics } from './metrics.js'
 import { buildOpenApiDocument } from './openapi.js'
 

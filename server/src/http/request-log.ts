@@ -3,7 +3,7 @@ import type { Request, RequestHandler, Response } from 'express'
 import { requestContext, type Logger } from '../logger.js'
 import { routeMatched } from './edge.js'
 import type { Metrics } from '../metrics.js'
-import { staffOf } from '../modules/staff/staff-auth.middleware.js'
+import { staffOf } from '../modules/staff/index.js'
 
 /**
  * The route pattern that answered (`/gallery/:sessionId`), never the path itself: a path holds ids

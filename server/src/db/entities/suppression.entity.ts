@@ -5,7 +5,7 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number]
 
 /**
  * An address that gets no gallery link: it bounced hard, complained of spam, or texted STOP. Kept as a
- * one-way hash of the address (`ADDRESS_HASH` in receipts.queries.ts), not the address: the list
+ * one-way hash of the address (`addressHash` in modules/messages/suppressions.queries.ts), not the address: the list
  * outlives a guest's erasure and the purge (an opt-out stays honoured) without keeping their contact
  * details. A hash of an address is pseudonymous, not anonymous: whoever holds the database and a
  * candidate address can test it, which is what lookups and lifting need.

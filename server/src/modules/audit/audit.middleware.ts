@@ -6,9 +6,8 @@ import type { Services } from '../../context.js'
 import { expressPath, routeMatched, routesOf } from '../../http/edge.js'
 import { newId } from '../../ids.js'
 import { requestContext } from '../../logger.js'
-import { clientKey } from '../rate-limits/rate-limits.js'
-import { roleOf, type StaffRole } from '../staff/roles.js'
-import { staffOf } from '../staff/staff-auth.middleware.js'
+import { clientKey } from '../rate-limits/index.js'
+import { roleOf, staffOf, type StaffRole } from '../staff/index.js'
 import { AuditEvent } from '../../db/entities/audit-event.entity.js'
 
 /** Reads that hand out guests' data in bulk: recorded like the changes. */

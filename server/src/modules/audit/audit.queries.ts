@@ -1,4 +1,4 @@
-import type { StaffRole } from '../staff/roles.js'
+import type { StaffRole } from '../staff/index.js'
 
 /** The audit trail's reads, as SQL (`?` placeholders, run through `em.execute`). */
 export const AUDIT_QUERIES = {

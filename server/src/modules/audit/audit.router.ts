@@ -1,4 +1,4 @@
-import { staffApi } from '../staff/staff-api.js'
+import { staffApi } from '../staff/index.js'
 import { listAuditEvents } from './audit.service.js'
 
 export const staffAuditRouter = {

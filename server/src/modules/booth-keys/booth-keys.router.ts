@@ -1,4 +1,4 @@
-import { staffApi } from '../staff/staff-api.js'
+import { staffApi } from '../staff/index.js'
 import { createStaffBoothKey, listStaffBoothKeys, revokeStaffBoothKey } from './booth-keys.service.js'
 
 const keys = staffApi.boothKeys

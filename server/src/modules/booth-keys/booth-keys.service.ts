@@ -5,8 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { Event } from '../../db/entities/event.entity.js'
-import { NO_SUCH_EVENT } from '../events/events.service.js'
-import { requireOwnerFor } from '../staff/roles.js'
+import { NO_SUCH_EVENT } from '../events/index.js'
+import { requireOwnerFor } from '../staff/index.js'
 import { BoothKey } from '../../db/entities/booth-key.entity.js'
 
 /** `pbk_<id>_<secret>`: recognisable in logs and by secret scanners, 256 random bits of secret. */

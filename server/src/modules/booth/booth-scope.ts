@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
+import type { BoothCaller } from '../booth-keys/index.js'
 import { EventSet } from '../../db/entities/event-set.entity.js'
-import { NO_SUCH_SET } from '../events/events.service.js'
-import { NO_SUCH_SESSION } from '../sessions/session-state.js'
+import { NO_SUCH_SET } from '../events/index.js'
+import { NO_SUCH_SESSION } from '../sessions/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 
 /**

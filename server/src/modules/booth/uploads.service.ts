@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 import type { AppContext } from '../../context.js'
-import type { BoothCaller } from '../booth-keys/booth-keys.service.js'
+import type { BoothCaller } from '../booth-keys/index.js'
 import { newId } from '../../ids.js'
-import { requireActiveSession } from '../sessions/session-state.js'
-import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type UploadTarget } from '../storage/storage.js'
+import { requireActiveSession } from '../sessions/index.js'
+import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type UploadTarget } from '../storage/index.js'
 import { UploadGrant } from '../../db/entities/upload-grant.entity.js'
 import { UPLOAD_GRANT_QUERIES } from './upload-grants.queries.js'
 

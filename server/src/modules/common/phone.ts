@@ -1,4 +1,5 @@
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
+import { AppError } from '../../errors.js'
 
 /** Digits and the punctuation people type in phone numbers; letters are never a phone here. */
 const PHONE_CHARACTERS = /^\+?[\d\s().\-/]+$/u
@@ -18,4 +19,11 @@ export function toE164(input: string, country: string = DEFAULT_PHONE_COUNTRY): 
   const parsed = parsePhoneNumberFromString(input, isPhoneCountry(country) ? country : DEFAULT_PHONE_COUNTRY)
   if (!parsed || !parsed.isPossible()) return undefined
   return parsed.number
+}
+
+/** A phone number staff typed to look someone up, in E.164 (read as US without a country code), or a 400. */
+export function queriedPhone(typed: string): string {
+  const phone = toE164(typed)
+  if (!phone) throw new AppError('invalid_phone', `This doesn't look like a phone number: ${typed}`)
+  return phone
 }

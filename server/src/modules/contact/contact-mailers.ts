@@ -1,7 +1,6 @@
 import { escapeHtml } from '../../html.js'
 import type { Logger } from '../../logger.js'
-import { masked } from '../messages/console-transport.js'
-import { createPostmarkClient, type PostmarkSettings } from '../messages/postmark-transport.js'
+import { createPostmarkClient, masked, type PostmarkSettings } from '../messages/index.js'
 import type { ContactMailer, ContactMessage } from './contact.service.js'
 
 function render(message: ContactMessage) {

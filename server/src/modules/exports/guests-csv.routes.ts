@@ -7,9 +7,8 @@ import type { Services } from '../../context.js'
 import { AppError, encodeErrorBody } from '../../errors.js'
 import { errorBody, sendError, sendInvalid } from '../../http/answers.js'
 import { expressPath } from '../../http/edge.js'
-import { sendChunks } from '../gallery/bytes-routes.js'
-import { roleRefusal } from '../staff/roles.js'
-import { staffOf } from '../staff/staff-auth.middleware.js'
+import { sendChunks } from '../gallery/index.js'
+import { roleRefusal, staffOf } from '../staff/index.js'
 import { exportGuestsCsv } from './guests-csv.service.js'
 
 /**

@@ -3,9 +3,9 @@ import { galleryLink } from '@photobooth/sdk'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { Event } from '../../db/entities/event.entity.js'
-import { NO_SUCH_EVENT } from '../events/events.service.js'
-import { attachment } from '../gallery/gallery-files.service.js'
-import { fullName } from '../common/guest-names.js'
+import { NO_SUCH_EVENT } from '../events/index.js'
+import { attachment } from '../gallery/index.js'
+import { fullName } from '../common/index.js'
 import { guestPageQuery, type GuestKey, type GuestRow } from './guests-csv.queries.js'
 
 /** Guests read and written per round trip: a few tens of kilobytes of CSV. */

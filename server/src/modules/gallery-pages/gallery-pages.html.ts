@@ -1,5 +1,5 @@
 import { escapeHtml as e } from '../../html.js'
-import type { EventPage, Gallery } from '../gallery/gallery.service.js'
+import type { EventPage, Gallery } from '../gallery/index.js'
 import { accentColours } from './accent-colours.js'
 import { ICONS } from './icons.js'
 import { justifiedRows, phoneRows, sizesOf, tileStyle, WIDE_ROWS, type Place, type RowPlan } from './justified-rows.js'

@@ -15,10 +15,10 @@ import {
   GALLERY_KEY,
   readEventPageVersion,
   readGalleryVersion,
-  versionTag,
+  readPublicEventPage,
   type VersionCache,
-} from '../gallery/gallery-versions.js'
-import { readPublicEventPage } from '../gallery/gallery.service.js'
+  versionTag,
+} from '../gallery/index.js'
 import { eventPage, galleryPage, noticePage, waitingPage, type PageLinks } from './gallery-pages.html.js'
 import { photoStates, readGalleryPage } from './gallery-pages.service.js'
 

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.js'
-import { brandingOfRow, type BrandingRow } from '../events/branding.js'
-import { GALLERY_QUERIES } from '../gallery/gallery.queries.js'
-import { readLiveGallery } from '../gallery/gallery.service.js'
+import { brandingOfRow, type BrandingRow } from '../events/index.js'
+import { GALLERY_QUERIES, readLiveGallery } from '../gallery/index.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'
 import type { PhotoState } from './gallery-pages.html.js'
 

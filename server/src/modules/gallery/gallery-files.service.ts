@@ -4,10 +4,9 @@ import contentDisposition from 'content-disposition'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { ChunkPool } from '../storage/chunk-pool.js'
-import { ensureFullSize, fullSizeKey } from '../photos/photo-copies.service.js'
-import { requireStorage, type Expected, type PhotoStorage } from '../storage/storage.js'
-import { recordTracking } from '../tracking/tracking.service.js'
+import { ChunkPool, type Expected, type PhotoStorage, requireStorage } from '../storage/index.js'
+import { ensureFullSize, fullSizeKey } from '../photos/index.js'
+import { recordTracking } from '../tracking/index.js'
 import { PHOTO_FILE_QUERIES, type PhotoFileRow } from './gallery.queries.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
 

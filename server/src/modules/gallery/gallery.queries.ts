@@ -1,8 +1,7 @@
 import { epochMillis, micros } from '../../db/sql.js'
 import type { DisplayCopy, ImageStatus } from '../../db/entities/photo.entity.js'
-import { isLive } from '../sessions/session-state.js'
-import type { BrandingRow } from '../events/branding.js'
-import { BRANDING_COLUMNS } from '../events/events.queries.js'
+import { isLive } from '../sessions/index.js'
+import { BRANDING_COLUMNS, type BrandingRow } from '../events/index.js'
 
 /** Sessions per set on a page of the event page; the next ones are a page of their own (a set's `nextCursor`). */
 export const SESSIONS_PER_SET = 12

@@ -5,8 +5,7 @@ import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { decodePageCursor, encodePageCursor } from '../../db/page-cursor.js'
 import { AppError } from '../../errors.js'
-import { brandingOfRow } from '../events/branding.js'
-import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { brandingOfRow, NO_SUCH_EVENT } from '../events/index.js'
 import {
   GALLERY_QUERIES,
   SESSIONS_PER_SET,
@@ -16,9 +15,8 @@ import {
   type PhotoRow,
 } from './gallery.queries.js'
 import { cacheControlOf, eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
-import { PREVIEW } from '../photos/photo-copies.js'
+import { displayCopyKey, fullSizeKey, PREVIEW, previewKey } from '../photos/index.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'
-import { displayCopyKey, fullSizeKey, previewKey } from '../photos/photo-copies.service.js'
 import { photoUrl } from './photo-url.js'
 
 type Photo = {

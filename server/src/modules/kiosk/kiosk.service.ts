@@ -4,17 +4,23 @@ import type { AppContext } from '../../context.js'
 import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { linkCustomers, type ContactDetails } from '../customers/customers.service.js'
+import { linkCustomers, type ContactDetails } from '../customers/index.js'
 import { Customer } from '../../db/entities/customer.entity.js'
-import { brandingOfRow, type Language } from '../events/branding.js'
+import {
+  brandingOfRow,
+  KIOSK_CONTEXT,
+  type KioskContextRow,
+  type Language,
+  NO_SUCH_SET,
+  NOTICE_PUBLISHED,
+  privacyNoticeOf,
+  REGISTRATION_RULES,
+  type RegistrationRulesRow,
+} from '../events/index.js'
 import { EventSet } from '../../db/entities/event-set.entity.js'
-import { KIOSK_CONTEXT, REGISTRATION_RULES, type KioskContextRow, type RegistrationRulesRow } from '../events/events.queries.js'
-import { NO_SUCH_SET, privacyNoticeOf } from '../events/events.service.js'
-import { NOTICE_PUBLISHED } from '../events/privacy-notices.queries.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
-import { deriveLabel, splitName } from '../common/guest-names.js'
-import { DEFAULT_PHONE_COUNTRY, toE164 } from '../common/phone.js'
+import { DEFAULT_PHONE_COUNTRY, deriveLabel, splitName, toE164 } from '../common/index.js'
 
 export async function loadKioskContext(
   { em, config }: Pick<AppContext, 'em' | 'config'>,

@@ -1,6 +1,5 @@
 import { createStaffMember, getStaffMember, listStaffMembers, oneTimePassword, removeStaffMember, setStaffRole } from './members.service.js'
-import { staffApi } from '../staff/staff-api.js'
-import { getTeamSettings, updateTeamSettings } from '../staff/team.service.js'
+import { getTeamSettings, staffApi, updateTeamSettings } from '../staff/index.js'
 
 const members = staffApi.members
 

@@ -5,10 +5,7 @@ import { AppError } from '../../errors.js'
 import { PASSWORD_LENGTH } from '@photobooth/sdk/schemas'
 
 import { lockFor } from '../../db/lock.js'
-import type { StaffAuth } from '../staff/auth.js'
-import { weakPasswordReason } from '../staff/password-strength.js'
-import { roleOf, type StaffRole } from '../staff/roles.js'
-import type { StaffCaller } from '../staff/staff-auth.middleware.js'
+import { roleOf, type StaffAuth, type StaffCaller, type StaffRole, weakPasswordReason } from '../staff/index.js'
 
 export type StaffMember = { id: string; email: string; name: string; role: StaffRole; twoFactorEnabled: boolean; createdAt: number }
 

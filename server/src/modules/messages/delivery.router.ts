@@ -1,5 +1,5 @@
-import { findSuppressions, liftSuppression } from '../webhooks/receipts.service.js'
-import { staffApi } from '../staff/staff-api.js'
+import { findSuppressions, liftSuppression } from './suppressions.service.js'
+import { staffApi } from '../staff/index.js'
 import { retryFailedMessages, retryMessage } from './staff-messages.service.js'
 
 const messages = staffApi.messages

@@ -1,5 +1,5 @@
-import { BRANDING_COLUMNS } from '../events/events.queries.js'
-import { addressHash } from '../webhooks/receipts.queries.js'
+import { BRANDING_COLUMNS } from '../events/index.js'
+import { addressHash } from './suppressions.queries.js'
 import type { SuppressionReason } from '../../db/entities/suppression.entity.js'
 
 /** A suppressed message's `last_error`, from the suppression's reason (SQL; null for none). */

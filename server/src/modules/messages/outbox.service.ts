@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js'
 import { notify } from '../../db/notifications.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { LIVE, NO_SUCH_SESSION } from '../sessions/session-state.js'
+import { LIVE, NO_SUCH_SESSION } from '../sessions/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { OUTBOX_QUERIES } from './outbox.queries.js'
 

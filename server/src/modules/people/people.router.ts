@@ -1,4 +1,4 @@
-import { staffApi } from '../staff/staff-api.js'
+import { staffApi } from '../staff/index.js'
 import { erasePerson, exportPerson, findPeople } from './people.service.js'
 
 const people = staffApi.people

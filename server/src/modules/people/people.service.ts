@@ -1,16 +1,15 @@
-import { listingChoiceOf } from '../exports/guests-csv.service.js'
+import { listingChoiceOf } from '../exports/index.js'
 import { LockMode } from '@mikro-orm/core'
 import { galleryLink } from '@photobooth/sdk'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { Customer } from '../../db/entities/customer.entity.js'
-import { messagesByGuest } from '../messages/staff-messages.service.js'
-import { TOUCH_EVENT } from '../events/events.queries.js'
-import { FORGET_SESSIONS } from '../idempotency/idempotency.queries.js'
-import { deriveLabel, fullName } from '../common/guest-names.js'
-import { toE164 } from '../common/phone.js'
-import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/delete-sessions.service.js'
+import { messagesByGuest } from '../messages/index.js'
+import { TOUCH_EVENT } from '../events/index.js'
+import { FORGET_SESSIONS } from '../idempotency/index.js'
+import { deriveLabel, fullName, queriedPhone } from '../common/index.js'
+import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { PEOPLE_QUERIES, type PersonRow, type RegistrationRow, type SessionToEraseRow } from './people.queries.js'
@@ -19,13 +18,6 @@ import { PEOPLE_QUERIES, type PersonRow, type RegistrationRow, type SessionToEra
 export const NO_SUCH_PERSON = 'no such person'
 
 const nameOf = (row: { first_name: string; last_name: string }) => fullName({ firstName: row.first_name, lastName: row.last_name })
-
-/** A phone number staff typed to look someone up, in E.164 (read as US without a country code), or a 400. */
-export function queriedPhone(typed: string): string {
-  const phone = toE164(typed)
-  if (!phone) throw new AppError('invalid_phone', `This doesn't look like a phone number: ${typed}`)
-  return phone
-}
 
 /** Everyone registered with this email (whatever its case) or this phone (as typed: E.164, or US without a country code). */
 export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?: string; phone?: string }) {

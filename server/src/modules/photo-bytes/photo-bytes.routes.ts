@@ -2,13 +2,12 @@ import { Router } from 'express'
 
 import type { Services } from '../../context.js'
 import { sendPlain, sendS3Error } from '../../http/answers.js'
-import { revokedUploads } from '../booth/uploads.service.js'
+import { revokedUploads } from '../booth/index.js'
 import { Session } from '../../db/entities/session.entity.js'
-import { EntityTooLargeError, ObjectExistsError, type LocalStorage } from '../storage/local-storage.js'
+import { contentTypeOf, EntityTooLargeError, isPhotoKey, type LocalStorage, ObjectExistsError } from '../storage/index.js'
 import { PHOTO_BYTES_QUERIES, type UploadState } from './photo-bytes.queries.js'
-import { contentTypeOf, isPhotoKey } from '../storage/storage.js'
-import { PHOTO_FILE_QUERIES, type PhotoFileRow } from '../gallery/gallery.queries.js'
-import { ensureFullSize, fullSizeKey } from '../photos/photo-copies.service.js'
+import { PHOTO_FILE_QUERIES, type PhotoFileRow } from '../gallery/index.js'
+import { ensureFullSize, fullSizeKey } from '../photos/index.js'
 
 /** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024

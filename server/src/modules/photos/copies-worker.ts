@@ -4,7 +4,7 @@ import type { Services } from '../../context.js'
 import { describeError } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
 import { outageOf } from '../../outages.js'
-import type { PhotoStorage } from '../storage/storage.js'
+import type { PhotoStorage } from '../storage/index.js'
 import { makeCopies, settleCopies, type CopiesDeps } from './photo-copies.service.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
 

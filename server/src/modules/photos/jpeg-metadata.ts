@@ -1,4 +1,4 @@
-import { exifOrientation } from '../storage/jpeg-size.js'
+import { exifOrientation } from '../storage/index.js'
 
 /** APPn segments kept, by their marker and the signature that opens them: what decoding needs. */
 const KEPT_APP_SEGMENTS: readonly { marker: number; signature: string }[] = [

@@ -4,7 +4,7 @@ import pLimit from 'p-limit'
 
 import type { Orm } from '../../db/orm.js'
 import type { Logger } from '../../logger.js'
-import type { PhotoStorage } from '../storage/storage.js'
+import type { PhotoStorage } from '../storage/index.js'
 import { startCopiesWorker, type CopiesWorkerSettings } from './copies-worker.js'
 import { COPIES_QUERIES } from './photo-copies.queries.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'

@@ -1,7 +1,7 @@
 import type { Services } from '../../context.js'
 import { groupBy } from '../../db/group.js'
-import { pruneAuditEvents } from '../audit/audit.service.js'
-import { deleteSessions, removeDeletedPhotos } from '../sessions/delete-sessions.service.js'
+import { pruneAuditEvents } from '../audit/index.js'
+import { deleteSessions, removeDeletedPhotos } from '../sessions/index.js'
 import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
 
 /** Sessions purged per transaction: a short lock, and progress kept if the instance stops. */
@@ -50,7 +50,20 @@ export async function purgeExpired(deps: PurgeDeps): Promise<number> {
 
 export type PurgeWorker = { stop(): Promise<void> }
 
-/** Runs the purge now and every `intervalMs`, one pass at a time; a failed pass is logged and tried at the next. */
+/**
+ * Runs the purge now and every `intervalMs`, one pass at a time; a failed pass is logged and tried at the next.
+ *
+ * A timer, not a scheduler library, and no lock between instances (docs/architecture.md, "Libraries
+ * and hand-written code"). What it needs is: a pass at start, then one every `PURGE_INTERVAL_MS`,
+ * never two at once here, and `stop()` that waits for the pass in hand. croner 11 would replace only
+ * the `setInterval`: the pass at start would be its `trigger()`, which its overlap protection
+ * (`protect`) does not cover; its `stop()` does not wait for a run in progress, so `running` and the
+ * abort stay ours; its `interval` is whole seconds on a cron pattern. A calendar time ("at 03:00")
+ * is what a scheduler is for, and the purge does not need one. Instances need no coordination: each
+ * batch takes its sessions `for update skip locked` (RETENTION_QUERIES.due), so passes of two
+ * instances at once share the work and count each session once (test/retention/purge.test.ts), which
+ * a scheduler would not arrange (it runs in each instance) and an advisory lock would only serialise.
+ */
 export function startPurgeWorker(deps: Omit<PurgeDeps, 'signal'> & { intervalMs: number }): PurgeWorker {
   const stopping = new AbortController()
   let running: Promise<void> | undefined

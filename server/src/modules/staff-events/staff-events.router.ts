@@ -1,5 +1,5 @@
-import { staffApi } from '../staff/staff-api.js'
-import { eventStats } from '../tracking/stats.service.js'
+import { staffApi } from '../staff/index.js'
+import { eventStats } from '../tracking/index.js'
 import {
   createStaffEvent,
   createStaffSet,

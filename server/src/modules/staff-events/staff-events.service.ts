@@ -5,16 +5,23 @@ import type { AppContext } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
-import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/delete-sessions.service.js'
+import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { EventSet } from '../../db/entities/event-set.entity.js'
-import { brandingOf, makeLogo, type Language } from '../events/branding.js'
+import {
+  brandingOf,
+  createEvent,
+  type Language,
+  makeLogo,
+  NO_SUCH_EVENT,
+  NO_SUCH_SET,
+  privacyNoticeOf,
+  TOUCH_EVENT,
+} from '../events/index.js'
 import { Event, type BrandingText } from '../../db/entities/event.entity.js'
-import { EVENT_COUNTS, TOUCH_EVENT, type EventCountsRow } from '../events/events.queries.js'
-import { isPhoneCountry } from '../common/phone.js'
-import { createEvent, NO_SUCH_EVENT, NO_SUCH_SET, privacyNoticeOf } from '../events/events.service.js'
-import { requireOwnerFor } from '../staff/roles.js'
-import type { StaffCaller } from '../staff/staff-auth.middleware.js'
+import { EVENT_COUNTS, type EventCountsRow } from './staff-events.queries.js'
+import { isPhoneCountry } from '../common/index.js'
+import { requireOwnerFor, type StaffCaller } from '../staff/index.js'
 
 type Deps = Pick<AppContext, 'em' | 'config'> & { staff?: StaffCaller }
 

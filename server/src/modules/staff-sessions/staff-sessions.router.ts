@@ -1,6 +1,6 @@
-import { resendGalleryLinks } from '../messages/outbox.service.js'
-import { staffApi } from '../staff/staff-api.js'
-import { sessionStats } from '../tracking/stats.service.js'
+import { resendGalleryLinks } from '../messages/index.js'
+import { staffApi } from '../staff/index.js'
+import { sessionStats } from '../tracking/index.js'
 import { cancelStaffSession, deleteStaffSession, getStaffSession, listStaffSessions, showGuestContact } from './staff-sessions.service.js'
 
 const sessions = staffApi.sessions

@@ -3,7 +3,7 @@ import { TrackBeacon } from '@photobooth/sdk/schemas'
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { Event } from '../../db/entities/event.entity.js'
-import { LIVE } from '../sessions/session-state.js'
+import { LIVE } from '../sessions/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { recordTracking } from './tracking.service.js'
 

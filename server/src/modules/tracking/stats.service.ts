@@ -3,8 +3,8 @@ import type { z } from 'zod'
 
 import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
-import { NO_SUCH_SESSION } from '../sessions/session-state.js'
-import { NO_SUCH_EVENT } from '../events/events.service.js'
+import { NO_SUCH_SESSION } from '../sessions/index.js'
+import { NO_SUCH_EVENT } from '../events/index.js'
 import { STATS_QUERIES, type EventStatsRow, type HourRow, type SessionStatsRow } from './stats.queries.js'
 
 type Deps = Pick<AppContext, 'em'>

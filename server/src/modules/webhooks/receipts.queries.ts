@@ -1,11 +1,4 @@
-/**
- * The suppression list's key for an address (email or E.164 phone): a SHA-256 of it, trimmed and in
- * lower case, computed by PostgreSQL alone, so that every statement that writes or reads the list
- * agrees on it. `expression` is SQL (a column, or `?`).
- */
-export const addressHash = (expression: string) => `encode(sha256(convert_to(lower(btrim(${expression})), 'UTF8')), 'hex')`
-
-/** The suppression list, and the states the providers report, as SQL (`?` placeholders, run through `em.execute`). */
+/** The states the providers report, as SQL (`?` placeholders, run through `em.execute`). */
 export const RECEIPT_QUERIES = {
   /**
    * A provider's report on one message, found by our id (Postmark's metadata, the status callback's
@@ -17,13 +10,6 @@ export const RECEIPT_QUERIES = {
           set status = ?, delivered_at = coalesce(?::timestamptz, m.delivered_at), last_error = coalesce(?::text, m.last_error)
         where m.channel = ? and (m.id = ? or m.provider_message_id = ?) and m.status in (?)
        returning m.id`,
-  /** Params: channel, address, reason. */
-  suppress: `insert into suppression (channel, address_hash, reason) values (?, ${addressHash('?')}, ?) on conflict do nothing`,
-  /** Params: channel, address. */
-  lift: `delete from suppression where channel = ? and address_hash = ${addressHash('?')} returning reason`,
-  /** Params: channel, address. */
-  find: `select channel, reason, floor(extract(epoch from created_at) * 1000)::float8 as since
-           from suppression where channel = ? and address_hash = ${addressHash('?')}`,
 }
 
 /**
@@ -44,5 +30,3 @@ export const REPLAY_QUERIES = {
              on conflict (key_hash) do update set seen_at = excluded.seen_at where r.seen_at < now() - ${REPLAY_MEMORY}
              returning r.key_hash`,
 }
-
-export type SuppressionRow = { channel: 'email' | 'sms'; reason: string; since: number }

@@ -1,13 +1,10 @@
-import type { PostmarkWebhook, Suppression, TwilioInboundMessage, TwilioStatusCallback } from '@photobooth/sdk/schemas'
+import type { PostmarkWebhook, TwilioInboundMessage, TwilioStatusCallback } from '@photobooth/sdk/schemas'
 import type { z } from 'zod'
 
 import type { AppContext } from '../../context.js'
-import { AppError } from '../../errors.js'
-import { createPostmarkClient } from '../messages/postmark-transport.js'
-import { TWILIO_UNSUBSCRIBED } from '../messages/twilio-transport.js'
+import { lift, suppress, TWILIO_UNSUBSCRIBED } from '../messages/index.js'
 import type { MessageStatus } from '../../db/entities/outbox-message.entity.js'
-import { queriedPhone } from '../people/people.service.js'
-import { RECEIPT_QUERIES, REPLAY_QUERIES, type SuppressionRow } from './receipts.queries.js'
+import { RECEIPT_QUERIES, REPLAY_QUERIES } from './receipts.queries.js'
 import type { SuppressionReason } from '../../db/entities/suppression.entity.js'
 
 type Ctx = Pick<AppContext, 'em'>
@@ -47,15 +44,6 @@ async function report(em: Ctx['em'], { channel, status, messageId, providerMessa
     providerMessageId,
     REPORTED_FROM[status],
   ])
-}
-
-async function suppress(em: Ctx['em'], channel: Channel, address: string | undefined, reason: SuppressionReason): Promise<void> {
-  if (address?.trim()) await em.execute(RECEIPT_QUERIES.suppress, [channel, address, reason])
-}
-
-async function lift(em: Ctx['em'], channel: Channel, address: string | undefined): Promise<boolean> {
-  if (!address?.trim()) return false
-  return (await em.execute<{ reason: string }[]>(RECEIPT_QUERIES.lift, [channel, address])).length > 0
 }
 
 /** Postmark's bounce types that mean the address does not work (https://postmarkapp.com/developer/api/bounce-api#bounce-types). */
@@ -149,37 +137,4 @@ export async function recordTwilioInbound(
     else await lift(tx, 'sms', message.From)
     return 'applied'
   })
-}
-
-/** Staff look up an address: its suppression, if it has one. */
-export async function findSuppressions({ em }: Ctx, query: { email?: string; phone?: string }) {
-  const [channel, address] =
-    query.email !== undefined ? (['email', query.email] as const) : (['sms', queriedPhone(query.phone ?? '')] as const)
-  const rows = await em.execute<SuppressionRow[]>(RECEIPT_QUERIES.find, [channel, address])
-  return { suppressions: rows.map((row) => ({ ...row, reason: row.reason as z.output<typeof Suppression>['reason'] })) }
-}
-
-export const NOT_SUPPRESSED = 'the address is not suppressed'
-
-/**
- * Staff lift an email's suppression (the guest fixed their mailbox): off our list, and reactivated on
- * Postmark's message stream, which would refuse it otherwise (406). Postmark's failure does not undo
- * ours: the answer says so, and staff can reactivate it there.
- */
-export async function liftSuppression(
-  { em, config, logger }: Pick<AppContext, 'em' | 'config' | 'logger'>,
-  { email }: { email: string },
-): Promise<{ lifted: true; liftedAtPostmark: boolean }> {
-  if (!(await lift(em, 'email', email))) throw new AppError('not_suppressed', NOT_SUPPRESSED)
-  const postmark = config.delivery.email?.kind === 'postmark' ? config.delivery.email : undefined
-  if (!postmark) return { lifted: true, liftedAtPostmark: false }
-  try {
-    const answer = await createPostmarkClient(postmark).deleteSuppressions(postmark.messageStream, {
-      Suppressions: [{ EmailAddress: email }],
-    })
-    return { lifted: true, liftedAtPostmark: answer.Suppressions.every((entry) => entry.Status !== 'Failed') }
-  } catch (error) {
-    logger.warn('Postmark did not reactivate an address', { error: (error as Error).name })
-    return { lifted: true, liftedAtPostmark: false }
-  }
 }

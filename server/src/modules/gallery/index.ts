@@ -1,0 +1,20 @@
+/**
+ * The gallery module's front door: what other modules and the app may use. Anything not exported here is
+ * the module's own (a lint rule, .dependency-cruiser.cjs, refuses a deep import from outside).
+ */
+export { galleryFileRoutes, sendChunks } from './bytes-routes.js'
+export { attachment } from './gallery-files.service.js'
+export { galleryReads } from './gallery-reads.js'
+export {
+  answeredNotModified,
+  cacheControlOf,
+  GALLERY_KEY,
+  readEventPageVersion,
+  readGalleryVersion,
+  VersionCache,
+  versionTag,
+} from './gallery-versions.js'
+export { GALLERY_QUERIES, PHOTO_FILE_QUERIES, type PhotoFileRow } from './gallery.queries.js'
+export { galleryRouter } from './gallery.router.js'
+export { type EventPage, type Gallery, NO_SUCH_GALLERY, readLiveGallery, readPublicEventPage } from './gallery.service.js'
+export { photoUrl } from './photo-url.js'
