@@ -2,26 +2,6 @@ import { ORPCError, ValidationError } from '@orpc/server'
 import { ERROR_CODE_TABLE, genericErrorCode, isErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
 import { z } from 'zod'
 
-/** oRPC's code for each status a domain error can have: what the SDK decodes the status as. */
-const ORPC_CODES = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  408: 'TIMEOUT',
-  409: 'CONFLICT',
-  410: 'GONE',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  417: 'EXPECTATION_FAILED',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
-  500: 'INTERNAL_SERVER_ERROR',
-  502: 'BAD_GATEWAY',
-  503: 'SERVICE_UNAVAILABLE',
-} as const satisfies Record<Status, string>
-
 type Status = (typeof ERROR_CODE_TABLE)[ErrorCode]['status']
 
 /** The status a code is answered with: each code has exactly one (ERROR_CODE_TABLE). */
@@ -30,17 +10,30 @@ export function statusOf(code: ErrorCode): Status {
 }
 
 /**
- * A domain error: answered as `{ error: message, code, ...extra }` with the code's status. It is an
- * ORPCError so that oRPC answers it as it is, with no translating layer on every call; the stable
- * code travels in `data`, which oRPC keeps whatever it makes of the error.
+ * A domain error, a refusal: answered as `{ error: message, code, ...extra }` with the code's status.
+ * Its code is the domain's (`not_found`, `no_such_set`), never oRPC's (`NOT_FOUND`): compare the
+ * code or the status, one thing each. It is an ORPCError so that oRPC answers it as it is, with no
+ * translating layer on every call. Not `defined`: the contract declares oRPC's names, never a domain
+ * code, so oRPC passes it on untouched (a defined error of an undeclared code it would re-make as a
+ * plain ORPCError). The code is also in `data`, which the body is written from.
  */
-export class AppError extends ORPCError<string, Record<string, unknown>> {
+export class AppError extends ORPCError<ErrorCode, Record<string, unknown>> {
   constructor(code: ErrorCode, message: string, extra?: Record<string, unknown>, cause?: unknown) {
-    const status = statusOf(code)
-    super(ORPC_CODES[status], { status, message, data: { code, ...extra }, defined: true, cause })
+    super(code, { status: statusOf(code), message, data: { code, ...extra }, cause })
     this.name = 'AppError'
   }
 }
+
+/**
+ * A fault: what should not happen (a broken invariant, a dependency answering nonsense), answered
+ * 500 with nothing of its text, and logged. A refusal the caller can act on is an AppError; a domain
+ * file throws one of the two, never a built-in Error, which says neither (eslint.house-rules.js).
+ */
+export class Fault extends Error {}
+
+/** A schema failure, as oRPC makes one for an input its schema refuses: what encodeErrorBody answers in the validator's shape. */
+export const schemaFailure = (issues: ConstructorParameters<typeof ValidationError>[0]['issues']): ORPCError<'BAD_REQUEST', unknown> =>
+  new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues }) })
 
 /** The `{ error, code }` body of the answers written outside oRPC (the edge's): one shape with the domain's. */
 export const errorBody = (code: ErrorCode, message: string, extra?: Record<string, unknown>): CodedErrorBody => ({

@@ -1,9 +1,8 @@
 import type { OpenAPI } from '@orpc/openapi'
-import { ORPCError, ValidationError } from '@orpc/server'
 import { contract, type EdgePolicy, type ErrorCode } from '@photobooth/sdk/contract'
 import type { z } from 'zod'
 
-import { errorBody, encodeErrorBody, INTERNAL_ERROR_BODY, type CodedErrorBody } from './errors.js'
+import { errorBody, encodeErrorBody, INTERNAL_ERROR_BODY, schemaFailure, type CodedErrorBody } from './errors.js'
 import { NOT_FOUND_BODY } from './http/answers.js'
 import { KEY_STILL_RUNNING, KEY_USED_WITH_ANOTHER_BODY } from './modules/idempotency/index.js'
 import { CHANGE_PASSWORD_FIRST, roleRefusal, SET_UP_TWO_FACTOR, STAFF_UNAUTHORIZED } from './modules/staff/index.js'
@@ -182,8 +181,7 @@ function validationExample(procedure: Procedure): unknown {
   ]
   for (const { input, keep } of tries) {
     const issues = (inputSchema?.safeParse(input).error?.issues ?? []).filter(keep)
-    if (issues.length > 0)
-      return encodeErrorBody(new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues }) }))
+    if (issues.length > 0) return encodeErrorBody(schemaFailure(issues))
   }
   return undefined
 }

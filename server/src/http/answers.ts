@@ -1,8 +1,7 @@
-import { ORPCError, ValidationError } from '@orpc/server'
 import type { Response } from 'express'
 import type { z } from 'zod'
 
-import { encodeErrorBody, errorBody, type ErrorAnswer } from '../errors.js'
+import { encodeErrorBody, errorBody, schemaFailure, type ErrorAnswer } from '../errors.js'
 
 export { errorBody } from '../errors.js'
 
@@ -18,8 +17,7 @@ export function sendError(res: Response, status: number, body: ErrorAnswer): voi
 
 /** A 400 in the validator's shape, as oRPC answers its routes' schema failures: for the routes Express answers itself. */
 export function sendInvalid(res: Response, issues: z.core.$ZodIssue[]): void {
-  const invalid = new ORPCError('BAD_REQUEST', { cause: new ValidationError({ message: 'Input validation failed', issues }) })
-  sendError(res, 400, encodeErrorBody(invalid))
+  sendError(res, 400, encodeErrorBody(schemaFailure(issues)))
 }
 
 export function sendPlain(res: Response, status: 401 | 404): void {

@@ -1,5 +1,4 @@
-import { ORPCError } from '@orpc/server'
-
+import { AppError } from '../../errors.js'
 import { api } from '../../orpc.js'
 import { listBoothEvents, listQueue } from './booth-queue.service.js'
 import { checkBoothScope } from './booth-scope.js'
@@ -14,7 +13,7 @@ import { createUploadTargets } from './uploads.service.js'
  */
 const booth = api.booth.use(({ context, next }) => {
   const { booth } = context
-  if (!booth) throw new ORPCError('UNAUTHORIZED')
+  if (!booth) throw new AppError('unauthorized', 'Unauthorized')
   return next({ context: { booth } })
 })
 

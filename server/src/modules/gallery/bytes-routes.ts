@@ -70,7 +70,7 @@ function bytesRoute(
       first = await rest.next()
     } catch (error) {
       if (!(error instanceof AppError)) return next(error)
-      if (error.code === 'NOT_FOUND') return sendPlain(res, 404)
+      if (error.status === 404) return sendPlain(res, 404)
       // Anything else the domain answers (503: no storage configured) in the `{ error }` shape.
       return sendError(res, error.status, encodeErrorBody(error))
     }
