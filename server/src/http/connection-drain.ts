@@ -1,3 +1,22 @@
+/**
+ * The drain is ours, not a library's. Each alternative was run in place of this file against the
+ * test that pins it (test/http/shutdown.test.ts, "when SIGTERM comes while keep-alive connections
+ * are busy": 8 busy keep-alive clients and 3 registrations held mid-body; every connection must end
+ * on an answer saying `Connection: close`, and the clients' only failures be ECONNREFUSED), three
+ * runs each on 2026-11-28; this file passed 3 of 3, each alternative 0 of 3:
+ * - http-terminator 3.2.0: 3 to 5 connections cut after a keep-alive answer, 8 resets a run. Its
+ *   `terminate()` destroys every socket with no response in progress (a request already on its way
+ *   gets a reset), and keeps listening until its sockets are gone or the grace is over, destroying
+ *   each new connection (a reset, not a refusal that a client or balancer retries elsewhere).
+ * - stoppable 1.1.0: the held registrations answered `keep-alive`, 8 connections cut, 8 resets a
+ *   run. It never says `Connection: close`; it ends a socket as its response finishes, while the
+ *   client, told keep-alive, sends its next request; and its close is http's (below).
+ * - Node 20's `server.close()`, which calls `closeIdleConnections()`, with our `Connection: close`:
+ *   1 to 3 connections cut, as many resets a run. Idle keep-alive sockets are destroyed, not ended.
+ * The SIGTERM drill on the built server (test/drills/sigterm.test.ts, 64 connections) fails the same
+ * way: 3 connections cut with http-terminator, 1 with Node's `close()`, one run each.
+ * docs/architecture.md, "Libraries and hand-written code", has the figures.
+ */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
 
