@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 
+import { Fault } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 
 /** Where the published contact page is: the content system's URL, or a local file in development. */
@@ -68,12 +69,12 @@ export function createContactLabels(source: ContactFormSource, logger: Logger, n
         ? await readFile(source.path, 'utf8')
         : await fetch(source.url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } }).then(
             async (response) => {
-              if (!response.ok) throw new Error(`the contact page answered ${response.status}`)
+              if (!response.ok) throw new Fault(`the contact page answered ${response.status}`)
               return response.text()
             },
           )
     const form = formAt(JSON.parse(text), source.labelsPath)
-    if (form.labels.length === 0) throw new Error(`no labels at ${source.labelsPath}`)
+    if (form.labels.length === 0) throw new Fault(`no labels at ${source.labelsPath}`)
     copy = { form, fetchedAt: now().getTime() }
   }
 

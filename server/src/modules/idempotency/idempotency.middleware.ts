@@ -7,6 +7,7 @@ import { servedContract } from '@photobooth/sdk/contract'
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 
 import type { Services } from '../../context.js'
+import { Fault } from '../../errors.js'
 import { errorBody, sendError } from '../../http/answers.js'
 import { limitBody } from '../../http/body-limit.js'
 import { routesOf } from '../../http/edge.js'
@@ -337,7 +338,7 @@ export function bodyDigest(body: unknown): string {
   if (body === undefined) hash.update('none')
   else if (body instanceof URLSearchParams) hash.update(`form:${body.toString()}`)
   else if (typeof body === 'string') hash.update(`text:${body}`)
-  else if (body instanceof Blob || body instanceof FormData) throw new Error('not a body these routes take')
+  else if (body instanceof Blob || body instanceof FormData) throw new Fault('not a body these routes take')
   else hash.update(`json:${JSON.stringify(body, sortedKeys)}`)
   return hash.digest('hex')
 }

@@ -1,5 +1,6 @@
 import { Errors, ServerClient, type Models } from 'postmark'
 
+import { Fault } from '../../errors.js'
 import {
   composeGalleryLink,
   PermanentFailure,
@@ -105,7 +106,7 @@ export function createPostmarkTransport(settings: PostmarkSettings): Transport {
       }),
     sendBatch: (messages) =>
       responseHints.run({}, async () => {
-        if (messages.length > POSTMARK_MAX_BATCH) throw new Error(`a Postmark batch holds at most ${POSTMARK_MAX_BATCH} messages`)
+        if (messages.length > POSTMARK_MAX_BATCH) throw new Fault(`a Postmark batch holds at most ${POSTMARK_MAX_BATCH} messages`)
         let results: Models.MessageSendingResponse[]
         try {
           results = await client.sendEmailBatch(messages.map(email))

@@ -1,3 +1,4 @@
+import { Fault } from '../../errors.js'
 import { exifOrientation } from '../storage/index.js'
 
 /** APPn segments kept, by their marker and the signature that opens them: what decoding needs. */
@@ -44,7 +45,7 @@ export type StrippedJpeg = {
  * not start as a JPEG (completion refuses those).
  */
 export function stripJpegMetadata(source: Buffer, keep?: { orientation: true } & KeptExif): StrippedJpeg {
-  if (source[0] !== 0xff || source[1] !== 0xd8) throw new Error('not a JPEG: no start-of-image marker')
+  if (source[0] !== 0xff || source[1] !== 0xd8) throw new Fault('not a JPEG: no start-of-image marker')
   const kept: Buffer[] = [source.subarray(0, 2)]
   let orientation = 1
   let complete = false

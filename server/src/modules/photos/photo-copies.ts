@@ -1,6 +1,7 @@
 import exifr from 'exifr'
 import sharp from 'sharp'
 
+import { Fault } from '../../errors.js'
 import { stripJpegMetadata, type KeptExif } from './jpeg-metadata.js'
 import type { DisplayCopy } from '../../db/entities/photo.entity.js'
 
@@ -113,5 +114,5 @@ async function makePreview(data: Buffer, raw: sharp.SharpOptions): Promise<Buffe
       .toBuffer()
     if (bytes.length <= PREVIEW.maxBytes) return bytes
   }
-  throw new Error(`the link preview is over ${PREVIEW.maxBytes} bytes even at low quality`)
+  throw new Fault(`the link preview is over ${PREVIEW.maxBytes} bytes even at low quality`)
 }

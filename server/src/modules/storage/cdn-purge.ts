@@ -1,3 +1,5 @@
+import { Fault } from '../../errors.js'
+
 /** How long the CDN's purge hook may take before the deletion waits for the next pass. */
 const CDN_PURGE_TIMEOUT_MS = 5_000
 
@@ -10,5 +12,5 @@ export async function purgeCdn(hookUrl: string, prefixUrl: string): Promise<void
     signal: AbortSignal.timeout(CDN_PURGE_TIMEOUT_MS),
   })
   await response.body?.cancel()
-  if (!response.ok) throw new Error(`the CDN purge hook answered ${response.status}`)
+  if (!response.ok) throw new Fault(`the CDN purge hook answered ${response.status}`)
 }

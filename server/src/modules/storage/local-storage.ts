@@ -4,6 +4,7 @@ import { link, mkdir, open, readdir, rm, stat, unlink, writeFile } from 'node:fs
 import { dirname, join, resolve, sep } from 'node:path'
 import type { Readable } from 'node:stream'
 
+import { Fault } from '../../errors.js'
 import { PooledFileStream } from './chunk-pool.js'
 import {
   exactly,
@@ -60,7 +61,7 @@ export function createLocalStorage(options: { root: string; publicUrl: string; s
   }
   const requirePath = (key: string) => {
     const path = pathOf(key)
-    if (!path) throw new Error(`not a photo key: ${key}`)
+    if (!path) throw new Fault(`not a photo key: ${key}`)
     return path
   }
 

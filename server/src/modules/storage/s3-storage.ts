@@ -12,6 +12,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import type { Readable } from 'node:stream'
 
 import type { StorageSettings } from '../../config.js'
+import { Fault } from '../../errors.js'
 import { StorageUnavailableError } from '../../outages.js'
 import {
   contentTypeOf,
@@ -102,7 +103,7 @@ export function createS3Storage(settings: S3Settings & { now?: () => Date; onOut
         const result = await send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
         const failed = result.Errors ?? []
         if (failed.length > 0)
-          throw new Error(
+          throw new Fault(
             `storage refused to delete ${failed.length} objects under ${Prefix}: ${failed[0]?.Code ?? ''} ${failed[0]?.Message ?? ''}`,
           )
       }

@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream'
 
-import { AppError } from '../../errors.js'
+import { AppError, Fault } from '../../errors.js'
 import type { ChunkPool } from './chunk-pool.js'
 
 /** Photos are JPEG only: presigned uploads bind this content type. */
@@ -131,6 +131,6 @@ const SESSION_PREFIX = /^sessions\/[A-Za-z0-9_-]{1,64}\/$/
 
 /** Only a session's own prefix may be deleted: nothing wider, however a caller got it wrong. */
 export function requireSessionPrefix(prefix: string): string {
-  if (!SESSION_PREFIX.test(prefix)) throw new Error(`not a session prefix: ${prefix}`)
+  if (!SESSION_PREFIX.test(prefix)) throw new Fault(`not a session prefix: ${prefix}`)
   return prefix
 }
