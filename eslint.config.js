@@ -11,7 +11,15 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['eslint.config.js', 'eslint.house-rules.js', 'eslint.house-rules.d.ts'] },
+        projectService: {
+          allowDefaultProject: [
+            'eslint.config.js',
+            'eslint.house-rules.js',
+            'eslint.house-rules.d.ts',
+            '.dependency-cruiser.js',
+            '.dependency-cruiser.d.ts',
+          ],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -69,7 +77,7 @@ export default tseslint.config(
   // JavaScript is in no TypeScript program.
   { files: ['vendor/**/*.js', 'server/src/modules/gallery-pages/assets/*.js'], ...tseslint.configs.disableTypeChecked },
   {
-    files: ['eslint.config.js', 'eslint.house-rules.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
+    files: ['eslint.config.js', '.dependency-cruiser.js', 'eslint.house-rules.js', 'vitest.config.ts', 'vitest.browser.config.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 )

@@ -1,6 +1,6 @@
 /**
  * The customers module's front door: what other modules and the app may use. Anything not exported here is
- * the module's own (a lint rule, .dependency-cruiser.cjs, refuses a deep import from outside).
+ * the module's own (a lint rule, .dependency-cruiser.js, refuses a deep import from outside).
  */
 export { REBUILD_CUSTOMERS } from './customers.queries.js'
 export { type ContactDetails, linkCustomers } from './customers.service.js'

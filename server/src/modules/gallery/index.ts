@@ -1,6 +1,6 @@
 /**
  * The gallery module's front door: what other modules and the app may use. Anything not exported here is
- * the module's own (a lint rule, .dependency-cruiser.cjs, refuses a deep import from outside).
+ * the module's own (a lint rule, .dependency-cruiser.js, refuses a deep import from outside).
  */
 export { galleryFileRoutes, sendChunks } from './bytes-routes.js'
 export { attachment } from './gallery-files.service.js'

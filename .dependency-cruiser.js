@@ -5,15 +5,16 @@
  * - a module is entered by its front door (`index.ts`) from anywhere outside it: its other files are its own.
  * Tests may reach into a module (they test its parts); the rules are for server/src.
  */
-module.exports = {
+export default {
   forbidden: [
     {
       name: 'no-module-cycle',
       comment: 'Modules form layers: one that imports another is never imported by it, directly or through others.',
       severity: 'error',
       scope: 'folder',
-      from: { path: '^server/src/modules/[^/]+/' },
-      to: { path: '^server/src/modules/[^/]+/', circular: true },
+      // Folder-scoped rules match folder names: `server/src/modules/events`.
+      from: { path: '^server/src/modules/[^/]+$' },
+      to: { path: '^server/src/modules/[^/]+$', circular: true },
     },
     {
       name: 'front-door',
@@ -22,7 +23,7 @@ module.exports = {
       from: { path: '^server/src/(?!modules/)|^server/src/modules/([^/]+)/' },
       to: {
         path: '^server/src/modules/[^/]+/',
-        pathNot: ['^server/src/modules/$1/', '^server/src/modules/[^/]+/index\\.ts$'],
+        pathNot: ['^server/src/modules/$1/', '^server/src/modules/[^/]+/index\\.[jt]s$'],
       },
     },
   ],
