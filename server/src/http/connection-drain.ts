@@ -15,6 +15,8 @@
  *   1 to 3 connections cut, as many resets a run. Idle keep-alive sockets are destroyed, not ended.
  * The SIGTERM drill on the built server (test/drills/sigterm.test.ts, 64 connections) fails the same
  * way: 3 connections cut with http-terminator, 1 with Node's `close()`, one run each.
+ * test/http/connection-drain.test.ts pins the cases one at a time; its first (the next request
+ * sent as the drain begins) fails with each of the three.
  * docs/architecture.md, "Libraries and hand-written code", has the figures.
  */
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http'
