@@ -4,8 +4,8 @@
  * on a deliberate violation (each gap once found in them included).
  *
  * Each rule is its own rule of the `house` plugin, so that a file's exception turns off that rule and
- * keeps the others (no-restricted-syntax takes one list a file: an exception had to repeat every
- * other rule's selectors, and a file that matched two exceptions lost one).
+ * keeps the others (no-restricted-syntax takes one list a file, the last config's whole: an exception
+ * had to repeat every other rule's selectors).
  */
 
 /** A table or other name in SQL: plain or quoted, with its schema or not (`"event"`, `public.event`). */
@@ -34,6 +34,8 @@ const STATEMENT = [
 const SQL = String.raw`/^\s*(--[^\n]*\n\s*)*\(*\s*(${STATEMENT.join('|')})/i`
 /** The first piece of SQL put together from pieces (joined, concatenated): its first word is enough. */
 const SQL_PIECE = String.raw`/^\s*(--[^\n]*\n\s*)*\(*\s*(select|insert|update|delete|with|lock|truncate|merge|values)\b/i`
+/** A statement's first words and nothing else, before an interpolated name. */
+const SQL_VERB = String.raw`/^\s*(--[^\n]*\n\s*)*\(*\s*(select|insert\s+into|update(\s+only)?|delete\s+from|with(\s+recursive)?|lock(\s+table)?|truncate(\s+table)?|merge\s+into)\s+"?$/i`
 const SQL_MESSAGE = 'SQL lives in a *.queries.ts file (docs/architecture.md, "One way to the database").'
 
 /** The database's own clients: pg, its companions (pg-pool, pg-cursor…), knex, and postgres.js. */
@@ -45,12 +47,12 @@ const ERROR_BODY_MESSAGE = 'Error bodies are written by http/answers.ts (sendErr
 const ORPC_ERROR_MESSAGE =
   "Errors are made in errors.ts: a refusal is an AppError, whose code is the domain's and whose status is ERROR_CODE_TABLE's (oRPC's ORPCError and its `errors` constructors carry oRPC's codes): docs/architecture.md, \"One error code\"."
 const DOMAIN_ERROR_MESSAGE =
-  'A domain file throws an AppError (a refusal: its code and status) or a Fault (a fault: answered 500, logged, nothing disclosed), both in errors.ts; a built-in Error says neither.'
+  'A domain file throws an AppError (a refusal: its code and status) or a Fault (a fault: a 500 with nothing disclosed if it reaches an answer, and logged), both in errors.ts; a built-in Error says neither.'
 const MOCK_MESSAGE = 'Test files share modules (isolate: false): use a real part, not a mock.'
 const VI_MESSAGE = '`vi` goes by its own name, so that the rule against mocks sees it: test files share modules (isolate: false).'
 
-/** The built-in error constructors: a throw of one is a fault that does not say so. */
-const BUILT_IN_ERROR = '/^(Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)$/'
+/** The built-in error constructors: one thrown in domain code is a fault that does not say so. */
+const BUILT_IN_ERROR = /^(Error|TypeError|RangeError|SyntaxError|ReferenceError|EvalError|URIError|AggregateError)$/
 
 /** @typedef {import('eslint').Rule.RuleModule} RuleModule */
 /** @typedef {NonNullable<import('eslint').Scope.Reference['writeExpr']>} EsNode (an ESTree node) */
@@ -71,17 +73,47 @@ const selectorRule = (description, selectors) => ({
 })
 
 /**
- * The variable a name refers to where it is used, if it is declared in the file.
+ * Whether an expression is, or may be, a value `test` accepts: itself, either branch of a condition,
+ * an `Object.assign` of one, or a variable (declared in the file) set to one anywhere.
  * @param {import('eslint').SourceCode} sourceCode
- * @param {EsNode} node
- * @param {string} name
+ * @param {EsNode | null | undefined} node
+ * @param {(node: EsNode) => boolean} test
+ * @param {Set<import('eslint').Scope.Variable>} [seen] the variables followed already
+ * @returns {boolean}
  */
-function variableOf(sourceCode, node, name) {
-  for (let scope = sourceCode.getScope(node); scope; scope = scope.upper) {
-    const variable = scope.set.get(name)
-    if (variable) return variable
+function reaches(sourceCode, node, test, seen = new Set()) {
+  if (!node) return false
+  if (test(node)) return true
+  const again = (/** @type {EsNode | null | undefined} */ next) => reaches(sourceCode, next, test, seen)
+  switch (node.type) {
+    case 'Identifier':
+      for (let scope = sourceCode.getScope(node); scope; scope = scope.upper) {
+        const variable = scope.set.get(node.name)
+        if (!variable) continue
+        if (seen.has(variable)) return false
+        seen.add(variable)
+        return variable.references.some((reference) => again(reference.writeExpr))
+      }
+      return false
+    case 'ConditionalExpression':
+      return again(node.consequent) || again(node.alternate)
+    case 'LogicalExpression':
+      return again(node.left) || again(node.right)
+    case 'CallExpression':
+      return (
+        node.callee.type === 'MemberExpression' &&
+        node.callee.object.type === 'Identifier' &&
+        node.callee.object.name === 'Object' &&
+        node.callee.property.type === 'Identifier' &&
+        node.callee.property.name === 'assign' &&
+        node.arguments.some(again)
+      )
+    default: {
+      // TypeScript's wrappers, which ESTree does not name: `x as const`, `x satisfies T`, `x!`.
+      const wrapper = /** @type {{ type: string, expression?: EsNode }} */ (node)
+      return /^TS(As|Satisfies|NonNull)Expression$/.test(wrapper.type) && again(wrapper.expression)
+    }
   }
-  return undefined
 }
 
 /**
@@ -93,45 +125,61 @@ const errorBodyRule = {
   meta: { type: 'problem', docs: { description: 'Error bodies are written by http/answers.ts' }, schema: [] },
   create(context) {
     const { sourceCode } = context
-    /** @type {(node: EsNode | null | undefined, seen: Set<import('eslint').Scope.Variable>) => boolean} */
-    const isErrorBody = (node, seen) => {
-      switch (node?.type) {
-        case undefined:
-          return false
-        case 'ObjectExpression':
-          return node.properties.some((property) =>
-            property.type === 'SpreadElement'
-              ? isErrorBody(property.argument, seen)
-              : !property.computed &&
-                (property.key.type === 'Identifier' ? property.key.name : property.key.type === 'Literal' && property.key.value) ===
-                  'error',
-          )
-        case 'Identifier': {
-          const variable = variableOf(sourceCode, node, node.name)
-          if (!variable || seen.has(variable)) return false
-          seen.add(variable)
-          return variable.references.some((reference) => isErrorBody(reference.writeExpr, seen))
-        }
-        case 'ConditionalExpression':
-          return isErrorBody(node.consequent, seen) || isErrorBody(node.alternate, seen)
-        case 'LogicalExpression':
-          return isErrorBody(node.left, seen) || isErrorBody(node.right, seen)
-        default: {
-          // TypeScript's wrappers, which ESTree does not name: `x as const`, `x satisfies T`, `x!`.
-          const wrapper = /** @type {{ type: string, expression?: EsNode }} */ (node)
-          return /^TS(As|Satisfies|NonNull)Expression$/.test(wrapper.type) && isErrorBody(wrapper.expression, seen)
-        }
-      }
-    }
+    /** @type {(node: EsNode) => boolean} */
+    const isErrorBody = (node) =>
+      node.type === 'ObjectExpression' &&
+      node.properties.some((property) =>
+        property.type === 'SpreadElement'
+          ? reaches(sourceCode, property.argument, isErrorBody)
+          : !property.computed &&
+            (property.key.type === 'Identifier' ? property.key.name : property.key.type === 'Literal' && property.key.value) === 'error',
+      )
     /** @param {EsNode} call */
     const check = (call) => {
       if (call.type !== 'CallExpression') return
       for (const argument of call.arguments)
-        if (isErrorBody(argument, new Set())) context.report({ node: argument, message: ERROR_BODY_MESSAGE })
+        if (reaches(sourceCode, argument, isErrorBody)) context.report({ node: argument, message: ERROR_BODY_MESSAGE })
     }
     return {
       'CallExpression[callee.property.name=/^(json|send|end|write)$/]': check,
       "CallExpression[callee.object.name='JSON'][callee.property.name='stringify']": check,
+    }
+  },
+}
+
+/**
+ * Domain errors: what a domain file throws or rejects with is an AppError or a Fault, never a built-in
+ * error (`Error`, `TypeError`…, with or without `new`, `globalThis.Error`), directly, behind a
+ * condition, wrapped by `Object.assign` or through a variable. An error kept as data (a delivery's
+ * outcome, an abort's reason) is not thrown: it is the code that throws it that says what it is.
+ * @type {RuleModule}
+ */
+const domainErrorsRule = {
+  meta: { type: 'problem', docs: { description: 'Domain files throw AppError or Fault' }, schema: [] },
+  create(context) {
+    const { sourceCode } = context
+    /** @type {(node: EsNode) => boolean} */
+    const isBuiltInError = (node) => {
+      if (node.type !== 'NewExpression' && node.type !== 'CallExpression') return false
+      const { callee } = node
+      if (callee.type === 'Identifier') return BUILT_IN_ERROR.test(callee.name)
+      return (
+        callee.type === 'MemberExpression' &&
+        callee.object.type === 'Identifier' &&
+        callee.object.name === 'globalThis' &&
+        callee.property.type === 'Identifier' &&
+        BUILT_IN_ERROR.test(callee.property.name)
+      )
+    }
+    /** @param {EsNode | null | undefined} error */
+    const check = (error) => {
+      if (error && reaches(sourceCode, error, isBuiltInError)) context.report({ node: error, message: DOMAIN_ERROR_MESSAGE })
+    }
+    return {
+      ThrowStatement: (node) => check(node.type === 'ThrowStatement' ? node.argument : undefined),
+      // A rejection is an async function's throw: `Promise.reject(e)`, a promise's `reject(e)`.
+      "CallExpression:matches([callee.name='reject'], [callee.property.name='reject'])": (/** @type {EsNode} */ node) =>
+        check(node.type === 'CallExpression' && node.arguments[0]?.type !== 'SpreadElement' ? node.arguments[0] : undefined),
     }
   },
 }
@@ -141,6 +189,8 @@ const house = {
     sql: selectorRule('SQL text lives in *.queries.ts files', [
       { selector: `Literal[value=${SQL}]`, message: SQL_MESSAGE },
       { selector: `TemplateLiteral > TemplateElement:first-child[value.raw=${SQL}]`, message: SQL_MESSAGE },
+      // A statement's first words, then an interpolation: `update ${table} set …`, `truncate "${table}"`.
+      { selector: `TemplateLiteral[expressions.length>0] > TemplateElement:first-child[value.raw=${SQL_VERB}]`, message: SQL_MESSAGE },
       // SQL put together from pieces: `['update event', 'set …'].join(' ')`, `'select' + columns`.
       {
         selector: `CallExpression[callee.property.name=/^(join|concat)$/] > MemberExpression.callee > ArrayExpression.object > Literal:first-child[value=${SQL_PIECE}]`,
@@ -181,26 +231,13 @@ const house = {
         message: ORPC_ERROR_MESSAGE,
       },
       { selector: "ExportSpecifier[local.name='ORPCError']", message: ORPC_ERROR_MESSAGE },
+      { selector: "ObjectPattern > Property[key.name='ORPCError']", message: ORPC_ERROR_MESSAGE },
       { selector: "MemberExpression[property.name='ORPCError']", message: ORPC_ERROR_MESSAGE },
       // oRPC's error constructors, handed to handlers and middlewares (`({ errors }) => errors.NOT_FOUND()`).
       { selector: ":function > ObjectPattern.params > Property[key.name='errors']", message: ORPC_ERROR_MESSAGE },
       { selector: "MemberExpression[object.property.name='errors'][property.name=/^[A-Z][A-Z_]*$/]", message: ORPC_ERROR_MESSAGE },
     ]),
-    'domain-errors': selectorRule('Domain files throw AppError or Fault', [
-      {
-        selector: `ThrowStatement > :matches(NewExpression, CallExpression)[callee.name=${BUILT_IN_ERROR}]`,
-        message: DOMAIN_ERROR_MESSAGE,
-      },
-      {
-        selector: `ThrowStatement > :matches(NewExpression, CallExpression) > MemberExpression.callee[object.name='globalThis'][property.name=${BUILT_IN_ERROR}]`,
-        message: DOMAIN_ERROR_MESSAGE,
-      },
-      // A rejection is an async function's throw.
-      {
-        selector: `CallExpression:matches([callee.name='reject'], [callee.property.name='reject']) > :matches(NewExpression, CallExpression)[callee.name=${BUILT_IN_ERROR}]`,
-        message: DOMAIN_ERROR_MESSAGE,
-      },
-    ]),
+    'domain-errors': domainErrorsRule,
     mocks: selectorRule('Test files mock nothing: they share their modules', [
       { selector: 'MemberExpression[object.name="vi"][property.name=/^(mock|doMock|stubGlobal|stubEnv)$/]', message: MOCK_MESSAGE },
       { selector: 'MemberExpression[object.name="vi"][property.value=/^(mock|doMock|stubGlobal|stubEnv)$/]', message: MOCK_MESSAGE },

@@ -58,6 +58,8 @@ describe('the database rule', () => {
       `['select', 'id from event'].join(' ')`,
       `'update event' + ' set updated_at = now()'`,
       `'merge into event using photo on true when matched then do nothing'`,
+      '(table: string) => `update ${table} set updated_at = now()`',
+      '(table: string) => `truncate "${table}"`',
     ])
       expect(await refusals(file, `export const q = ${statement}`), statement).toEqual([expect.stringContaining('SQL lives in')])
     for (const prose of [
@@ -174,6 +176,9 @@ describe('domain errors', () => {
       `export function f() { throw new globalThis.Error('no such set') }`,
       `export const f = () => Promise.reject(new Error('no such set'))`,
       `export const f = () => new Promise((_, reject) => reject(new Error('no such set')))`,
+      `export function f() { const error = new Error('no such set'); throw error }`,
+      `export function f() { throw Object.assign(new Error('no such set'), { status: 404 }) }`,
+      `export function f(set: unknown) { throw set ? new AppError('x', 'y') : new TypeError('no such set') }\ndeclare const AppError: any`,
     ]
     for (const file of domainFiles)
       for (const code of thrown)
@@ -182,6 +187,8 @@ describe('domain errors', () => {
       `declare const AppError: any\nexport function f() { throw new AppError('no_such_set', 'no such set') }`,
       `declare const Fault: any\nexport function f() { throw new Fault('not a session prefix') }`,
       `declare class PhotoChangedError extends Error {}\nexport function f() { throw new PhotoChangedError() }`,
+      // An error kept as data (a delivery's outcome) is not thrown: whoever throws it says what it is.
+      `export const outcome = () => ({ error: new Error('the provider gave no result for this message') })`,
     ])
       expect(await refusals('server/src/modules/booth/booth-scope.ts', code), code).toEqual([])
     // Not domain files: an entity (a broken row), a test, the HTTP layer's plumbing.
@@ -198,6 +205,7 @@ describe('one error code', () => {
       `import { ORPCError as Refusal } from '@orpc/client'\nexport const f = () => { throw new Refusal('NOT_FOUND') }`,
       `import * as orpc from '@orpc/server'\nexport const f = () => { throw new orpc.ORPCError('NOT_FOUND') }`,
       `export { ORPCError } from '@orpc/server'`,
+      `export const f = async () => { const { ORPCError } = await import('@orpc/server'); throw new ORPCError('NOT_FOUND') }`,
       `export const f = ({ errors }: { errors: any }) => { throw errors.NOT_FOUND() }`,
       `export const f = (options: { errors: any }) => { throw options.errors.NOT_FOUND() }`,
     ])
