@@ -8,6 +8,7 @@
  *
  *   pnpm bench:booth                 # or: pnpm bench booth
  *   BENCH_UPLINK_MBIT=50 pnpm bench:booth
+ *   BENCH_BOOTH_PHOTOS=4 pnpm bench:booth
  *
  * See bench/README.md.
  */
@@ -22,13 +23,14 @@ import { createEvent } from '@photobooth/server/modules/events/events.service'
 import { createLogger } from '@photobooth/server/logger'
 import { startServer } from '@photobooth/server/server'
 
-import { cameraPhotos, event, startConnector } from '../test/apps/booth-connector.js'
+import { event, startConnector } from '../test/apps/booth-connector.js'
 import { startTcpProxy } from '../test/support/tcp-proxy.js'
 import { reportRows, verdict } from './rows.js'
-import { benchSettings, Broken, envNumber, freePort, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { benchSettings, Broken, cameraPhoto, envNumber, freePort, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
-const PHOTOS = 10
-const MBIT = envNumber('BENCH_UPLINK_MBIT', 20, 1)
+// Quick mode: two photos through a 200 Mbit/s link.
+const PHOTOS = Math.round(envNumber('BENCH_BOOTH_PHOTOS', 10, 1, 2))
+const MBIT = envNumber('BENCH_UPLINK_MBIT', 20, 1, 200)
 const RATE = (MBIT * 1e6) / 8
 /** PUTs at once: the SDK's upload's default, which the connector uses. */
 const CONCURRENCY = 3
@@ -37,7 +39,9 @@ async function main(): Promise<void> {
   console.log(`booth connector benchmark: node ${process.version}, ${PHOTOS} camera photos through a ${MBIT} Mbit/s link`)
   const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-booth-bench-'))
   onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
-  const photos = await cameraPhotos(PHOTOS)
+  // Every other one turned by EXIF, as a portrait booth's are; made one after the other (each holds frames of 54 MB).
+  const photos: Buffer[] = []
+  for (let i = 0; i < PHOTOS; i++) photos.push(await cameraPhoto({ seed: i + 1, orientation: i % 2 ? 6 : 1 }))
   const bytes = photos.reduce((sum, photo) => sum + photo.length, 0)
   console.log(`${PHOTOS} photos, ${(bytes / 1e6).toFixed(1)} MB; the link's floor ${(bytes / RATE).toFixed(1)} s`)
 

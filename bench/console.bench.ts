@@ -16,66 +16,44 @@
  *   numbers and the first page of 20 sessions have arrived) and it has painted; an event of 40
  *   sessions of two guests each. The median of BENCH_CONSOLE_LOADS (3).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-
-import { createLogger } from '@photobooth/server/logger'
 import { createStaffMember } from '@photobooth/server/modules/members/members.service'
-import { startServer } from '@photobooth/server/server'
 
-import { buildApps } from '../apps/build.js'
-import { launchChromium } from '../test/support/browser.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { benchSettings, Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import {
+  Broken,
+  cleanUpOnSignals,
+  emulate,
+  envNumber,
+  interactiveAt,
+  median,
+  runBenchmark,
+  startBrowserBench,
+  type EmulatedNetwork,
+} from './support.js'
 
-const LOADS = Math.round(envNumber('BENCH_CONSOLE_LOADS', 3, 1))
+// Quick mode: one load.
+const LOADS = Math.round(envNumber('BENCH_CONSOLE_LOADS', 3, 1, 1))
 const SESSIONS = 40
 const LAPTOP = { viewport: { width: 1280, height: 800 } }
 /** Lighthouse's desktop profile: 40 ms, 10,240 kbps each way, no CPU slowdown. */
 const DESKTOP_NETWORK = { latencyMs: 40, kbps: 10_240 }
+const DESKTOP: EmulatedNetwork = {
+  latencyMs: DESKTOP_NETWORK.latencyMs,
+  downBytesPerSecond: (DESKTOP_NETWORK.kbps * 1024) / 8,
+  upBytesPerSecond: (DESKTOP_NETWORK.kbps * 1024) / 8,
+  connectionType: 'wifi',
+}
 const FIRST_LOAD_LIMIT = 200 * 1024
 const INTERACTIVE_LIMIT_S = 2
 
-type Browser = Awaited<ReturnType<typeof launchChromium>>
-type Page = Awaited<ReturnType<Browser['newPage']>>
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-
-async function throttle(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('Network.enable')
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: DESKTOP_NETWORK.latencyMs,
-    downloadThroughput: (DESKTOP_NETWORK.kbps * 1024) / 8,
-    uploadThroughput: (DESKTOP_NETWORK.kbps * 1024) / 8,
-    connectionType: 'wifi',
-  })
-}
+cleanUpOnSignals()
 
 async function main() {
   console.log(
     `console benchmark: node ${process.version}; Chromium at 1280×800, ${DESKTOP_NETWORK.latencyMs} ms, ${DESKTOP_NETWORK.kbps} kbps, ` +
       `CPU ×1; ${SESSIONS} sessions; ${LOADS} loads`,
   )
-  buildApps({ staleOnly: true, only: ['console'] })
-  const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-console-bench-'))
-  onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
-  const browser = await launchChromium()
-  onCleanup('Chromium', () => browser.close())
-  const running = await startServer({
-    settings: benchSettings(dataDir, await obtainDatabase(dataDir)),
-    logger: createLogger({ silent: true }),
-  })
-  onCleanup('the service', () => running.stop())
+  const { browser, running } = await startBrowserBench('console')
 
   // An owner, signed in as the console signs in, and an event in full swing.
   const email = 'bench.owner@example.org'
@@ -126,7 +104,7 @@ async function main() {
     const context = await browser.newContext(LAPTOP)
     await context.addCookies([{ name, value, url: running.url }])
     const page = await context.newPage()
-    await throttle(page)
+    await emulate(page, DESKTOP)
     const code: { file: string; type: string; bytes: number }[] = []
     page.on('response', (response) => {
       const type = response.request().resourceType()
@@ -138,16 +116,7 @@ async function main() {
         })
     })
     await page.goto(liveUrl)
-    // A string: tsx's names for inner functions (`__name`) do not exist in the page.
-    const ms = await page.evaluate<number>(`new Promise((resolve) => {
-      const poll = () => {
-        const mark = performance.getEntriesByName('console-live-interactive')[0]
-        const painted = performance.getEntriesByName('first-contentful-paint')[0]
-        if (mark && painted) resolve(Math.max(mark.startTime, painted.startTime))
-        else setTimeout(poll, 20)
-      }
-      poll()
-    })`)
+    const ms = await interactiveAt(page, 'console-live-interactive')
     const shown = await page.locator('article.session').count()
     if (shown !== 20) throw new Broken(`the live view showed ${shown} sessions, not the first page of 20`)
     if (code.some((answer) => answer.bytes === 0)) throw new Broken(`an answer without Content-Length: ${JSON.stringify(code)}`)

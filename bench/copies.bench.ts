@@ -40,18 +40,35 @@ import { createClient, type PhotoBoothClient } from '@photobooth/sdk'
 import pg from 'pg'
 import sharp from 'sharp'
 
-import { makeCameraJpeg } from '../test/support/camera.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { Broken, cleanUp, envNumber, freePort, httpStatus, obtainDatabase, onCleanup, runBenchmark, runToEnd } from './support.js'
+import {
+  baseEnvironment,
+  Broken,
+  cameraPhoto,
+  cleanUpOnSignals,
+  envNumber,
+  freePort,
+  httpStatus,
+  median,
+  obtainDatabase,
+  onCleanup,
+  percentile,
+  QUICK,
+  runBenchmark,
+  runToEnd,
+  sleep,
+} from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
 
-const ROUNDS = Math.round(envNumber('BENCH_COPIES_ROUNDS', 7, 1))
-const BURST_SESSIONS = Math.round(envNumber('BENCH_COPIES_SESSIONS', 5, 1))
-const PROBES = Math.round(envNumber('BENCH_COPIES_PROBES', 2, 1))
+// Quick mode: one round, a burst of 2 sessions, one completion while busy (sessions of 4 photos: LAYOUT).
+const ROUNDS = Math.round(envNumber('BENCH_COPIES_ROUNDS', 7, 1, 1))
+const BURST_SESSIONS = Math.round(envNumber('BENCH_COPIES_SESSIONS', 5, 1, 2))
+const PROBES = Math.round(envNumber('BENCH_COPIES_PROBES', 2, 1, 1))
 /** A session's photos in gallery order: `true` where EXIF turns the photo (orientation 6): half of them. */
-const LAYOUT = [false, true, false, true, false, true, false, true, false, true] as const
+/** Quick mode: sessions of 4 photos. */
+const LAYOUT: readonly boolean[] = [false, true, false, true, false, true, false, true, false, true].slice(0, QUICK ? 4 : 10)
 const PHOTOS = LAYOUT.length
 const TURNED = LAYOUT.filter(Boolean).length
 /** The issue's bound: a 10-photo camera session's copies ready this soon after its completion, the worker idle. */
@@ -76,12 +93,7 @@ const SESSIONS_UPLOADING_AT_ONCE = 4
 const root = fileURLToPath(new URL('../', import.meta.url))
 const mainJs = join(root, 'server/dist/main.js')
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals()
 
 // ---------------------------------------------------------------------------------------------
 // Figures
@@ -91,17 +103,6 @@ const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 const msText = (ms: number) => `${ms.toFixed(0)} ms`
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-/** Nearest rank: of 7 values, p95 is the worst. */
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
-}
 const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`
 
 // ---------------------------------------------------------------------------------------------
@@ -177,9 +178,7 @@ type Server = { url: string; pid: number; child: ChildProcess; log: () => string
 async function startServer(databaseUrl: string, dataDir: string): Promise<Server> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    TMPDIR: process.env.TMPDIR,
+    ...baseEnvironment(),
     MODE: 'development',
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -415,10 +414,11 @@ async function main(): Promise<void> {
   const databaseReady = obtainDatabase(dataDir)
   const built = runToEnd(process.execPath, ['--import', 'tsx', 'server/build.ts'], root)
   const started = performance.now()
+  // Quick mode: two distinct photos (one upright, one turned), each uploaded twice a session.
   const photos: Buffer[] = []
   for (const [index, turned] of LAYOUT.entries()) {
-    photos.push(await makeCameraJpeg({ seed: index + 1, orientation: turned ? 6 : 1 }))
-    process.stdout.write(`\rcamera photos: ${index + 1} of ${PHOTOS} made (${elapsed(started)})`)
+    photos.push(await cameraPhoto({ seed: QUICK ? (turned ? 2 : 1) : index + 1, orientation: turned ? 6 : 1 }))
+    process.stdout.write(`\rcamera photos: ${index + 1} of ${PHOTOS} made or read (${elapsed(started)})`)
   }
   const photoBytes = photos.reduce((sum, photo) => sum + photo.length, 0)
   console.log(`; ${mb(photoBytes)} a session (${PHOTOS - TURNED} upright, ${TURNED} with orientation 6)`)

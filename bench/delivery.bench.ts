@@ -28,12 +28,13 @@ import { createEvent } from '@photobooth/server/modules/events/events.service'
 
 import { startFakePostmark, startFakeTwilio, type FakeProvider } from '../test/support/fake-providers.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { cleanUp, envNumber, obtainDatabase, onCleanup } from './support.js'
+import { cleanUpOnSignals, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-const MESSAGES = envNumber('BENCH_MESSAGES', 10_000, 2)
+// Quick mode: 200 messages (100 guests), both rounds.
+const MESSAGES = envNumber('BENCH_MESSAGES', 10_000, 2, 200)
 const LATENCY_MS = envNumber('BENCH_LATENCY_MS', 100, 0)
 const ONE_INSTANCE_TARGET_S = 60
 const TWO_INSTANCES_TARGET_S = 35
@@ -307,18 +308,6 @@ async function main(): Promise<void> {
 if (process.argv[2] === 'instance') {
   await instance()
 } else {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      console.error(`\n${signal}: stopping…`)
-      void cleanUp().finally(() => process.exit(130))
-    })
-  }
-  try {
-    await main()
-  } catch (error) {
-    process.exitCode = 1
-    console.error('\nbenchmark failed:', error)
-  } finally {
-    await cleanUp()
-  }
+  cleanUpOnSignals()
+  await runBenchmark(main)
 }

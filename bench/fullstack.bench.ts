@@ -23,9 +23,21 @@ import { startServer } from '@photobooth/server/server'
 import express, { type Request } from 'express'
 import pg from 'pg'
 
-import { CONNECTIONS, DURATION, loadSettingsLine, measureTargets, ratioRow, ROUNDS, sleep } from './load.js'
+import { CONNECTIONS, DURATION, loadSettingsLine, measureTargets, ratioRow, ROUNDS } from './load.js'
 import { reportRows } from './rows.js'
-import { Broken, cleanUp, inTransaction, obtainDatabase, onCleanup, runBenchmark, sendJson, benchSettings } from './support.js'
+import {
+  assertSameAnswers,
+  benchSettings,
+  Broken,
+  cleanUpOnSignals,
+  getText,
+  inTransaction,
+  obtainDatabase,
+  onCleanup,
+  runBenchmark,
+  sendJson,
+  sleep,
+} from './support.js'
 
 const TARGET_RATIO = 0.85
 const EVENTS = 1_000 // events in the table, so that the lookup needs its indexes
@@ -38,14 +50,26 @@ const SETS_PER_EVENT = 5
 let parameter = 0
 const KIOSK_CONTEXT_SQL = KIOSK_CONTEXT.replace(/\?/g, () => `$${++parameter}`)
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals()
 
-async function seed(pool: pg.Pool): Promise<{ eventIds: string[] }> {
+/**
+ * What a kiosk's context carries beside the slugs, on every event but the plain one: a phone country, a
+ * listing default, a privacy notice, a language, an idle time and branding with a logo (its PNG is not
+ * read by this route, so none is stored). The plain event has none of them: its answer is the bare one.
+ */
+const DRESSED = {
+  phoneCountry: 'GB',
+  listGuestsByDefault: false,
+  privacyNoticeVersion: '2026-06',
+  privacyNoticeUrl: 'https://example.org/privacy',
+  privacyNoticeText: 'We keep your email to send you your photos, then delete it after 30 days.',
+  language: 'es',
+  kioskIdleSeconds: 90,
+  branding: { businessName: 'Zoë & Björn Booths', accentColor: '#0a7c86', tagline: 'Smile <3' },
+  logo: { hash: 'bench0logo0hash0000000', width: 320, height: 96 },
+} as const
+
+async function seed(pool: pg.Pool): Promise<{ eventIds: string[]; slugs: string[] }> {
   const suffix = newId()
     .slice(0, 6)
     .toLowerCase()
@@ -69,20 +93,86 @@ async function seed(pool: pg.Pool): Promise<{ eventIds: string[] }> {
       `insert into event (id, slug, name, start_at) select id, slug, name, now() from unnest($1::text[], $2::text[], $3::text[]) as t (id, slug, name)`,
       [events.id, events.slug, events.name],
     )
+    // Every event dressed but the first (PLAIN_EVENT).
+    await client.query(
+      `update event set phone_country = $2, list_guests_by_default = $3, privacy_notice_version = $4, privacy_notice_url = $5,
+              privacy_notice_text = $6, language = $7, kiosk_idle_seconds = $8, branding = $9::jsonb, logo_hash = $10,
+              logo_width = $11, logo_height = $12
+        where id = any($1::text[])`,
+      [
+        events.id.slice(1),
+        DRESSED.phoneCountry,
+        DRESSED.listGuestsByDefault,
+        DRESSED.privacyNoticeVersion,
+        DRESSED.privacyNoticeUrl,
+        DRESSED.privacyNoticeText,
+        DRESSED.language,
+        DRESSED.kioskIdleSeconds,
+        JSON.stringify(DRESSED.branding),
+        DRESSED.logo.hash,
+        DRESSED.logo.width,
+        DRESSED.logo.height,
+      ],
+    )
     await client.query(
       `insert into event_set (id, event_id, slug, name) select * from unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
       [sets.id, sets.eventId, sets.slug, sets.name],
     )
   })
   await pool.query('analyze event, event_set')
-  console.log(`seeded: ${EVENTS} events × ${SETS_PER_EVENT} sets`)
-  return { eventIds: events.id }
+  console.log(`seeded: ${EVENTS} events × ${SETS_PER_EVENT} sets (all but one with a phone country, a notice, a language and branding)`)
+  return { eventIds: events.id, slugs: events.slug }
 }
 
 type Baseline = { url: string; server: Server; inFlight: () => number }
 
+/** The service's default phone country (kiosk/phone.ts), for an event that names none. */
+const DEFAULT_PHONE_COUNTRY = 'US'
+
+/**
+ * The kiosk context as the service answers it (kiosk.service.ts `loadKioskContext`), written out by
+ * hand: the same keys in the same order, optional ones left out when empty. `pnpm bench --quick`
+ * (CI) compares it with the service's answer, so a change on either side breaks the build.
+ */
+function kioskContextJson(row: KioskContextRow, publicUrl: string) {
+  const { businessName, businessUrl, accentColor, tagline } = row.branding ?? {}
+  const logo =
+    row.logo_hash && row.logo_width && row.logo_height
+      ? {
+          url: `${publicUrl}/brand/${encodeURIComponent(row.event_id)}/${row.logo_hash}.png`,
+          width: row.logo_width,
+          height: row.logo_height,
+        }
+      : undefined
+  const branding = Object.fromEntries(
+    Object.entries({ businessName, businessUrl, accentColor, tagline, logo }).filter(([, value]) => value !== undefined),
+  )
+  return {
+    set: { id: row.id, slug: row.slug, name: row.name },
+    event: {
+      id: row.event_id,
+      slug: row.event_slug,
+      name: row.event_name,
+      phoneCountry: row.phone_country ?? DEFAULT_PHONE_COUNTRY,
+      listGuestsByDefault: row.list_guests_by_default,
+      ...(row.privacy_notice_version
+        ? {
+            privacyNotice: {
+              version: row.privacy_notice_version,
+              ...(row.privacy_notice_url ? { url: row.privacy_notice_url } : {}),
+              ...(row.privacy_notice_text ? { text: row.privacy_notice_text } : {}),
+            },
+          }
+        : {}),
+      ...(row.language ? { language: row.language } : {}),
+      ...(row.kiosk_idle_seconds ? { kioskIdleSeconds: row.kiosk_idle_seconds } : {}),
+      ...(Object.keys(branding).length > 0 ? { branding } : {}),
+    },
+  }
+}
+
 /** A raw Express 5 route: the same statement on its own pg pool, JSON.stringify, writeHead + end. */
-function startBaseline(pool: pg.Pool): Promise<Baseline> {
+function startBaseline(pool: pg.Pool, publicUrl: string): Promise<Baseline> {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
@@ -92,11 +182,8 @@ function startBaseline(pool: pg.Pool): Promise<Baseline> {
     try {
       const { rows } = await pool.query<KioskContextRow>(KIOSK_CONTEXT_SQL, [req.params.setSlug, req.params.eventSlug])
       const row = rows[0]
-      if (!row) return sendJson(res, 404, { error: 'no such set' })
-      sendJson(res, 200, {
-        set: { id: row.id, slug: row.slug, name: row.name },
-        event: { id: row.event_id, slug: row.event_slug, name: row.event_name },
-      })
+      if (!row) return sendJson(res, 404, { error: 'no such set', code: 'no_such_set' })
+      sendJson(res, 200, kioskContextJson(row, publicUrl))
     } finally {
       inFlight--
     }
@@ -109,11 +196,6 @@ function startBaseline(pool: pg.Pool): Promise<Baseline> {
       resolve({ url: `http://127.0.0.1:${port}`, server, inFlight: () => inFlight })
     })
   })
-}
-
-async function get(url: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(url)
-  return { status: response.status, text: await response.text() }
 }
 
 async function main(): Promise<void> {
@@ -135,11 +217,11 @@ async function main(): Promise<void> {
 
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
   onCleanup('baseline pool', () => pool.end())
-  const { eventIds } = await seed(pool)
+  const { eventIds, slugs } = await seed(pool)
   if (process.env.DATABASE_URL) {
     onCleanup('seeded rows', async () => void (await pool.query('delete from event where id = any($1::text[])', [eventIds])))
   }
-  const baseline = await startBaseline(pool)
+  const baseline = await startBaseline(pool, running.config.publicUrl)
   onCleanup('baseline server', async () => {
     await new Promise<void>((resolve) => {
       baseline.server.close(() => resolve())
@@ -148,11 +230,14 @@ async function main(): Promise<void> {
     for (let waited = 0; baseline.inFlight() > 0 && waited < 5_000; waited += 20) await sleep(20)
   })
 
-  const path = `/events/fullstack-${(await pool.query<{ slug: string }>('select slug from event where id = $1', [eventIds[EVENTS / 2]])).rows[0]!.slug.split('fullstack-')[1]}/sets/set-3`
+  // The measured kiosk: a dressed event's (every optional field of the context answered).
+  const eventSlug = slugs[EVENTS / 2]!
+  const path = `/events/${eventSlug}/sets/set-3`
   // The service sends one statement, the baseline's (its parameters inlined in the log).
   capturing = true
-  const ours = await get(oursBase + path)
+  const ours = await getText(oursBase + path)
   capturing = false
+  if (ours.status !== 200) throw new Broken(`the kiosk context answered ${ours.status}: ${ours.text.slice(0, 300)}`)
   const expected = KIOSK_CONTEXT_SQL.replace(/\$\d/g, '?')
   const sent = captured.map((sql) => sql.replace(/'[^']*'|\b\d+\b/g, '?'))
   if (sent.length !== 1 || sent[0] !== expected) {
@@ -161,22 +246,26 @@ async function main(): Promise<void> {
     )
   }
   const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(
-    `explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${path.split('/')[2]}'`)}`,
+    `explain ${KIOSK_CONTEXT_SQL.replace('$1', "'set-3'").replace('$2', `'${eventSlug}'`)}`,
   )
   const usesIndexes = plan.some((line) => /Index/.test(line['QUERY PLAN'])) && !plan.some((line) => /Seq Scan/.test(line['QUERY PLAN']))
   console.log(`one statement, the baseline's; plan:\n${plan.map((line) => `  ${line['QUERY PLAN']}`).join('\n')}`)
   if (!usesIndexes) throw new Broken('the statement does not use the indexes only')
 
+  // Byte for byte the same answers: the dressed kiosk, a plain one (every optional field left out), a 404.
+  const answers = []
   for (const [label, suffix] of [
-    ['kiosk context', path],
+    ['kiosk context (an event with a notice, a language, branding)', path],
+    ['kiosk context (an event with none of them)', `/events/${slugs[0]!}/sets/set-1`],
     ['unknown set (404)', path.replace('/set-3', '/no-such-set')],
   ] as const) {
-    const [a, b] = [label === 'kiosk context' ? ours : await get(oursBase + suffix), await get(baseline.url + suffix)]
-    if (a.status !== b.status || a.text !== b.text)
-      throw new Broken(`${label}: ours ${a.status} ${a.text.slice(0, 200)}\n  baseline ${b.status} ${b.text.slice(0, 200)}`)
+    answers.push(await assertSameAnswers(label, oursBase + suffix, baseline.url + suffix))
   }
+  if (!answers[0]!.includes('"privacyNotice"') || !answers[0]!.includes('"logo"') || answers[1]!.includes('"branding"'))
+    throw new Broken(`the seeded events are not answered as seeded:\n  ${answers[0]}\n  ${answers[1]}`)
   console.log(
-    `identical answers: ${ours.text.length} bytes, and the 404\n\nGET /events/:eventSlug/sets/:setSlug: ours and the raw Express route`,
+    `identical answers: ${answers[0]!.length} bytes (dressed event), ${answers[1]!.length} bytes (plain event), and the 404\n\n` +
+      'GET /events/:eventSlug/sets/:setSlug: ours and the raw Express route',
   )
 
   const measures = await measureTargets([

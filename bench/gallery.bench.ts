@@ -29,9 +29,20 @@ import { startServer, type RunningServer } from '@photobooth/server/server'
 import express, { type Request, type Response } from 'express'
 import pg from 'pg'
 
-import { DURATION, CONNECTIONS, ROUNDS, loadSettingsLine, measureTargets, ratioRow, sleep } from './load.js'
+import { DURATION, CONNECTIONS, ROUNDS, loadSettingsLine, measureTargets, ratioRow } from './load.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { cleanUp, inTransaction, obtainDatabase, onCleanup, sendJson, benchSettings } from './support.js'
+import {
+  assertSameAnswers,
+  benchSettings,
+  Broken,
+  cleanUpOnSignals,
+  inTransaction,
+  obtainDatabase,
+  onCleanup,
+  runBenchmark,
+  sendJson,
+  sleep,
+} from './support.js'
 
 // ---------------------------------------------------------------------------------------------
 // Parameters
@@ -50,13 +61,7 @@ const GALLERY_PHOTOS = 20
 // ---------------------------------------------------------------------------------------------
 // Clean-up (bench/support.ts), also on Ctrl-C
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  // `on`, not `once`: tsx relays a second signal, and an unhandled one would kill the clean-up.
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals()
 
 // ---------------------------------------------------------------------------------------------
 // Seeding: the event and sets through the service, sessions and photos in bulk
@@ -431,55 +436,23 @@ function startBaseline(pool: pg.Pool, cdnUrl: string): Promise<Baseline> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Equivalence: both servers must answer the same bytes before anything is measured
+// Equivalence: both servers must answer the same bytes before anything is measured (assertSameAnswers)
 
-class Mismatch extends Error {}
-
-async function get(url: string): Promise<{ status: number; text: string }> {
-  const response = await fetch(url)
-  return { status: response.status, text: await response.text() }
-}
-
-async function assertSameAnswers(label: string, oursUrl: string, baselineUrl: string): Promise<string> {
-  const [ours, baseline] = await Promise.all([get(oursUrl), get(baselineUrl)])
-  if (ours.status !== baseline.status) {
-    throw new Mismatch(`${label}: status differs, ours ${ours.status} vs baseline ${baseline.status}\n  ours: ${ours.text.slice(0, 300)}`)
-  }
-  const parse = (text: string, who: string) => {
-    try {
-      return JSON.parse(text) as unknown
-    } catch {
-      throw new Mismatch(`${label}: ${who} did not answer JSON: ${text.slice(0, 300)}`)
-    }
-  }
-  if (!isDeepStrictEqual(parse(ours.text, 'ours'), parse(baseline.text, 'baseline'))) {
-    let at = 0
-    while (at < ours.text.length && ours.text[at] === baseline.text[at]) at++
-    throw new Mismatch(
-      `${label}: bodies differ (first difference at character ${at})\n` +
-        `  ours:     …${ours.text.slice(Math.max(0, at - 80), at + 120)}\n  baseline: …${baseline.text.slice(Math.max(0, at - 80), at + 120)}`,
-    )
-  }
-  if (ours.text !== baseline.text) throw new Mismatch(`${label}: same JSON value but the strings differ (key order or spacing)`)
-  return ours.text
-}
-
+/** The event page lists every set's latest live sessions, each with its photos. */
 function assertEventPage(text: string, seeded: Seeded): void {
   const page = JSON.parse(text) as { sets: { id: string; sessions: { id: string; photos: unknown[] }[] }[] }
-  if (page.sets.length !== SETS) throw new Mismatch(`event page: ${page.sets.length} sets, expected ${SETS}`)
+  if (page.sets.length !== SETS) throw new Broken(`event page: ${page.sets.length} sets, expected ${SETS}`)
   for (const set of page.sets) {
     const ids = set.sessions.map((session) => session.id)
     if (!isDeepStrictEqual(ids, seeded.expectedLive.get(set.id)))
-      throw new Mismatch(`event page: set ${set.id} does not list its latest ${LIVE_PER_SET} live sessions`)
+      throw new Broken(`event page: set ${set.id} does not list its latest ${LIVE_PER_SET} live sessions`)
     if (set.sessions.some((session) => session.photos.length !== PHOTOS_PER_SESSION))
-      throw new Mismatch(`event page: a session of set ${set.id} lacks photos`)
+      throw new Broken(`event page: a session of set ${set.id} lacks photos`)
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // The guest's page: GET /g/<sessionId>, checked, then weighed as a browser receives it
-
-class CheckFailed extends Error {}
 
 /** What a browser sends for a page. The compression of the answer is part of what a guest gets. */
 const PAGE_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8'
@@ -511,7 +484,7 @@ function rawGet(url: string, headers: Record<string, string>): Promise<RawAnswer
             text: decode(raw, res.headers['content-encoding']).toString('utf8'),
           })
         } catch (error) {
-          reject(new CheckFailed(`${url}: the body does not decode as its Content-Encoding says: ${String(error)}`))
+          reject(new Broken(`${url}: the body does not decode as its Content-Encoding says: ${String(error)}`))
         }
       })
     }).on('error', reject)
@@ -529,7 +502,7 @@ function decode(raw: Buffer, encoding: string | undefined): Buffer {
     case 'deflate':
       return inflateSync(raw)
     default:
-      throw new CheckFailed(`unexpected Content-Encoding ${encoding}`)
+      throw new Broken(`unexpected Content-Encoding ${encoding}`)
   }
 }
 
@@ -537,11 +510,11 @@ function decode(raw: Buffer, encoding: string | undefined): Buffer {
 function expectAnswer(label: string, answer: RawAnswer, status: number, type: RegExp): void {
   const contentType = answer.headers['content-type'] ?? ''
   if (answer.status !== status || !type.test(contentType)) {
-    throw new CheckFailed(`${label}: ${answer.status} ${contentType}, expected ${status} ${type.source}\n  ${answer.text.slice(0, 300)}`)
+    throw new Broken(`${label}: ${answer.status} ${contentType}, expected ${status} ${type.source}\n  ${answer.text.slice(0, 300)}`)
   }
   const length = answer.headers['content-length']
   if (length !== undefined && Number(length) !== answer.raw.length) {
-    throw new CheckFailed(`${label}: Content-Length ${length} but ${answer.raw.length} bytes received`)
+    throw new Broken(`${label}: Content-Length ${length} but ${answer.raw.length} bytes received`)
   }
 }
 
@@ -562,7 +535,7 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   expectAnswer('gallery page', page, 200, /^text\/html\b/)
   const html = page.text
   if (!/<body\b[^>]*\sdata-page="gallery"/.test(html))
-    throw new CheckFailed(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
+    throw new Broken(`gallery page: the body is not data-page="gallery"\n  ${html.slice(0, 300)}`)
   const imageTags = [...html.matchAll(/<img\b[^>]*>/g)].map((match) => match[0])
   const attribute = (tag: string, name: string) => {
     const value = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1]
@@ -571,7 +544,7 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   // The viewer's own <img> is the page's one image that is not a photo.
   const photos = imageTags.filter((tag) => attribute(tag, 'class') !== 'viewer-image')
   if (photos.length !== GALLERY_PHOTOS)
-    throw new CheckFailed(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
+    throw new Broken(`gallery page: ${photos.length} photo <img> (${imageTags.length} in all), expected ${GALLERY_PHOTOS}`)
   // Each photo: its second display copy as `src`, every copy in `srcset`, and its link the largest copy (never the full-size photo).
   const shown = photos.map((tag) => ({ src: attribute(tag, 'src'), srcset: attribute(tag, 'srcset') }))
   const expected = galleryPhotos.map((photo) => {
@@ -579,7 +552,7 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
     return { src: copies[Math.min(1, copies.length - 1)]?.url, srcset: copies.map((copy) => `${copy.url} ${copy.width}w`).join(', ') }
   })
   if (!isDeepStrictEqual(shown, expected)) {
-    throw new CheckFailed(
+    throw new Broken(
       `gallery page: its images are not the JSON route's photos' copies, in order\n  page: ${JSON.stringify(shown[0])}\n  JSON: ${JSON.stringify(expected[0])}`,
     )
   }
@@ -590,7 +563,7 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
       galleryPhotos.map((photo) => photo.copies?.at(-1)?.url),
     )
   )
-    throw new CheckFailed(
+    throw new Broken(
       `gallery page: its photos do not link to the JSON route's largest copies\n  page: ${links[0]}\n  JSON: ${galleryPhotos[0]?.copies?.at(-1)?.url}`,
     )
 
@@ -598,12 +571,12 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
   const plain = await rawGet(pageUrl, { accept: PAGE_ACCEPT })
   expectAnswer('gallery page without Accept-Encoding', plain, 200, /^text\/html\b/)
   if (plain.headers['content-encoding'] !== undefined)
-    throw new CheckFailed(`gallery page without Accept-Encoding: answered ${plain.headers['content-encoding']}`)
-  if (plain.text !== html) throw new CheckFailed('gallery page: the compressed answer does not decode to the uncompressed one')
+    throw new Broken(`gallery page without Accept-Encoding: answered ${plain.headers['content-encoding']}`)
+  if (plain.text !== html) throw new Broken('gallery page: the compressed answer does not decode to the uncompressed one')
 
   const missing = await rawGet(unknownUrl, browser)
   expectAnswer('unknown gallery page', missing, 404, /^text\/html\b/)
-  if (!/<body\b[^>]*\sdata-page="missing"/.test(missing.text)) throw new CheckFailed('unknown gallery page: not the "missing" page')
+  if (!/<body\b[^>]*\sdata-page="missing"/.test(missing.text)) throw new Broken('unknown gallery page: not the "missing" page')
 
   const files: PageFile[] = [
     {
@@ -631,8 +604,7 @@ async function checkAndWeighPage(pageUrl: string, unknownUrl: string, galleryPho
     })),
   ]
   for (const kind of ['CSS', 'JS'] as const) {
-    if (!linked.some((file) => file.kind === kind && file.href !== undefined))
-      throw new CheckFailed(`gallery page: it names no ${kind} file`)
+    if (!linked.some((file) => file.kind === kind && file.href !== undefined)) throw new Broken(`gallery page: it names no ${kind} file`)
   }
   for (const { kind, href, accept, type } of linked) {
     // An inline <script> costs nothing more: its bytes are in the HTML.
@@ -656,11 +628,11 @@ async function checkRevalidation(url: string): Promise<string> {
   const first = await fetch(url)
   await first.arrayBuffer()
   const etag = first.headers.get('etag')
-  if (first.status !== 200 || !etag) throw new CheckFailed(`${url}: ${first.status} without an ETag`)
+  if (first.status !== 200 || !etag) throw new Broken(`${url}: ${first.status} without an ETag`)
   const again = await fetch(url, { headers: { 'if-none-match': etag } })
   const body = await again.text()
   if (again.status !== 304 || again.headers.get('etag') !== etag || body !== '') {
-    throw new CheckFailed(
+    throw new Broken(
       `${url} with If-None-Match ${etag}: ${again.status}, ETag ${again.headers.get('etag')}, ${body.length} body characters; expected 304, the same ETag, no body`,
     )
   }
@@ -717,8 +689,8 @@ async function main(): Promise<void> {
   assertEventPage(eventPage, seeded)
   const gallery = await assertSameAnswers('gallery', oursBase + galleryPath, baseline.url + galleryPath)
   const galleryPhotos = (JSON.parse(gallery) as { photos: GalleryPhoto[] }).photos
-  if (galleryPhotos.length !== GALLERY_PHOTOS) throw new Mismatch(`gallery: expected ${GALLERY_PHOTOS} photos`)
-  if (galleryPhotos.some((photo) => photo.copies?.length !== 3)) throw new Mismatch('gallery: a photo without its three display copies')
+  if (galleryPhotos.length !== GALLERY_PHOTOS) throw new Broken(`gallery: expected ${GALLERY_PHOTOS} photos`)
+  if (galleryPhotos.some((photo) => photo.copies?.length !== 3)) throw new Broken('gallery: a photo without its three display copies')
   await assertSameAnswers('unknown event (404)', `${oursBase}/gallery/events/no-such-event`, `${baseline.url}/gallery/events/no-such-event`)
   await assertSameAnswers('unknown gallery (404)', `${oursBase}/gallery/${newId()}`, `${baseline.url}/gallery/${newId()}`)
   console.log(`identical answers: event page ${eventPage.length} bytes, gallery ${gallery.length} bytes, and both 404s`)
@@ -796,13 +768,4 @@ async function main(): Promise<void> {
   reportRows(rows)
 }
 
-try {
-  await main()
-} catch (error) {
-  process.exitCode = 1
-  if (error instanceof Mismatch) console.error(`\nABORTED: the two servers do not answer the same.\n${error.message}`)
-  else if (error instanceof CheckFailed) console.error(`\nABORTED: a check of the answers failed.\n${error.message}`)
-  else console.error('\nbenchmark failed:', error)
-} finally {
-  await cleanUp()
-}
+await runBenchmark(main)

@@ -22,50 +22,42 @@
  * - time to interactive, later start: the same tablet reloaded, its service worker serving the app
  *   (and the kept context showing before the service answers).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { availableParallelism, loadavg } from 'node:os'
 
-import { createLogger } from '@photobooth/server/logger'
 import { createEvent } from '@photobooth/server/modules/events/events.service'
-import { startServer } from '@photobooth/server/server'
 
-import { buildApps } from '../apps/build.js'
-import { launchChromium } from '../test/support/browser.js'
 import { reportRows, verdict, type Row } from './rows.js'
-import { benchSettings, Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import {
+  Broken,
+  cleanUpOnSignals,
+  emulate,
+  envNumber,
+  interactiveAt,
+  median,
+  runBenchmark,
+  startBrowserBench,
+  type Page,
+} from './support.js'
 
-const LOADS = Math.round(envNumber('BENCH_KIOSK_LOADS', 3, 1))
+// Quick mode: one load.
+const LOADS = Math.round(envNumber('BENCH_KIOSK_LOADS', 3, 1, 1))
 const TABLET = { viewport: { width: 1024, height: 768 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true }
 /** Lighthouse's `mobileSlow4G`, with the adjustments its DevTools throttling applies (×3.75 latency, ×0.9 throughput). */
 const SLOW_4G = { latencyMs: 150 * 3.75, downKbps: 1.6 * 1024 * 0.9, upKbps: 750 * 0.9, cpuSlowdown: 4 }
 const FIRST_LOAD_LIMIT = 60 * 1024
 const INTERACTIVE_LIMIT_S = 1.5
 
-type Browser = Awaited<ReturnType<typeof launchChromium>>
-type Page = Awaited<ReturnType<Browser['newPage']>>
+cleanUpOnSignals()
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-
-async function throttle(page: Page, cpuSlowdown = SLOW_4G.cpuSlowdown): Promise<void> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('Network.enable')
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: SLOW_4G.latencyMs,
-    downloadThroughput: (SLOW_4G.downKbps * 1024) / 8,
-    uploadThroughput: (SLOW_4G.upKbps * 1024) / 8,
+/** The tablet's slow 4G, and its CPU slowed `cpuSlowdown` times. */
+const throttle = (page: Page, cpuSlowdown = SLOW_4G.cpuSlowdown) =>
+  emulate(page, {
+    latencyMs: SLOW_4G.latencyMs,
+    downBytesPerSecond: (SLOW_4G.downKbps * 1024) / 8,
+    upBytesPerSecond: (SLOW_4G.upKbps * 1024) / 8,
     connectionType: 'cellular4g',
+    cpuSlowdown,
   })
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown })
-}
 
 /** Loads (or reloads) the kiosk and answers its time to interactive in ms, with what the page asked for. */
 async function interactive(page: Page, load: () => Promise<unknown>) {
@@ -81,16 +73,7 @@ async function interactive(page: Page, load: () => Promise<unknown>) {
   }
   page.on('response', onResponse)
   await load()
-  // A string: tsx's names for inner functions (`__name`) do not exist in the page.
-  const ms = await page.evaluate<number>(`new Promise((resolve) => {
-    const poll = () => {
-      const mark = performance.getEntriesByName('kiosk-interactive')[0]
-      const painted = performance.getEntriesByName('first-contentful-paint')[0]
-      if (mark && painted) resolve(Math.max(mark.startTime, painted.startTime))
-      else setTimeout(poll, 20)
-    }
-    poll()
-  })`)
+  const ms = await interactiveAt(page, 'kiosk-interactive')
   // The phone formatter follows the first screen: part of the first load's bytes.
   await page.waitForLoadState('networkidle')
   page.off('response', onResponse)
@@ -102,16 +85,7 @@ async function main() {
     `kiosk app benchmark: node ${process.version}; Chromium at ${TABLET.viewport.width}×${TABLET.viewport.height} ×${TABLET.deviceScaleFactor}, ` +
       `slow 4G (${SLOW_4G.latencyMs} ms, ${Math.round(SLOW_4G.downKbps)} kbps down, CPU ×${SLOW_4G.cpuSlowdown}), ${LOADS} loads per case`,
   )
-  buildApps({ staleOnly: true, only: ['kiosk'] })
-  const dataDir = await mkdtemp(join(tmpdir(), 'photobooth-kiosk-bench-'))
-  onCleanup('temp data folder', () => rm(dataDir, { recursive: true, force: true }))
-  const browser = await launchChromium()
-  onCleanup('Chromium', () => browser.close())
-  const running = await startServer({
-    settings: benchSettings(dataDir, await obtainDatabase(dataDir)),
-    logger: createLogger({ silent: true }),
-  })
-  onCleanup('the service', () => running.stop())
+  const { browser, running } = await startBrowserBench('kiosk')
   await createEvent(running.orm.em.fork(), {
     slug: 'bench-gala',
     name: 'Bench Gala',

@@ -26,22 +26,18 @@ import { startServer } from '@photobooth/server/server'
 import pg from 'pg'
 
 import { reportRows, verdict, type Row } from './rows.js'
-import { Broken, cleanUp, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { answerHolds, Broken, cleanUpOnSignals, envNumber, obtainDatabase, onCleanup, percentile, runBenchmark } from './support.js'
 
-const KIOSKS = Math.round(envNumber('BENCH_KIOSKS', 200, 1))
+// Quick mode: one burst of 50 kiosks.
+const KIOSKS = Math.round(envNumber('BENCH_KIOSKS', 200, 1, 50))
 const GUESTS = 12 // per registration: the most a session takes
-const ROUNDS = Math.round(envNumber('BENCH_KIOSK_ROUNDS', 5, 1)) // bursts, one after the other
+const ROUNDS = Math.round(envNumber('BENCH_KIOSK_ROUNDS', 5, 1, 1)) // bursts, one after the other
 /** People in the crowd: each round's KIOSKS × 12 guests are drawn from them, so each comes back ~2× a round. */
 const PEOPLE = Math.max(GUESTS, Math.round((KIOSKS * GUESTS) / 2))
 const CLIENT_IP_HEADER = 'X-Bench-Client-Ip'
 const PAUSE_MS = 500 // between rounds
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals()
 
 type Guest = { name: string; email?: string; phone?: string }
 type Request = { setId: string; ip: string; body: string }
@@ -112,8 +108,6 @@ function runClient(url: string, rounds: Request[][]): Promise<{ answers: Answer[
     worker.once('error', reject)
   })
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 async function main(): Promise<void> {
   console.log(
@@ -210,14 +204,24 @@ async function main(): Promise<void> {
       value: String(errors.length),
       figures: `${all.length} registrations (${where}), ${created} × 201; burst drained in ${roundMs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`,
       target: '0',
-      result: verdict(errors.length === 0),
+      result: verdict(
+        answerHolds(
+          errors.length === 0,
+          `${errors.length} of ${all.length} registrations not answered 201 (${[...new Set(errors.map((error) => error.status || 'no answer'))].join(', ')})`,
+        ),
+      ),
     },
     {
       row: `${KIOSKS} kiosks registering ${GUESTS} guests at once: duplicate customers`,
       value: String(duplicates),
       figures: `${duplicateEmails.rows[0]!.n} emails and ${duplicatePhones.rows[0]!.n} phones on more than one customer; ${customers} customers for ${guests} guests of a crowd of ${PEOPLE}; ${mislinked.rows[0]!.n} guests linked to a customer of neither their email nor their phone`,
       target: '0',
-      result: verdict(duplicates === 0 && mislinked.rows[0]!.n === 0),
+      result: verdict(
+        answerHolds(
+          duplicates === 0 && mislinked.rows[0]!.n === 0,
+          `${duplicates} duplicate customers, ${mislinked.rows[0]!.n} guests linked to a customer of neither their email nor their phone`,
+        ),
+      ),
     },
     {
       row: `${KIOSKS} kiosks registering ${GUESTS} guests at once: latency`,

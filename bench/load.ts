@@ -7,16 +7,17 @@ import { readFileSync } from 'node:fs'
 
 import autocannon, { type Result } from 'autocannon'
 
-import { envNumber } from './support.js'
+import { envNumber, mean, QUICK, sleep } from './support.js'
 import { verdict, type Row } from './rows.js'
 
-export const DURATION = envNumber('BENCH_DURATION', 10, 1) // seconds per measured run
-export const WARMUP = envNumber('BENCH_WARMUP', 3, 0) // seconds per target before measuring
-export const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1)) // measured runs per target, alternating order
+// Quick mode: one round of 1 s per target, no warm-up.
+export const DURATION = envNumber('BENCH_DURATION', 10, 1, 1) // seconds per measured run
+export const WARMUP = envNumber('BENCH_WARMUP', 3, 0, 0) // seconds per target before measuring
+export const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 2, 1, 1)) // measured runs per target, alternating order
 export const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 10, 1))
 // The load generator runs in worker threads so that it does not share the servers' event loop.
 export const WORKERS = Math.round(envNumber('BENCH_WORKERS', 1, 0))
-const SETTLE_MS = 1_000 // pause after each load run
+const SETTLE_MS = QUICK ? 200 : 1_000 // pause after each load run
 
 export const loadSettingsLine = () =>
   `${CONNECTIONS} connections, pipelining 1, warm-up ${WARMUP}s, ${ROUNDS} × ${DURATION}s per target, ` +
@@ -50,9 +51,6 @@ function mainThreadCpuMs(): number {
     return Number.NaN
   }
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 
 async function fire(target: Target, seconds: number): Promise<{ result: Result; cpuPerRequest: number }> {
   const cpuBefore = mainThreadCpuMs()

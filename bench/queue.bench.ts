@@ -24,9 +24,10 @@ import { createOfflineQueue } from '@photobooth/sdk/queue'
 import { fileStore } from '@photobooth/sdk/queue-file'
 
 import { reportRows, verdict } from './rows.js'
-import { benchSettings, Broken, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
+import { answerHolds, benchSettings, Broken, envNumber, obtainDatabase, onCleanup, runBenchmark } from './support.js'
 
-const QUEUED = Math.round(envNumber('BENCH_QUEUED', 200, 1))
+// Quick mode: 3 registrations (the pace lets one through every 1.2 s).
+const QUEUED = Math.round(envNumber('BENCH_QUEUED', 200, 1, 3))
 /** The queue's default pace. */
 const PER_MINUTE = 50
 
@@ -103,13 +104,18 @@ async function main(): Promise<void> {
   const tooMany = statuses.get(429) ?? 0
   // The pace allows one every 60/PER_MINUTE s, the first at once.
   const paced = ((QUEUED - 1) * 60) / PER_MINUTE
+  // Every registration once, in order, none refused: an answer, not a figure (quick mode breaks on it).
+  const answered = answerHolds(
+    duplicates === 0 && inOrder && tooMany === 0,
+    `${labels.length} sessions for ${QUEUED} queued, ${duplicates} duplicates, ${inOrder ? 'in order' : 'out of order'}, ${tooMany} answered 429`,
+  )
   reportRows([
     {
       row: `${QUEUED} queued registrations drained after an outage (SDK offline queue, file store, default pace ${PER_MINUTE}/min)`,
       value: `${seconds.toFixed(1)} s`,
       figures: `${labels.length} sessions, ${duplicates} duplicates, ${inOrder ? 'in order' : 'OUT OF ORDER'}; answers ${[...statuses].map(([status, count]) => `${status}×${count}`).join(', ')}; the pace's floor ${paced.toFixed(1)} s`,
       target: `0 duplicates, in order, no 429, ≤ ${(paced * 1.05 + 5).toFixed(0)} s`,
-      result: verdict(duplicates === 0 && inOrder && tooMany === 0 && seconds <= paced * 1.05 + 5),
+      result: verdict(answered && seconds <= paced * 1.05 + 5),
     },
   ])
 }

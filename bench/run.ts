@@ -3,6 +3,7 @@
  *
  *   pnpm bench                  # all of them; the table goes into bench/README.md
  *   pnpm bench gallery zip      # only those, in the order of BENCHES (README untouched)
+ *   pnpm bench --quick [names]  # quick mode, as CI runs it: every answer checked, one short round, nothing judged
  *   pnpm bench --list           # the names
  *
  * Each benchmark is `node --import tsx bench/<name>.bench.ts` with `BENCH_ROWS_FILE` set: it prints
@@ -10,6 +11,11 @@
  * runner then prints one markdown table of every row, and on a full run writes it into
  * bench/README.md between the `bench:table` markers. It exits 1 only when a benchmark broke (exited
  * non-zero: a crash, or a check of the answers that failed), never for a FAIL row.
+ *
+ * `--quick` sets `BENCH_QUICK=1` for every benchmark (bench/support.ts says what that changes), runs
+ * two at a time (`BENCH_JOBS`), each on a database of its own in one embedded PostgreSQL the runner
+ * starts (unless `DATABASE_URL` is given: then one at a time, on it), prints each one's output once
+ * it has ended, and never writes the README.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -17,7 +23,11 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { startEmbeddedPostgres } from '@photobooth/server/db/embedded-postgres'
+import pg from 'pg'
+
 import { formatTable, ROWS_FILE_VARIABLE, type Row } from './rows.js'
+import { envNumber, freePort, QUICK_VARIABLE } from './support.js'
 
 /**
  * The benchmarks, in the order they run. Adding one is one line here: its name (for
@@ -67,8 +77,10 @@ const END = '<!-- bench:table:end -->'
 type Outcome = { name: string; seconds: number; exit: string | undefined; rows: Row[] }
 type TableRow = { bench: string } & Omit<Row, 'result'> & { result: Row['result'] | 'BROKEN' }
 
+const quick = process.argv.includes('--quick')
+
 function parseArguments(): typeof BENCHES {
-  const names = process.argv.slice(2)
+  const names = process.argv.slice(2).filter((name) => name !== '--quick')
   if (names.includes('--list') || names.includes('-l')) {
     for (const bench of BENCHES) console.log(`${bench.name.padEnd(10)} bench/${bench.script}: ${bench.what}`)
     process.exit(0)
@@ -83,22 +95,37 @@ function parseArguments(): typeof BENCHES {
 
 let interrupted = false
 
-/** One benchmark in its own process; its rows come back through the rows file. */
-async function runOne(bench: (typeof BENCHES)[number], folder: string): Promise<Outcome> {
+/**
+ * One benchmark in its own process; its rows come back through the rows file. `env`: what it gets
+ * beside the runner's environment. `buffered`: its output is held and printed whole once it ends
+ * (benchmarks running side by side), else it goes straight through.
+ */
+async function runOne(
+  bench: (typeof BENCHES)[number],
+  folder: string,
+  { env = {}, buffered = false }: { env?: NodeJS.ProcessEnv; buffered?: boolean } = {},
+): Promise<Outcome> {
   const rowsFile = join(folder, `${bench.name}.jsonl`)
   writeFileSync(rowsFile, '')
   const started = performance.now()
-  console.log(`\n${'='.repeat(100)}\n== ${bench.name}: ${bench.what}\n== node --import tsx bench/${bench.script}\n${'='.repeat(100)}\n`)
+  const header = `\n${'='.repeat(100)}\n== ${bench.name}: ${bench.what}\n== node --import tsx bench/${bench.script}\n${'='.repeat(100)}\n`
+  if (buffered) console.log(`started ${bench.name}`)
+  else console.log(header)
+  let output = ''
   const exit = await new Promise<string | undefined>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join('bench', bench.script)], {
+    // The script beside this file: a copy of bench/ elsewhere runs its own.
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(bench.script, import.meta.url))], {
       cwd: root,
-      env: { ...process.env, [ROWS_FILE_VARIABLE]: rowsFile },
-      stdio: 'inherit',
+      env: { ...process.env, ...env, [ROWS_FILE_VARIABLE]: rowsFile },
+      stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     })
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.once('error', (error) => resolve(`did not start: ${error.message}`))
-    child.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : code === 0 ? undefined : `exited with code ${code}`))
+    child.once('close', (code, signal) => resolve(signal ? `killed by ${signal}` : code === 0 ? undefined : `exited with code ${code}`))
   })
   const seconds = (performance.now() - started) / 1000
+  if (buffered) console.log(`${header}\n${output.trimEnd()}\n\n== ${bench.name}: ${exit ?? 'done'} in ${duration(seconds)}`)
   const rows: Row[] = []
   for (const line of readFileSync(rowsFile, 'utf8').split('\n')) {
     if (line.trim() === '') continue
@@ -109,6 +136,70 @@ async function runOne(bench: (typeof BENCHES)[number], folder: string): Promise<
     }
   }
   return { name: bench.name, seconds, exit, rows }
+}
+
+/**
+ * Quick mode's database: one embedded PostgreSQL for the whole run (a cluster's start and stop cost
+ * each benchmark seconds), a database of its own for each benchmark. Undefined when `DATABASE_URL`
+ * is given: the benchmarks then use it, one at a time.
+ */
+async function sharedCluster(
+  folder: string,
+): Promise<{ databaseFor: (name: string) => Promise<string>; stop: () => Promise<void> } | undefined> {
+  if (process.env.DATABASE_URL) return undefined
+  const cluster = await startEmbeddedPostgres({ dataDir: join(folder, 'cluster'), port: await freePort(), database: 'photobooth_bench' })
+  const admin = new pg.Pool({ connectionString: cluster.url, max: 1 })
+  return {
+    databaseFor: async (name) => {
+      const database = `bench_${name.replace(/\W/g, '_')}`
+      await admin.query(`create database ${database}`)
+      const url = new URL(cluster.url)
+      url.pathname = `/${database}`
+      return url.href
+    },
+    stop: async () => {
+      await admin.end()
+      await cluster.stop()
+    },
+  }
+}
+
+/** Runs the benchmarks, `jobs` at a time, in order; each outcome in its benchmark's place. */
+async function runAll(selected: typeof BENCHES, folder: string): Promise<Outcome[]> {
+  if (!quick) {
+    const outcomes: Outcome[] = []
+    for (const bench of selected) {
+      if (interrupted) break
+      outcomes.push(await runOne(bench, folder))
+    }
+    return outcomes
+  }
+  const cluster = await sharedCluster(folder)
+  const jobs = cluster ? Math.round(envNumber('BENCH_JOBS', 2, 1)) : 1
+  console.log(
+    `quick mode: ${selected.length} benchmarks, ${jobs} at a time, ` +
+      (cluster ? 'each on a database of its own in one embedded PostgreSQL' : 'on DATABASE_URL'),
+  )
+  const outcomes: (Outcome | undefined)[] = selected.map(() => undefined)
+  let next = 0
+  try {
+    await Promise.all(
+      Array.from({ length: Math.min(jobs, selected.length) }, async () => {
+        while (next < selected.length && !interrupted) {
+          const index = next++
+          const bench = selected[index]!
+          const env: NodeJS.ProcessEnv = {
+            [QUICK_VARIABLE]: '1',
+            ...(cluster ? { DATABASE_URL: await cluster.databaseFor(bench.name) } : {}),
+          }
+          outcomes[index] = await runOne(bench, folder, { env, buffered: jobs > 1 })
+        }
+      }),
+    )
+  } finally {
+    await cluster?.stop()
+  }
+  return outcomes.filter((outcome) => outcome !== undefined)
 }
 
 const duration = (seconds: number) =>
@@ -144,12 +235,9 @@ async function main(): Promise<number> {
   const loadBefore = loadavg()[0]!
   const started = performance.now()
   const folder = mkdtempSync(join(tmpdir(), 'photobooth-bench-rows-'))
-  const outcomes: Outcome[] = []
+  let outcomes: Outcome[] = []
   try {
-    for (const bench of selected) {
-      if (interrupted) break
-      outcomes.push(await runOne(bench, folder))
-    }
+    outcomes = await runAll(selected, folder)
   } finally {
     rmSync(folder, { recursive: true, force: true })
   }
@@ -177,14 +265,15 @@ async function main(): Promise<number> {
     .join(', ')
   const timings = outcomes.map((outcome) => `${outcome.name} ${duration(outcome.seconds)}`).join(', ')
   const summary =
-    `${full ? 'Full run of `pnpm bench`' : `\`pnpm bench ${selected.map((bench) => bench.name).join(' ')}\``} on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
+    `${full ? `Full run of \`pnpm bench${quick ? ' --quick' : ''}\`` : `\`pnpm bench ${quick ? '--quick ' : ''}${selected.map((bench) => bench.name).join(' ')}\``} on ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
     `${machine()}; load average ${loadBefore.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end. It took ${duration(total)} (${timings}). ${counts}` +
     (broken.length > 0 ? `; broken: ${broken.map((outcome) => outcome.name).join(', ')}` : '') +
     (interrupted ? '; interrupted' : '') +
     '.'
 
   console.log(`\n${'='.repeat(100)}\n\n${summary}\n\n${table}`)
-  if (full && !interrupted && process.env.BENCH_README !== 'off') writeReadme(`${summary}\n\n${table}`)
+  // Quick mode's figures are of one short round: never the README's.
+  if (full && !quick && !interrupted && process.env.BENCH_README !== 'off') writeReadme(`${summary}\n\n${table}`)
   if (interrupted) return 130
   return broken.length > 0 ? 1 : 0
 }

@@ -22,10 +22,24 @@ import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 
 import { reportRows, verdict } from './rows.js'
-import { Broken, cleanUp, envNumber, freePort, httpStatus, obtainDatabase, onCleanup, runBenchmark, runToEnd } from './support.js'
+import {
+  baseEnvironment,
+  Broken,
+  cleanUpOnSignals,
+  envNumber,
+  freePort,
+  httpStatus,
+  obtainDatabase,
+  onCleanup,
+  QUICK,
+  runBenchmark,
+  runToEnd,
+  sleep,
+} from './support.js'
 
 const WARM_TARGET_S = 3
-const WARM_STARTS = Math.round(envNumber('BENCH_WARM_STARTS', 3, 1))
+// Quick mode: the cold start and one warm restart.
+const WARM_STARTS = Math.round(envNumber('BENCH_WARM_STARTS', 3, 1, 1))
 const READY_TIMEOUT_MS = 60_000
 const POLL_MS = 10
 /** Extra Node flags for the server (`--cpu-prof`, …), split on spaces. */
@@ -39,12 +53,7 @@ onCleanup('server processes', async () => {
   for (const child of children) child.kill('SIGKILL')
 })
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping…`)
-    void cleanUp().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals()
 
 type Start = { listeningS: number; readyS: number; stopS: number; log: string }
 
@@ -70,7 +79,7 @@ async function startAndStop(env: NodeJS.ProcessEnv, port: number): Promise<Start
     const answer = await httpStatus(`http://127.0.0.1:${port}/readyz`)
     if (answer !== undefined) listeningS ??= (performance.now() - started) / 1000
     if (answer === 200) readyS = (performance.now() - started) / 1000
-    else await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+    else await sleep(POLL_MS)
   }
   const stopping = performance.now()
   child.kill('SIGTERM')
@@ -103,9 +112,7 @@ async function main(): Promise<void> {
 
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    TMPDIR: process.env.TMPDIR,
+    ...baseEnvironment(),
     NODE_ENV: 'production',
     MODE: 'production',
     HOST: '127.0.0.1',
@@ -117,6 +124,8 @@ async function main(): Promise<void> {
     AUTH_SECRET: randomBytes(32).toString('base64url'),
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
+    // Quick mode: no 5 s for a load balancer to see /readyz fail before the drain (the stop's figure then leaves it out).
+    ...(QUICK ? { SHUTDOWN_DELAY_MS: '0' } : {}),
   }
 
   const cold = await startAndStop(env, port)

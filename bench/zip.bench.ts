@@ -31,7 +31,7 @@ import { storedZipSize } from '@photobooth/server/modules/gallery/stored-zip'
 import pg from 'pg'
 
 import { reportRows, verdict } from './rows.js'
-import { cleanUp, envNumber, inTransaction, obtainDatabase, onCleanup } from './support.js'
+import { cleanUp, cleanUpOnSignals, envNumber, inTransaction, median, obtainDatabase, onCleanup, sleep } from './support.js'
 import { cutDownload, download, type Download } from './zip/download.js'
 import {
   Broken,
@@ -48,9 +48,10 @@ import {
 // ---------------------------------------------------------------------------------------------
 // Parameters and targets
 
-const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1))
-const PHOTO_BYTES = Math.round(envNumber('BENCH_PHOTO_MIB', 5, 0.01) * MiB)
-const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1)) // rounds of one zip run and one run of each baseline
+// Quick mode: one round over a zip of 10 MiB (10 photos of 1 MiB).
+const PHOTOS = Math.round(envNumber('BENCH_PHOTOS', 200, 1, 10))
+const PHOTO_BYTES = Math.round(envNumber('BENCH_PHOTO_MIB', 5, 0.01, 1) * MiB)
+const ROUNDS = Math.round(envNumber('BENCH_ROUNDS', 3, 1, 1)) // rounds of one zip run and one run of each baseline
 const PAUSE_MS = 500 // between measured runs
 
 const TARGET_RSS_GROWTH = 64 * MiB
@@ -333,17 +334,11 @@ async function besideOthers<T extends { rss: RssReport }>(measure: () => Promise
   return { ...result, otherCores: Math.max(0, others) / wallMs }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 const mbPerSecond = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 const mib = (bytes: number) => (bytes / MiB).toFixed(1)
 const signedMib = (bytes: number) => `${bytes < 0 ? '' : '+'}${mib(bytes)}`
 const seconds = (ms: number) => (ms / 1000).toFixed(2)
 const cores = (value: number | undefined) => (value === undefined ? 'n/a' : value.toFixed(2))
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((cells) => cells[column]!.length)))
@@ -355,17 +350,10 @@ function printTable(header: string[], rows: string[][]): void {
 }
 
 async function main(): Promise<void> {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    // `on`, not `once`: tsx relays the signal a second time when this process is slow to
-    // acknowledge it, and with no listener left its hidden handler would exit mid-clean-up.
-    process.on(signal, () => {
-      if (interrupted) return
-      interrupted = true
-      cutDownload()
-      console.error(`\n${signal}: stopping…`)
-      void cleanUp().finally(() => process.exit(130))
-    })
-  }
+  cleanUpOnSignals(() => {
+    interrupted = true
+    cutDownload()
+  })
   console.log(
     `zip benchmark: node ${process.version}, ${availableParallelism()} cores, ${PHOTOS} photos × ${(PHOTO_BYTES / MiB).toFixed(2)} MiB, ` +
       `${ROUNDS} rounds of zip, zip of the full-size copies, read, pooled read and send, interleaved; load average ${loadavg()

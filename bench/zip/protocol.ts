@@ -43,6 +43,6 @@ export type CommandMessage = { id: number; command: Command; args: unknown }
 export type ReplyMessage = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string }
 
 /** The run cannot go on (a wrong answer, a wrong byte count): reported as ABORTED, exit code 1. */
-export class Broken extends Error {}
+export { Broken } from '../support.js'
 
 export const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000

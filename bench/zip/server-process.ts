@@ -17,10 +17,10 @@ import { sendChunks } from '@photobooth/server/modules/gallery/bytes-routes'
 import { ChunkPool, PooledFileStream } from '@photobooth/server/modules/storage/chunk-pool'
 import { startServer, type RunningServer } from '@photobooth/server/server'
 
+import { sleep } from '../support.js'
 import { cpuMs, MiB, type BaselineReport, type Command, type CommandMessage, type Commands, type Reader, type ReplyMessage, type RssReport, type RssWindow, type StartArgs } from './protocol.js'
 
 const SAMPLE_MS = 20 // RSS is sampled this often while armed (VmHWM is read as well)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * Peak resident set size over an armed window: sampled every SAMPLE_MS, and the kernel's own peak
