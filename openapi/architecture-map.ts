@@ -56,9 +56,26 @@ function importsOf(file: string): Map<string, string> {
     if (!from.startsWith('.')) continue
     const target = relative(root, resolve(root, dirname(file), from.replace(/\.js$/, '.ts')))
     const bindings = statement.importClause?.namedBindings
-    if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) imports.set(element.name.text, target)
+    if (!bindings || !ts.isNamedImports(bindings)) continue
+    const door = target.endsWith('/index.ts') ? reExportsOf(target) : undefined
+    for (const element of bindings.elements) {
+      const name = (element.propertyName ?? element.name).text
+      imports.set(element.name.text, door?.get(name) ?? target)
+    }
   }
   return imports
+}
+
+/** A module's front door (index.ts): each name it re-exports → the file that defines it. */
+function reExportsOf(file: string): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const statement of parse(file).statements) {
+    if (!ts.isExportDeclaration(statement) || !statement.moduleSpecifier || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const target = relative(root, resolve(root, dirname(file), statement.moduleSpecifier.text.replace(/\.js$/, '.ts')))
+    if (statement.exportClause && ts.isNamedExports(statement.exportClause))
+      for (const element of statement.exportClause.elements) found.set(element.name.text, target)
+  }
+  return found
 }
 
 /** Where domain functions live: the modules, not their routers, nor the HTTP plumbing. */

@@ -48,6 +48,7 @@ function edgeCodes(path: string, method: string, meta: EdgePolicy): Record<strin
     add(400, 'invalid_idempotency_key', ...(path.startsWith('/sets/') ? (['guessable_idempotency_key'] as const) : []))
     add(409, 'idempotency_in_flight')
     add(422, 'idempotency_key_reused')
+    add(410, 'gone')
   }
   if (path.startsWith('/booth/')) add(400, 'malformed_authorization')
   add(401, 'unauthorized')

@@ -11,7 +11,7 @@ import { NO_SUCH_EVENT, NO_SUCH_SET } from './modules/events/index.js'
 import { NO_SUCH_GALLERY } from './modules/gallery/index.js'
 import { NO_SUCH_PERSON } from './modules/people/index.js'
 import { NOT_SUPPRESSED } from './modules/messages/index.js'
-import { NO_SUCH_SESSION } from './modules/sessions/index.js'
+import { GONE, NO_SUCH_SESSION } from './modules/sessions/index.js'
 import type { OpenApiDocument } from './openapi.js'
 
 export type Procedure = {
@@ -129,6 +129,7 @@ const BY_CODE = new Map<string, CodedErrorBody>(
     SET_UP_TWO_FACTOR,
     unavailableBody('storage'),
     AUTH_UNTRUSTED_ORIGIN,
+    GONE,
     errorBody('malformed_request', 'Malformed request'),
   ]
     .reverse()

@@ -457,12 +457,15 @@ function documentGalleryValidators(document: OpenApiDocument): void {
 const KEY_ERRORS: Record<string, string> = {
   '409': 'A request with this `Idempotency-Key` is still running (after waiting 10 s for it): retry later with the same key.',
   '422': 'This `Idempotency-Key` was already used for a request to another route or with another body: nothing was done.',
+  '410':
+    "A retry with this `Idempotency-Key` of a request whose session was deleted since (by staff, the retention purge or a guest's erasure): nothing was made again.",
 }
 
 /**
  * `Idempotency-Key` (modules/idempotency): the optional header on every change of the kiosk, the booth
  * and staff, the `Idempotent-Replayed` header of a replayed answer, and the 422 (the key was used for
- * another request) and 409 (its first request is still running) it can answer.
+ * another request), 409 (its first request is still running) and 410 (the session its answer named
+ * was deleted since) it can answer.
  */
 function documentIdempotencyKeys(document: OpenApiDocument): void {
   const components = (document.components ??= {})

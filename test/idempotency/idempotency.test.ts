@@ -487,7 +487,7 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(stored)).not.toContain(password)
   })
 
-  it('when read, then every change of the kiosk, booth and staff takes Idempotency-Key, and no other operation does', async () => {
+  it('when read, then every change of the kiosk, booth and staff takes Idempotency-Key, and no other operation does; each lists the 409, 410 and 422 a key can answer', async () => {
     const document = JSON.parse(await readFile(resolve(import.meta.dirname, '../../openapi/openapi.json'), 'utf8'))
     const keyed: string[] = []
     for (const [path, item] of Object.entries<
@@ -496,7 +496,9 @@ describe('the OpenAPI document', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (!(operation.parameters ?? []).some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey')) continue
         keyed.push(`${method.toUpperCase()} ${path}`)
-        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '422']))
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '410', '422']))
+        // A replay whose session was deleted since is told so (FORGET_SESSIONS): the document says it can be.
+        expect(JSON.stringify(operation.responses['410'])).toContain('"enum":["gone"]')
         const success = Object.entries(operation.responses).find(([status]) => status.startsWith('2'))![1]
         expect(success.headers).toEqual({
           'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' },

@@ -1990,6 +1990,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -3390,6 +3414,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -3636,6 +3684,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -3859,6 +3931,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "session_not_active" | "session_claimed" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -4103,6 +4199,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -4339,6 +4459,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -4562,6 +4706,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "session_not_active" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -5484,6 +5652,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -5998,6 +6190,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -6383,6 +6599,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "slug_taken" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -7027,6 +7267,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -7285,6 +7549,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "active_sessions" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -7555,6 +7843,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "slug_taken" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -8186,6 +8498,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -8928,6 +9264,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -9538,6 +9898,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -9858,6 +10242,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -10127,6 +10535,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -10382,6 +10814,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -10633,6 +11089,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "concurrent_change" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -11051,6 +11531,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -11818,6 +12322,30 @@ export interface operations {
                 };
             };
             /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
+                    };
+                };
+            };
+            /**
              * @description The body is not `application/json` (a form post from another site, say), or has no Content-Type: `{ "error": "Unsupported Media Type: send application/json" }`. Nothing changed. Its `code`, one of:
              *
              *     - `unsupported_media_type`: A body of a media type the route does not take, or without one. Nothing changed.
@@ -12085,6 +12613,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "concurrent_change" | "last_owner" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -12464,6 +13016,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "own_two_factor_required" | "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };
@@ -13119,6 +13695,30 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] & {
                         /** @enum {string} */
                         code?: "idempotency_in_flight";
+                    };
+                };
+            };
+            /**
+             * @description Its `code`, one of:
+             *
+             *     - `gone`: A replay (the same `Idempotency-Key`) of a request whose session was deleted since, by staff, the retention purge or a guest’s erasure: nothing is made again. An offline queue drops the call.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again",
+                     *       "code": "gone"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] & {
+                        /** @enum {string} */
+                        code?: "gone";
                     };
                 };
             };

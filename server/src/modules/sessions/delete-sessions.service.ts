@@ -14,7 +14,7 @@ import { Session } from '../../db/entities/session.entity.js'
 export type DeletedCounts = { sessions: number; guests: number; photos: number }
 
 /** What a replay of a request whose session was deleted answers (FORGET_SESSIONS): gone, naming nothing. */
-const GONE = errorBody(
+export const GONE = errorBody(
   'gone',
   'What this request made has been deleted since (by staff, the retention purge or a guest’s request): it is not made again',
 )
