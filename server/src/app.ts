@@ -14,7 +14,6 @@ import { NOT_FOUND_BODY, sendError } from './http/answers.js'
 import { limitBody } from './http/body-limit.js'
 import { canonicalPath } from './http/canonical-path.js'
 import { edgePolicies, under } from './http/edge.js'
-import { healthRoutes } from './modules/operations/index.js'
 import { metricsRoute } from './http/metrics-route.js'
 import { crossOrigin, staffCrossOrigin } from './http/cross-origin.js'
 import { requestId } from './http/request-id.js'
@@ -31,7 +30,6 @@ import { eventLogoRoutes } from './modules/events/index.js'
 import { galleryPageRoutes, robotsTxt } from './modules/gallery-pages/index.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/index.js'
 import { createRateLimiter } from './modules/rate-limits/index.js'
-import { receiptRoutes } from './modules/webhooks/index.js'
 import { authRoutes, checkOrigin, staffAuthentication, staffGates, staffOf } from './modules/staff/index.js'
 import { photoBytesRoutes } from './modules/photo-bytes/index.js'
 import { router } from './router.js'
@@ -59,7 +57,6 @@ export function createApp(services: Services): Express {
   // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
   // on the routers that have one.
   app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()))
-  app.use(healthRoutes(services))
   if (services.config.metricsToken) app.use(metricsRoute(services.config.metricsToken, services.metrics))
   app.get('/openapi.json', openApiDocument(services))
   app.use(under('/docs', docsRoutes(services)))
@@ -81,7 +78,6 @@ export function createApp(services: Services): Express {
       }),
     ),
   )
-  app.use(under('/webhooks', receiptRoutes(services)))
   app.use(under('/gallery', galleryFileRoutes(services)))
   app.use(under('/gallery', galleryReads(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
@@ -149,8 +145,10 @@ function serveApi(services: Services): RequestHandler {
         return (em ??= services.orm.em.fork())
       },
     }
+    const request = toStandardLazyRequest(req, res)
+    context.request = { originalUrl: req.originalUrl, headers: req.headers, body: request.body }
     try {
-      const result = await handler.handle(toStandardLazyRequest(req, res), { context })
+      const result = await handler.handle(request, { context })
       if (!result.matched) return next()
       await send(res, result.response)
     } catch (error) {
@@ -162,14 +160,15 @@ function serveApi(services: Services): RequestHandler {
 /**
  * oRPC's answer, with a Content-Length when its body is JSON: oRPC's node adapter sends it chunked
  * after a separate writeHead, so a client cannot know its size ahead and the socket carries the chunk
- * framing too; with the length, Node sends the headers and the body in one piece. Any other body goes
- * oRPC's way.
+ * framing too; with the length, Node sends the headers and the body in one piece. A string that its
+ * procedure gave a text type (Twilio's TwiML) is sent as it is, not as a JSON string. Any other body
+ * goes oRPC's way.
  */
 async function send(res: Response, response: StandardResponse): Promise<void> {
   if (!isJsonValue(response.body)) return sendStandardResponse(res, response)
   if (res.writableEnded || res.destroyed) return
   const headers = { ...response.headers }
-  const body = toNodeHttpBody(response.body, headers) as string | undefined
+  const body = isText(response) ? (response.body as string) : (toNodeHttpBody(response.body, headers) as string | undefined)
   if (body !== undefined || !BODYLESS_STATUSES.has(response.status))
     headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body))
   res.writeHead(response.status, toNodeHttpHeaders(headers))
@@ -181,6 +180,7 @@ type StandardResponse = Parameters<typeof sendStandardResponse>[1]
 const isJsonValue = (body: unknown) =>
   typeof body !== 'object' || body === null || Array.isArray(body) || Object.getPrototypeOf(body) === Object.prototype
 const BODYLESS_STATUSES = new Set([204, 304])
+const isText = ({ body, headers }: StandardResponse) => typeof body === 'string' && /^text\//i.test(String(headers['content-type'] ?? ''))
 
 const notFound: RequestHandler = (_req, res) => sendError(res, 404, NOT_FOUND_BODY)
 

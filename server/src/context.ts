@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http'
+
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { LimitFunction } from 'p-limit'
 
@@ -57,4 +59,9 @@ export type AppContext = Services & {
   staff?: StaffCaller
   /** Headers to add to the answer (oRPC's ResponseHeadersPlugin). */
   resHeaders?: Headers
+  /**
+   * The request as sent, for what only it shows (a webhook's signature over its URL and form fields):
+   * its path and query, its headers, and its body as oRPC reads it (read once, the same value).
+   */
+  request?: { originalUrl: string; headers: IncomingHttpHeaders; body: () => Promise<unknown> }
 }

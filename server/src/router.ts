@@ -6,10 +6,12 @@ import { staffEventsRouter, staffSetsRouter } from './modules/staff-events/index
 import { galleryRouter } from './modules/gallery/index.js'
 import { kioskRouter } from './modules/kiosk/index.js'
 import { staffMembersRouter } from './modules/members/index.js'
+import { operationsRouter } from './modules/operations/index.js'
 import { staffPeopleRouter } from './modules/people/index.js'
 import { staffAuditRouter } from './modules/audit/index.js'
 import { staffSessionsRouter } from './modules/staff-sessions/index.js'
 import { trackingRouter } from './modules/tracking/index.js'
+import { webhooksRouter } from './modules/webhooks/index.js'
 import { api } from './orpc.js'
 
 /** Every JSON route, keyed as the contract is: each area's handlers are in its module's `*.router.ts` (docs/architecture.md maps them). */
@@ -19,6 +21,8 @@ export const router = api.router({
   booth: boothRouter,
   tracking: trackingRouter,
   contact: contactRouter,
+  operations: operationsRouter,
+  webhooks: webhooksRouter,
   staff: {
     events: staffEventsRouter,
     sets: staffSetsRouter,

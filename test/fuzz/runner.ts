@@ -4,7 +4,7 @@
  * failure, shrink it) and `surveyFuzz` (every failure class among the run's cases, each shrunk).
  */
 import fc from 'fast-check'
-import { formFields } from '@photobooth/server/modules/webhooks/receipts.routes'
+import { formFields } from '@photobooth/server/modules/webhooks/index'
 import twilio from 'twilio'
 
 import { TWILIO_TOKEN } from '../support/webhooks.js'

@@ -288,6 +288,17 @@ describe('Postmark webhooks', () => {
 })
 
 describe('Twilio callbacks', () => {
+  it('when a caller without the credentials sends a body the route would refuse, then it is refused for its credentials (401, 403), before its input is validated', async () => {
+    const unauthorized = await postmarkWebhook(app, { RecordType: 42 }, null)
+    expect(unauthorized.status).toBe(401)
+    expect(await unauthorized.json()).toEqual({ error: 'Webhook credentials required', code: 'unauthorized' })
+    for (const path of ['/webhooks/twilio/status', '/webhooks/twilio/inbound']) {
+      const forbidden = await twilioCallback(app, path, { MessageStatus: 'delivered' }, { token: 'another-account-token' })
+      expect(forbidden.status, path).toBe(403)
+      expect(await forbidden.json(), path).toEqual({ error: 'Twilio signature required', code: 'forbidden' })
+    }
+  })
+
   it('when an SMS is sent, then it asks for status callbacks at PUBLIC_URL with its message id; delivered marks it delivered, and a late "sent" changes nothing', async () => {
     const phone = newPhone()
     const { sessionId, messages } = await sentGallery({ phone })

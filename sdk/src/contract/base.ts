@@ -19,7 +19,9 @@ export const ValidationIssue = z.looseObject({
  * - `rateLimit`: at most `perMinute` requests a minute per client IP, counted in `bucket`;
  * - `textBody`: the body reaches the procedure as text whatever its declared type, cut at
  *   `maxBytes` of raw bytes with `tooLarge` (a status, the `error` text and its `code`) as the answer,
- *   and refused with the 400 `notText` (its `error` text and `code`) when its bytes are not UTF-8.
+ *   and refused with the 400 `notText` (its `error` text and `code`) when its bytes are not UTF-8;
+ * - `body`: a body limit of the route's own (the API's is 64 KB), `maxBytes` of raw bytes, and the
+ *   one 400 (`refused`: its `error` text and `code`) for a body over it, not UTF-8, or not of its media type.
  */
 export type EdgePolicy = {
   rateLimit?: { bucket: string; perMinute: number }
@@ -33,6 +35,7 @@ export type EdgePolicy = {
     tooLarge: { status: 400 | 413; error: string; code: ErrorCode }
     notText: { error: string; code: ErrorCode }
   }
+  body?: { maxBytes: number; refused: { error: string; code: ErrorCode } }
   /**
    * A staff route's least role (`STAFF_ROLES`: owner, then manager, then staff): a member below it
    * is answered 403 and nothing changes. Every staff route declares one (test/staff/roles.test.ts).

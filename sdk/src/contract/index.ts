@@ -27,7 +27,7 @@ const staff = {
 }
 
 /** What oRPC's handler serves, every JSON route: the server implements exactly this. */
-export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact, staff }
+export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact, staff, operations, webhooks }
 
 /**
  * The whole API, the files Express streams, Better Auth's sign-in routes and the health probes
@@ -37,8 +37,6 @@ export const contract = {
   ...servedContract,
   gallery: { ...gallery, ...galleryFiles },
   staff: { ...staff, events: { ...staffEvents, ...staffExports }, auth: staffAuth },
-  operations,
-  webhooks,
 }
 
 export type { EdgePolicy } from './base.js'

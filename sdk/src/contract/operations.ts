@@ -11,9 +11,8 @@ const NO_STORE: Record<string, OpenAPI.HeaderObject> = {
 }
 
 /**
- * For the load balancer and the orchestrator, answered by Express beside the API
- * (server/src/http/health.ts): no credential, never rate limited, never cached, nothing about anyone.
- * No input, so none of the API's 400s.
+ * For the load balancer and the orchestrator (server/src/modules/operations): no credential, never
+ * rate limited, never cached, nothing about anyone. No input, so none of the API's 400s.
  */
 export const operations = {
   live: oc

@@ -28,13 +28,20 @@ const FORGED: OpenAPI.ResponseObject = {
 }
 
 /**
+ * A bounce may carry the message's content (Postmark's "include content" option): a gallery-link
+ * email is a few kilobytes. Any body the route cannot take is the one `bad body`.
+ */
+const WEBHOOK_BODY = { body: { maxBytes: 256 * 1024, refused: { error: 'bad body', code: 'bad_body' } } } as const
+
+/**
  * The providers' delivery receipts (docs/guests-data.md): called by Postmark and Twilio, never by a
- * kiosk. Express answers them itself (server/src/modules/receipts): a signature is checked over the
- * request's exact URL and fields, which an oRPC procedure no longer sees. Not rate limited: a
- * provider sends bursts from a few addresses, and the credentials are the gate.
+ * kiosk (server/src/modules/webhooks). Twilio's signature is checked over the request's URL and form
+ * fields as sent, not over the input as parsed. Not rate limited: a provider sends bursts from a few
+ * addresses, and the credentials are the gate.
  */
 export const webhooks = {
   postmark: base
+    .meta(WEBHOOK_BODY)
     .route({
       method: 'POST',
       path: '/webhooks/postmark',
@@ -62,6 +69,7 @@ export const webhooks = {
     .output(Acknowledged),
 
   twilioStatus: base
+    .meta(WEBHOOK_BODY)
     .route({
       method: 'POST',
       path: '/webhooks/twilio/status',
@@ -78,6 +86,7 @@ export const webhooks = {
     .output(Acknowledged),
 
   twilioInbound: base
+    .meta(WEBHOOK_BODY)
     .route({
       method: 'POST',
       path: '/webhooks/twilio/inbound',

@@ -34,8 +34,11 @@ export function limitBody(req: IncomingMessage, res: ServerResponse, maxBytes: n
   })
 }
 
-/** The answers to a body over the limit, and to a text body that is not UTF-8. */
-type Refusals = { tooLarge: () => AppError; notText: () => AppError }
+/**
+ * The answers to a body over the limit, to a text body that is not UTF-8, and (when given) to one that
+ * does not parse as its media type (otherwise oRPC's own 400, `malformed_request`).
+ */
+type Refusals = { tooLarge: () => AppError; notText: () => AppError; unreadable?: () => AppError }
 
 async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes: number, refuse: Refusals) {
   const raw = await readLimited(req, maxBytes)
@@ -46,7 +49,23 @@ async function parseLimited(req: IncomingMessage, res: ServerResponse, maxBytes:
   }
   if (!isText(req.headers['content-type'], raw)) throw refuse.notText()
   // oRPC's own parser, by content type, over the bytes already read.
-  return toStandardBody(Object.assign(Readable.from(raw.length > 0 ? [raw] : []), { headers: req.headers }) as unknown as IncomingMessage)
+  const parsed = toStandardBody(
+    Object.assign(Readable.from(raw.length > 0 ? [raw] : []), { headers: req.headers }) as unknown as IncomingMessage,
+  )
+  const { unreadable } = refuse
+  return unreadable
+    ? parsed.catch(() => {
+        throw unreadable()
+      })
+    : parsed
+}
+
+/** A route's own body limit (its contract entry's `body` policy), with its one refusal for any body it cannot take. */
+export function limitedBody(maxBytes: number, refused: () => AppError): RequestHandler {
+  return (req, res, next) => {
+    limitBody(req, res, maxBytes, { tooLarge: refused, notText: refused, unreadable: refused })
+    next()
+  }
 }
 
 export const NOT_UTF8 = 'The body is not valid UTF-8'

@@ -5,7 +5,7 @@ import { Router, type RequestHandler } from 'express'
 import { AppError } from '../errors.js'
 import type { OpenApiDocument } from '../openapi.js'
 import { errorBody, sendError } from './answers.js'
-import { textBody } from './body-limit.js'
+import { limitedBody, textBody } from './body-limit.js'
 
 type Route = {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete'
@@ -123,6 +123,10 @@ export function edgePolicies(limit: (bucket: string, perMinute: number) => Reque
           notText: () => new AppError(notText.code, notText.error),
         }),
       )
+    }
+    if (policy.body) {
+      const { maxBytes, refused } = policy.body
+      handlers.push(limitedBody(maxBytes, () => new AppError(refused.code, refused.error)))
     }
     // Every route is registered, with a policy or without: its match names the request's route
     // pattern for the request log and the metrics (`req.route`, request-log.ts).

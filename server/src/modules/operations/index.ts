@@ -2,4 +2,4 @@
  * The operations module's front door: what other modules and the app may use. Anything not exported here is
  * the module's own (a lint rule, .dependency-cruiser.js, refuses a deep import from outside).
  */
-export { healthRoutes } from './health.js'
+export { operationsRouter } from './health.js'

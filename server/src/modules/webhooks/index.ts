@@ -2,4 +2,4 @@
  * The webhooks module's front door: what other modules and the app may use. Anything not exported here is
  * the module's own (a lint rule, .dependency-cruiser.js, refuses a deep import from outside).
  */
-export { receiptRoutes } from './receipts.routes.js'
+export { formFields, webhooksRouter } from './webhooks.router.js'
