@@ -4,9 +4,9 @@ import type { ORPCError } from '@orpc/server'
 import { ResponseHeadersPlugin } from '@orpc/server/plugins'
 import { sendStandardResponse, toNodeHttpBody, toNodeHttpHeaders, toStandardLazyRequest } from '@orpc/standard-server-node'
 import { genericErrorCode } from '@photobooth/sdk/contract'
-import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express'
+import express, { Router, type ErrorRequestHandler, type Express, type RequestHandler, type Response } from 'express'
 
-import { GALLERY_PAGES_PATH, KIOSK_APP_PATH } from './config.js'
+import { KIOSK_APP_PATH } from './config.js'
 import type { AppContext, Services } from './context.js'
 import { AppError, encodeErrorBody, errorBody, INTERNAL_ERROR_BODY } from './errors.js'
 import { noteOutage, outageOf, RETRY_AFTER_SECONDS, unavailableBody, unavailableError } from './outages.js'
@@ -25,77 +25,118 @@ import { boothAuthentication, boothOf } from './modules/booth-keys/index.js'
 import { docsRoutes } from './modules/docs/index.js'
 import { guestsCsvRoutes } from './modules/exports/index.js'
 import { KIOSK_APP } from './modules/kiosk/index.js'
-import { galleryFileRoutes, galleryReads, VersionCache } from './modules/gallery/index.js'
+import { galleryRoutes, VersionCache } from './modules/gallery/index.js'
 import { eventLogoRoutes } from './modules/events/index.js'
-import { galleryPageRoutes, robotsTxt } from './modules/gallery-pages/index.js'
+import { guestPages } from './modules/gallery-pages/index.js'
 import { idempotencyKeys, storeIdempotentAnswer } from './modules/idempotency/index.js'
 import { createRateLimiter } from './modules/rate-limits/index.js'
-import { authRoutes, checkOrigin, staffAuthentication, staffGates, staffOf } from './modules/staff/index.js'
+import { authRoutes, checkOrigin, type SignInRecorder, staffAuthentication, staffGates, staffOf } from './modules/staff/index.js'
 import { photoBytesRoutes } from './modules/photo-bytes/index.js'
 import { router } from './router.js'
 
 /** JSON bodies of the public routes are small: 12 guests fit in a few kilobytes. */
 const MAX_BODY_BYTES = 64 * 1024
 
-/** The HTTP app: the edge (http/), then who answers what, in order. */
+/**
+ * The HTTP app, a short list run top to bottom; each layer answers a request or passes it on. The
+ * order, once:
+ * 1. The edge, for every request: its path made canonical (every later layer sees the path oRPC
+ *    will), then the security headers (first of all answers: Express's own 404s and 500s carry them
+ *    too), a request id and the request's log line, CORS, and the one 404 for OPTIONS.
+ * 2. What is not the API (no contract entry): metrics, the document and its docs, the guests' pages,
+ *    the web apps. Before the policies: none of them has one.
+ * 3. The contract's edge policies (rate limits, media types, body limits), before anything reads a
+ *    body, whoever answers the route (http/edge.ts).
+ * 4. The public routes of the API that Express answers, each area from its module's front door, each
+ *    for the reason docs/architecture.md gives ("What Express answers"): Better Auth's sign-in, the
+ *    gallery (its reads and files), the photos' and logos' bytes.
+ * 5. Who calls: a booth's key for /booth, a staff session (with its audit trail, role gates and
+ *    Origin) for /staff; then, for an authenticated change, the gallery versions it moves and its
+ *    Idempotency-Key. A stranger neither empties the cache nor holds a key.
+ * 6. The staff's guest CSV (Express, once authenticated), then every other route: oRPC's handler.
+ * 7. The JSON 404 of any path nobody answered; the last resort for what was thrown.
+ */
 export function createApp(services: Services): Express {
   const limit = createRateLimiter(services.config.rateLimits, services.rateLimitCounts, services.metrics)
   const versions = new VersionCache(services.now)
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  app.use(canonicalPath)
-  // First, so that every answer carries the security headers, Express's own 404s and 500s included.
-  app.use(securityHeaders)
-  app.use(requestId(services.config.requestIdHeader))
-  app.use(requestLog(services.logger, services.metrics))
-  // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
-  if (services.config.corsOrigins.length > 0) app.use(crossOrigin(services.config.corsOrigins))
-  // The staff routes' CORS, with credentials, for the dashboards of TRUSTED_ORIGINS (none but the service's own by default).
-  const dashboards = services.config.staffAuth.trustedOrigins.filter((origin) => origin !== new URL(services.config.publicUrl).origin)
-  if (dashboards.length > 0) app.use(staffCrossOrigin(dashboards))
-  // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
-  // on the routers that have one.
-  app.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()))
-  if (services.config.metricsToken) app.use(metricsRoute(services.config.metricsToken, services.metrics))
-  app.get('/openapi.json', openApiDocument(services))
-  app.use(under('/docs', docsRoutes(services)))
-  app.use(under(GALLERY_PAGES_PATH, galleryPageRoutes(services, versions)))
-  app.get('/robots.txt', robotsTxt)
-  // The web apps of apps/*, from their builds: the kiosk at KIOSK_URL's default.
-  app.use(under(KIOSK_APP_PATH, staticApps(services, [KIOSK_APP])))
-  app.use(under('/console', staticApps(services, [{ path: '/console', package: '@photobooth/console' }])))
-  // Rate limits, media types and text bodies, as each route's contract entry declares them; /booth is not limited.
-  app.use(edgePolicies(limit, services.openApiDocument))
-  app.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
-  app.use(under('/api/auth', accountAuditTrail(services)))
-  app.use(
-    under(
-      '/api/auth',
-      authRoutes({
-        ...services,
-        recordSignIn: (req, res, member, action, targets) => auditSignIn(services, req, res, member, action, targets),
-      }),
-    ),
-  )
-  app.use(under('/gallery', galleryFileRoutes(services)))
-  app.use(under('/gallery', galleryReads(services, versions)))
+  app.use(edge(services)) // 1
+  app.use(outsideTheApi(services, versions)) // 2
+  app.use(edgePolicies(limit, services.openApiDocument)) // 3
+  app.use(under('/api/auth', staffSignIn(services, limit))) // 4
+  app.use(under('/gallery', galleryRoutes(services, versions)))
   app.use('/photos', photoBytesRoutes(services))
   app.use('/brand', eventLogoRoutes(services))
-  app.use('/booth', boothAuthentication(services))
-  // The audit trail records what a member asked, refusals of an untrusted origin included.
-  app.use('/staff', staffAuthentication(services), auditTrail(services), staffGates, checkOrigin(services.config.staffAuth.trustedOrigins))
-  // The booth's and staff's changes are what move a gallery's version (gallery-versions.ts); once
-  // authenticated, so that no stranger's request empties the cache.
-  app.use(['/booth', '/staff'], versions.dropOnChange)
-  // Idempotency-Key on the kiosk's, booth's and staff's changes: after authentication (a key is its
-  // caller's), before oRPC, which stores the answer through storeIdempotentAnswer.
-  app.use(idempotencyKeys(services, { maxBodyBytes: MAX_BODY_BYTES }))
-  app.use(under('/staff', guestsCsvRoutes(services)))
+  app.use(callers(services, versions)) // 5
+  app.use(under('/staff', guestsCsvRoutes(services))) // 6
   app.use(serveApi(services))
-  app.use(notFound)
+  app.use(notFound) // 7
   app.use(lastResort(services))
   return app
+}
+
+/** Every request's first layers (1 above). */
+function edge(services: Services): Router {
+  const router = Router()
+  router.use(canonicalPath, securityHeaders, requestId(services.config.requestIdHeader), requestLog(services.logger, services.metrics))
+  // The public routes' CORS for CORS_ORIGINS (none by default), their preflights included.
+  if (services.config.corsOrigins.length > 0) router.use(crossOrigin(services.config.corsOrigins))
+  // The staff routes' CORS, with credentials, for the dashboards of TRUSTED_ORIGINS (none but the service's own by default).
+  const dashboards = services.config.staffAuth.trustedOrigins.filter((origin) => origin !== new URL(services.config.publicUrl).origin)
+  if (dashboards.length > 0) router.use(staffCrossOrigin(dashboards))
+  // No other route answers OPTIONS: the same 404 everywhere, rather than Express's automatic answer
+  // on the routers that have one.
+  router.use((req, res, next) => (req.method === 'OPTIONS' ? notFound(req, res, next) : next()))
+  return router
+}
+
+/** What has no contract entry (2 above): metrics, the document and its docs, the guests' pages, the web apps of apps/*. */
+function outsideTheApi(services: Services, versions: VersionCache): Router {
+  const router = Router()
+  if (services.config.metricsToken) router.use(metricsRoute(services.config.metricsToken, services.metrics))
+  router.get('/openapi.json', openApiDocument(services))
+  router.use(under('/docs', docsRoutes(services)))
+  router.use(guestPages(services, versions))
+  // The kiosk at KIOSK_URL's default, the console at /console, from their builds.
+  router.use(under(KIOSK_APP_PATH, staticApps(services, [KIOSK_APP])))
+  router.use(under('/console', staticApps(services, [{ path: '/console', package: '@photobooth/console' }])))
+  return router
+}
+
+/**
+ * Better Auth's sign-in routes (contract: `staff.auth`), through its own handler (auth.routes.ts):
+ * signing in rate limited, and a member's own account changes and sign-ins in the audit trail
+ * (wired here: staff does not import audit).
+ */
+function staffSignIn(services: Services, limit: ReturnType<typeof createRateLimiter>): Router {
+  const router = Router()
+  router.post('/api/auth/sign-in/*rest', limit('sign-in', 10))
+  router.use(accountAuditTrail(services))
+  const recordSignIn: SignInRecorder = (req, res, member, action, targets) => auditSignIn(services, req, res, member, action, targets)
+  router.use(authRoutes({ ...services, recordSignIn }))
+  return router
+}
+
+/** Who calls, and what an authenticated change does before it is answered (5 above). */
+function callers(services: Services, versions: VersionCache): Router {
+  const router = Router()
+  router.use('/booth', boothAuthentication(services))
+  // The audit trail records what a member asked, refusals of an untrusted origin included.
+  router.use(
+    '/staff',
+    staffAuthentication(services),
+    auditTrail(services),
+    staffGates,
+    checkOrigin(services.config.staffAuth.trustedOrigins),
+  )
+  // The booth's and staff's changes are what move a gallery's version (gallery-versions.ts).
+  router.use(['/booth', '/staff'], versions.dropOnChange)
+  // Idempotency-Key on the kiosk's, booth's and staff's changes: after authentication (a key is its
+  // caller's), before oRPC, which stores the answer through storeIdempotentAnswer.
+  router.use(idempotencyKeys(services, { maxBodyBytes: MAX_BODY_BYTES }))
+  return router
 }
 
 /** The committed document, served pointing at this instance. */

@@ -3,7 +3,6 @@ import { staffBoothKeysRouter } from './modules/booth-keys/index.js'
 import { contactRouter } from './modules/contact/index.js'
 import { staffMessagesRouter } from './modules/messages/index.js'
 import { staffEventsRouter, staffSetsRouter } from './modules/staff-events/index.js'
-import { galleryRouter } from './modules/gallery/index.js'
 import { kioskRouter } from './modules/kiosk/index.js'
 import { staffMembersRouter } from './modules/members/index.js'
 import { operationsRouter } from './modules/operations/index.js'
@@ -17,7 +16,6 @@ import { api } from './orpc.js'
 /** Every JSON route, keyed as the contract is: each area's handlers are in its module's `*.router.ts` (docs/architecture.md maps them). */
 export const router = api.router({
   kiosk: kioskRouter,
-  gallery: galleryRouter,
   booth: boothRouter,
   tracking: trackingRouter,
   contact: contactRouter,

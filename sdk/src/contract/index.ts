@@ -26,17 +26,23 @@ const staff = {
   audit: staffAudit,
 }
 
-/** What oRPC's handler serves, every JSON route: the server implements exactly this. */
-export const servedContract = { kiosk, gallery, booth: boothContract, tracking, contact, staff, operations, webhooks }
-
 /**
- * The whole API, the files Express streams, Better Auth's sign-in routes and the health probes
- * included: the one source of the OpenAPI document and the SDK.
+ * What oRPC's handler serves: the server implements exactly this. The rest of the contract is
+ * answered by Express, each for a reason written in docs/architecture.md ("What Express answers"):
+ * the gallery's reads and files, the guests' CSV, Better Auth's sign-in routes.
  */
+export const servedContract = { kiosk, booth: boothContract, tracking, contact, staff, operations, webhooks }
+
+/** The whole API: the one source of the OpenAPI document and the SDK. */
 export const contract = {
-  ...servedContract,
+  kiosk,
   gallery: { ...gallery, ...galleryFiles },
+  booth: boothContract,
+  tracking,
+  contact,
   staff: { ...staff, events: { ...staffEvents, ...staffExports }, auth: staffAuth },
+  operations,
+  webhooks,
 }
 
 export type { EdgePolicy } from './base.js'

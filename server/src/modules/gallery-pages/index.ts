@@ -2,5 +2,4 @@
  * The gallery-pages module's front door: what other modules and the app may use. Anything not exported here is
  * the module's own (a lint rule, .dependency-cruiser.js, refuses a deep import from outside).
  */
-export { galleryPageRoutes } from './gallery-pages.routes.js'
-export { robotsTxt } from './robots.js'
+export { guestPages } from './guest-pages.routes.js'

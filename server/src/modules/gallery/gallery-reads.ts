@@ -1,40 +1,55 @@
+import { contract } from '@photobooth/sdk/contract'
 import { Router, type Request, type Response, type NextFunction } from 'express'
+import type { z } from 'zod'
 
 import type { AppContext, Services } from '../../context.js'
+import { AppError, encodeErrorBody } from '../../errors.js'
+import { sendError, sendInvalid } from '../../http/answers.js'
+import { expressPath } from '../../http/edge.js'
 import {
   answeredNotModified,
   GALLERY_CACHE_CONTROL,
-  GALLERY_KEY,
   readEventPageVersion,
   readGalleryVersion,
   type VersionCache,
 } from './gallery-versions.js'
 import { jsonTag, readEventPage, readGallery } from './gallery.service.js'
-import { outageOf } from '../../outages.js'
 
 type Version = readonly (string | number)[] | undefined
-type Read = (context: Pick<AppContext, 'em' | 'config'>, key: string) => Promise<{ body: unknown; etag: string; cacheControl?: string }>
+type Found = { body: unknown; etag: string; cacheControl?: string }
+type Procedure = { '~orpc': { inputSchema?: z.ZodType; route: { path?: string } } }
 
 /**
- * The two gallery reads, where they succeed, answered by Express: `If-None-Match` with a 304 from one
- * small query without building the body, and otherwise the JSON as oRPC would send it (the same
- * reader, ETag and caching; gallery.router.ts), without oRPC's serializer, which walks every object
- * of an answer already made of plain JSON: an event page holds 2,400 photos and 7,200 copies, and
- * the walk was a third of its cost (bench/README.md, `gallery`). Anything else (a key that names
- * nothing, an unknown or private gallery, a database that fails) goes on to oRPC, which answers it as
- * the contract says.
+ * The two gallery reads (contract: `gallery.getEventPage`, `gallery.getGallery`), answered by
+ * Express, the whole operation: their input validated by the contract's schema, `If-None-Match`
+ * answered 304 from one small query without building the body, the JSON written as it is, and a
+ * refusal (`no such gallery`, `invalid_cursor`, a schema failure) written by the one error writer in
+ * the shape oRPC gives every other route. Not oRPC's handler: its serializer walks every object of an
+ * answer already made of plain JSON (an event page holds 2,400 photos and 7,200 copies: the walk was
+ * a third of its cost, bench/README.md `gallery`), and a procedure cannot answer a 304. A database
+ * that is away, or a fault, goes to the app's last resort (503 with Retry-After, or 500, logged).
  */
 export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, versions: VersionCache): Router {
   const answer =
-    (key: string, readVersion: (context: Pick<AppContext, 'em'>, key: string) => Promise<Version>, read: Read) =>
+    <Input extends Record<string, unknown>>(
+      procedure: Procedure,
+      key: keyof Input & string,
+      readVersion: (context: Pick<AppContext, 'em'>, key: string) => Promise<Version>,
+      read: (context: Pick<AppContext, 'em' | 'config'>, input: Input) => Promise<Found>,
+    ) =>
     async (req: Request, res: Response, next: NextFunction) => {
-      const value = String(req.params[key])
-      // A set's next page (`?cursor=`) is oRPC's to answer: it is read, and its query validated, as the contract says.
-      if (!GALLERY_KEY.test(value) || Object.keys(req.query).length > 0) return next()
+      // As oRPC reads a GET's input: the query's fields, then the path's over them.
+      const parsed = procedure['~orpc'].inputSchema!.safeParse({ ...req.query, ...req.params })
+      if (!parsed.success) return sendInvalid(res, parsed.error.issues)
+      const input = parsed.data as Input
+      const value = String(input[key])
       try {
-        const version = () => versions.read(`${key}:${value}`, () => readVersion({ em: orm.em.fork() }, value))
-        if (await answeredNotModified(req, res, { version, tag: (current) => jsonTag(config, current) })) return
-        const found = await read({ em: orm.em.fork(), config }, value)
+        // A set's next page (`?cursor=`) is another answer than the page's version tags.
+        if (Object.keys(req.query).length === 0) {
+          const version = () => versions.read(`${key}:${value}`, () => readVersion({ em: orm.em.fork() }, value))
+          if (await answeredNotModified(req, res, { version, tag: (current) => jsonTag(config, current) })) return
+        }
+        const found = await read({ em: orm.em.fork(), config }, input)
         const body = JSON.stringify(found.body)
         res.writeHead(200, {
           'content-type': 'application/json',
@@ -44,20 +59,22 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
         })
         res.end(body)
       } catch (error) {
-        // A database that is away is answered now (503), not asked again by oRPC, which would double the wait.
-        if (outageOf(error)) return next(error)
-        // "No such gallery", or a fault: oRPC answers it as the contract says (and logs a fault).
-        next()
+        if (error instanceof AppError) return sendError(res, error.status, encodeErrorBody(error))
+        next(error)
       }
     }
   const router = Router()
   router.get(
-    '/gallery/events/:slug',
-    answer('slug', readEventPageVersion, (context, slug) => readEventPage(context, { slug })),
+    expressPath(contract.gallery.getEventPage),
+    answer<{ slug: string; cursor?: string }>(contract.gallery.getEventPage, 'slug', readEventPageVersion, (context, input) =>
+      readEventPage(context, input),
+    ),
   )
   router.get(
-    '/gallery/:sessionId',
-    answer('sessionId', readGalleryVersion, (context, sessionId) => readGallery(context, { sessionId })),
+    expressPath(contract.gallery.getGallery),
+    answer<{ sessionId: string }>(contract.gallery.getGallery, 'sessionId', readGalleryVersion, (context, input) =>
+      readGallery(context, input),
+    ),
   )
   return router
 }

@@ -4,7 +4,7 @@
  */
 export { AUTH_TABLES } from './auth-schema.js'
 export { resolveAuthSecret } from './auth-secret.js'
-export { authRoutes } from './auth.routes.js'
+export { authRoutes, type SignInRecorder } from './auth.routes.js'
 export { type AuthService, createAuth, type StaffAuth } from './auth.js'
 export { weakPasswordReason } from './password-strength.js'
 export { requireOwnerFor, roleOf, roleRefusal, type StaffRole } from './roles.js'
