@@ -327,3 +327,21 @@ export const houseRules = [
     },
   },
 ]
+
+/*
+ * Raw SQL runs through `run(em, QUERY, params)` (server/src/db/query.ts), which checks its rows against
+ * the query's schema: an `execute` with arguments (an entity manager's, a transaction's, a fork's)
+ * anywhere else in the server would read rows nothing checks. A query builder's `execute()` takes
+ * none, and passes. Tests may run their fixtures' SQL as they like.
+ */
+const QUERY_ROWS_MESSAGE =
+  'Run SQL with run(em, QUERY, params) from db/query.ts: a query(name, sql, rowSchema) of a *.queries.ts file, its rows checked (docs/architecture.md, "Raw queries\' rows are checked against their schema").'
+house.rules['query-rows'] = selectorRule('Raw SQL runs through db/query.ts, its rows checked against the query’s schema', [
+  { selector: "CallExpression[arguments.length>0] > MemberExpression.callee[property.name='execute']", message: QUERY_ROWS_MESSAGE },
+  { selector: "CallExpression[arguments.length>0] > MemberExpression.callee[property.value='execute']", message: QUERY_ROWS_MESSAGE },
+])
+houseRules.push({
+  files: ['server/src/**/*.ts'],
+  ignores: ['server/src/db/query.ts', 'server/src/**/*.test.ts'],
+  rules: { 'house/query-rows': 'error' },
+})

@@ -48,7 +48,7 @@ const SETS_PER_EVENT = 5
  * checks it against the statement the service really sent, so that a change of the service shows here.
  */
 let parameter = 0
-const KIOSK_CONTEXT_SQL = KIOSK_CONTEXT.replace(/\?/g, () => `$${++parameter}`)
+const KIOSK_CONTEXT_SQL = KIOSK_CONTEXT.sql.replace(/\?/g, () => `$${++parameter}`)
 
 cleanUpOnSignals()
 

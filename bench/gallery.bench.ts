@@ -262,7 +262,12 @@ async function seed(running: RunningServer, pool: pg.Pool): Promise<Seeded> {
 // The baseline: plain Express 5 + pg, the SQL of gallery.queries.ts
 
 // The very statements of gallery.queries.ts, so that both sides ask PostgreSQL the same things.
-const { eventWithSets: EVENT_SETS_SQL, liveSessions: LIVE_SESSIONS_SQL, gallery: GALLERY_SQL, photos: PHOTOS_SQL } = GALLERY_QUERIES
+const [EVENT_SETS_SQL, LIVE_SESSIONS_SQL, GALLERY_SQL, PHOTOS_SQL] = [
+  GALLERY_QUERIES.eventWithSets.sql,
+  GALLERY_QUERIES.liveSessions.sql,
+  GALLERY_QUERIES.gallery.sql,
+  GALLERY_QUERIES.photos.sql,
+]
 
 /** A `?` statement as pg takes it: numbered, an array value spread into a list, as knex does for the service. */
 function positional(sql: string, params: unknown[]): [string, unknown[]] {

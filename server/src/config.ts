@@ -6,6 +6,7 @@ import proxyaddr from 'proxy-addr'
 import { z } from 'zod'
 
 import { DEFAULT_DATABASE_TIMEOUTS, type DatabaseTimeouts } from './db/timeouts.js'
+import type { RowChecks } from './db/query.js'
 import { LOG_LEVELS, type LogLevel } from './logger.js'
 import type { ContactFormSource } from './modules/contact/index.js'
 import type { CopiesWorkerSettings } from './modules/photos/index.js'
@@ -82,6 +83,7 @@ const Environment = z
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(DEFAULT_DATABASE_TIMEOUTS.connectMs),
     DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(DEFAULT_DATABASE_TIMEOUTS.acquireMs),
     DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(DEFAULT_DATABASE_TIMEOUTS.statementMs),
+    ROW_CHECKS: z.enum(['every', 'first']).optional(),
     DATA_DIR: z.string().min(1).default('.data'),
     EMBEDDED_POSTGRES_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
     PUBLIC_URL: optionalUrl,
@@ -267,6 +269,8 @@ export type Config = {
   redisTimeoutMs: number
   /** How long anything waits on PostgreSQL (db/orm.ts). */
   databaseTimeouts: DatabaseTimeouts
+  /** How many rows of each raw query's result are checked against its schema (db/query.ts). */
+  rowChecks: RowChecks
   contact: ContactSettings
   /** The edge's request-id header, whose sane value becomes this request's id (`X-Request-Id`). */
   requestIdHeader: string
@@ -443,6 +447,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       acquireMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
       statementMs: e.DATABASE_TIMEOUT_MS,
     },
+    rowChecks: e.ROW_CHECKS ?? (development ? 'every' : 'first'),
     requestIdHeader: e.REQUEST_ID_HEADER,
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN,

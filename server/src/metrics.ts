@@ -5,6 +5,7 @@ import { BACKLOG_QUERY, type BacklogCount } from './metrics.queries.js'
 import type { Orm } from './db/orm.js'
 import { withTimeout } from './timeouts.js'
 import { CHANNELS } from './db/entities/outbox-message.entity.js'
+import { run } from './db/query.js'
 
 /**
  * Prometheus metrics of one instance (prom-client), on a registry of its own: served on
@@ -134,10 +135,7 @@ export function createMetrics({ orm }: { orm: Orm }) {
   async function readOutbox() {
     // One read at a time: while the database stalls, each scrape waits on the read already sent
     // rather than holding another connection of the pool until it answers.
-    reading ??= orm.em
-      .fork()
-      .execute<BacklogCount[]>(BACKLOG_QUERY)
-      .finally(() => (reading = undefined))
+    reading ??= run(orm.em.fork(), BACKLOG_QUERY).finally(() => (reading = undefined))
     const rows = await withTimeout(reading, OUTBOX_READ_TIMEOUT_MS).catch(() => undefined)
     // No figure rather than an old one: an alert on the outbox sees the series go, and the counter says why.
     outboxMessages.reset()

@@ -103,7 +103,7 @@ export async function startServer({ settings, logger, onQuery, now }: StartOptio
     databaseUrl = embedded.url
     logger.info('embedded PostgreSQL started', { dataDir: settings.dataDir, port: settings.embeddedPostgresPort })
   }
-  const orm = await openOrm(databaseUrl, { onQuery, timeouts: settings.databaseTimeouts, logger })
+  const orm = await openOrm(databaseUrl, { onQuery, timeouts: settings.databaseTimeouts, logger, rowChecks: settings.rowChecks })
   const metrics = createMetrics({ orm })
   const clock = now ?? (() => new Date())
   let redis: RedisCounts | undefined

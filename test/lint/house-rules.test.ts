@@ -24,9 +24,9 @@ async function refusals(file: string, code: string): Promise<string[]> {
 describe('the database rule', () => {
   it('when a service runs an inline SQL statement, then lint refuses it; the same statement in a *.queries.ts file passes', async () => {
     const inline = `export const touch = (em: { execute(sql: string): Promise<unknown> }) => em.execute('update event set updated_at = now() where id = 1')`
-    expect(await refusals('server/src/modules/events/touch.service.ts', inline)).toEqual([
-      expect.stringContaining('SQL lives in a *.queries.ts file'),
-    ])
+    expect(await refusals('server/src/modules/events/touch.service.ts', inline)).toEqual(
+      expect.arrayContaining([expect.stringContaining('SQL lives in a *.queries.ts file')]),
+    )
     expect(
       await refusals(
         'server/src/modules/events/touch.queries.ts',
@@ -289,5 +289,35 @@ describe('settings', () => {
     const rows = (await readFile(`${root}docs/configuration.md`, 'utf8')).split('\n').filter((line) => line.startsWith('| `'))
     const documented = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z0-9_]+)`/g)].map((match) => match[1]!)))
     expect(names.filter((name) => !documented.has(name))).toEqual([])
+  })
+})
+
+describe('the query rows rule', () => {
+  it('when server code runs SQL with an execute of its own, then lint refuses it; run(em, QUERY) and a query builder’s execute() pass, as do tests’ fixtures', async () => {
+    const file = 'server/src/modules/events/touch.service.ts'
+    for (const code of [
+      `import { TOUCH } from './touch.queries.js'\nexport const touch = (em: { execute(q: string): Promise<unknown[]> }) => em.execute(TOUCH)`,
+      `export const touch = (tx: { execute<T>(q: string, p: unknown[]): Promise<T[]> }, q: string) => tx.execute<{ id: string }>(q, [1])`,
+      `export const touch = (orm: { em: { fork(): { execute(q: string): Promise<unknown> } } }, q: string) => orm.em.fork().execute(q)`,
+      `export const touch = (em: { execute(q: string): Promise<unknown> }, q: string) => em['execute'](q)`,
+    ])
+      expect(await refusals(file, code), code).toEqual([expect.stringContaining('run(em, QUERY, params)')])
+    for (const code of [
+      `import { run } from '../../db/query.js'\nimport { TOUCH } from './touch.queries.js'\nexport const touch = (em: never) => run(em, TOUCH, [1])`,
+      `export const insert = (qb: { execute(): Promise<unknown> }) => qb.execute()`,
+    ])
+      expect(await refusals(file, code), code).toEqual([])
+    expect(
+      await refusals(
+        'server/src/db/query.ts',
+        `export const run = (em: { execute(q: string): Promise<unknown> }, q: string) => em.execute(q)`,
+      ),
+    ).toEqual([])
+    expect(
+      await refusals(
+        'test/kiosk/x.test.ts',
+        `export const seed = (em: { execute(q: string): Promise<unknown> }, q: string) => em.execute(q)`,
+      ),
+    ).toEqual([])
   })
 })

@@ -3,7 +3,8 @@
  * at once, and a guest opening any of their links first sees its first photo. Every session's first
  * photo is claimed before any session's second.
  */
-import { COPIES_QUERIES, type ClaimedPhoto } from '@photobooth/server/modules/photos/photo-copies.queries'
+import { run } from '@photobooth/server/db/query'
+import { COPIES_QUERIES } from '@photobooth/server/modules/photos/photo-copies.queries'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { scratchDatabases } from '../support/databases.js'
@@ -34,11 +35,11 @@ describe('the copies worker’s order', () => {
     const images = [makeJpeg(24, 16, 1), makeJpeg(16, 24, 2), makeJpeg(20, 20, 3)]
     const sessions: string[] = []
     for (let i = 0; i < 3; i++) sessions.push((await makeLiveGallery(app, { images })).sessionId)
-    const claimed = await app.orm.em.fork().execute<ClaimedPhoto[]>(COPIES_QUERIES.claim, [3, 60_000])
+    const claimed = await run(app.orm.em.fork(), COPIES_QUERIES.claim, [3, 60_000])
     expect(claimed.map((photo) => photo.position)).toEqual([1, 1, 1])
     expect(new Set(claimed.map((photo) => photo.session_id))).toEqual(new Set(sessions))
     // Then the rest, first come, first served, in gallery order.
-    const next = await app.orm.em.fork().execute<ClaimedPhoto[]>(COPIES_QUERIES.claim, [2, 60_000])
+    const next = await run(app.orm.em.fork(), COPIES_QUERIES.claim, [2, 60_000])
     // (An UPDATE … RETURNING answers in no set order: sorted here.)
     expect(next.map((photo) => [sessions.indexOf(photo.session_id), photo.position]).sort()).toEqual([
       [0, 2],

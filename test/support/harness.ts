@@ -48,7 +48,7 @@ async function leaveBucket(): Promise<void> {
  * another server's copies worker could not read its photos.
  */
 /** The copies worker's claim, up to its first parameter: how every statement of its polls begins. */
-const COPIES_CLAIM = COPIES_QUERIES.claim.slice(0, COPIES_QUERIES.claim.indexOf('?'))
+const COPIES_CLAIM = COPIES_QUERIES.claim.sql.slice(0, COPIES_QUERIES.claim.sql.indexOf('?'))
 
 export async function startTestServer(
   overrides: Partial<Settings> = {},

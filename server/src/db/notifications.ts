@@ -3,10 +3,12 @@ import pg from 'pg'
 
 import type { Logger } from '../logger.js'
 import { pgTimeouts, type DatabaseTimeouts } from './timeouts.js'
+import { NOTIFY } from './db.queries.js'
+import { run } from './query.js'
 
 /** Announces work on `channel` to the listeners of every instance; inside a transaction, at its commit. */
 export async function notify(tx: EntityManager, channel: string): Promise<void> {
-  await tx.execute('select pg_notify(?, ?)', [channel, ''])
+  await run(tx, NOTIFY, [channel, ''])
 }
 
 export type NotificationListener = { close(): Promise<void> }

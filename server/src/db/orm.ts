@@ -25,6 +25,7 @@ import { TrackingEventSchema } from './entities/tracking-event.entity.js'
 import { redact, type Logger } from '../logger.js'
 import { DEFAULT_DATABASE_TIMEOUTS, pgTimeouts, type DatabaseTimeouts } from './timeouts.js'
 import { lockFor } from './lock.js'
+import { setRowChecks, type RowChecks } from './query.js'
 import { BoothSchema } from './migrations/20261121-booth.js'
 import { InitialSchema } from './migrations/20261121-initial.js'
 import { PhotoEtagSchema } from './migrations/20261123-photo-etag.js'
@@ -77,11 +78,13 @@ export type OrmOptions = {
   timeouts?: DatabaseTimeouts
   /** Where the driver's own warnings go (knex: "Connection Error"); the log stream stays JSON. */
   logger?: Pick<Logger, 'warn'>
+  /** How many rows of each raw query `run` checks (db/query.ts): every one unless told. */
+  rowChecks?: RowChecks
 }
 
 export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Promise<Orm> {
-  const { onQuery, timeouts = DEFAULT_DATABASE_TIMEOUTS, logger } = options
-  return MikroORM.init({
+  const { onQuery, timeouts = DEFAULT_DATABASE_TIMEOUTS, logger, rowChecks = 'every' } = options
+  const orm = await MikroORM.init({
     driver: PostgreSqlDriver,
     clientUrl: databaseUrl,
     entities: [
@@ -157,6 +160,8 @@ export async function openOrm(databaseUrl: string, options: OrmOptions = {}): Pr
     },
     ...(onQuery ? { loggerFactory: (loggerOptions: LoggerOptions) => new ListeningLogger(loggerOptions, onQuery) } : {}),
   })
+  setRowChecks(orm, rowChecks)
+  return orm
 }
 
 /** Applies pending migrations, one instance at a time when several start together; answers their names. */

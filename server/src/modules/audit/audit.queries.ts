@@ -1,4 +1,7 @@
-import type { StaffRole } from '../staff/index.js'
+import { z } from 'zod'
+
+import { query } from '../../db/query.js'
+import { STAFF_ROLES } from '@photobooth/sdk/schemas'
 
 /** The audit trail's reads, as SQL (`?` placeholders, run through `em.execute`). */
 export const AUDIT_QUERIES = {
@@ -7,7 +10,9 @@ export const AUDIT_QUERIES = {
    * action, target id (any path parameter's value), since, until (timestamps), cursor (an event id),
    * most rows.
    */
-  list: `select a.id, floor(extract(epoch from a.at) * 1000)::float8 as at, a.member_id as "memberId", a.role, a.action,
+  list: query(
+    'audit.list',
+    `select a.id, floor(extract(epoch from a.at) * 1000)::float8 as at, a.member_id as "memberId", a.role, a.action,
                 a.targets, a.status, a.request_id as "requestId", a.source_ip as "sourceIp"
            from audit_event a
           where (?::text is null or a.member_id = ?)
@@ -18,16 +23,18 @@ export const AUDIT_QUERIES = {
             and (?::text is null or (a.at, a.id) < (select c.at, c.id from audit_event c where c.id = ?))
           order by a.at desc, a.id desc
           limit ?`,
+    z.strictObject({
+      id: z.string(),
+      at: z.number(),
+      memberId: z.string(),
+      role: z.enum(STAFF_ROLES),
+      action: z.string(),
+      targets: z.record(z.string(), z.string()),
+      status: z.number(),
+      requestId: z.string(),
+      sourceIp: z.string(),
+    }),
+  ),
 }
 
-export type AuditRow = {
-  id: string
-  at: number
-  memberId: string
-  role: StaffRole
-  action: string
-  targets: Record<string, string>
-  status: number
-  requestId: string
-  sourceIp: string
-}
+export type AuditRow = z.infer<typeof AUDIT_QUERIES.list.row>

@@ -1,7 +1,8 @@
 import type { AppContext, Services } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { AuditEvent } from '../../db/entities/audit-event.entity.js'
-import { AUDIT_QUERIES, type AuditRow } from './audit.queries.js'
+import { AUDIT_QUERIES } from './audit.queries.js'
+import { run } from '../../db/query.js'
 
 export type AuditQuery = {
   memberId?: string
@@ -20,7 +21,7 @@ export async function listAuditEvents({ em }: Pick<AppContext, 'em'>, query: Aud
   }
   const twice = (value: unknown) => [value ?? null, value ?? null]
   const at = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString())
-  const rows = await em.execute<AuditRow[]>(AUDIT_QUERIES.list, [
+  const rows = await run(em, AUDIT_QUERIES.list, [
     ...twice(query.memberId),
     ...twice(query.action),
     ...twice(query.targetId),

@@ -9,6 +9,7 @@ import { fullName } from '../common/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { CLAIM_QUERIES } from './claims.queries.js'
+import { run } from '../../db/query.js'
 
 /** Every event the booth's key covers (all, for an unscoped key) with its sets, newest start first: booths work private events too. */
 export async function listBoothEvents({ em, booth }: Pick<AppContext, 'em'> & { booth: BoothCaller }) {
@@ -41,9 +42,7 @@ export async function listQueue(
   const { em } = deps
   const set = await em.findOne(EventSet, setId)
   if (!set) throw new AppError('no_such_set', NO_SUCH_SET)
-  const held = (
-    await em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.heldByOthers, [setId, deps.now(), deps.booth.keyId, holder ?? ''])
-  ).map((row) => row.sessionId)
+  const held = (await run(em, CLAIM_QUERIES.heldByOthers, [setId, deps.now(), deps.booth.keyId, holder ?? ''])).map((row) => row.sessionId)
   const guests = await em.find(
     SessionGuest,
     { session: { set: setId, status: 'active', ...(held.length > 0 && { id: { $nin: held } }) } },

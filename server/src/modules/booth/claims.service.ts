@@ -7,6 +7,7 @@ import { requireActiveSession } from '../sessions/index.js'
 import { listQueue, readQueuedSession } from './booth-queue.service.js'
 import { CLAIM_QUERIES, type LiveClaimRow } from './claims.queries.js'
 import { SessionClaim } from '../../db/entities/session-claim.entity.js'
+import { run } from '../../db/query.js'
 
 type ClaimDeps = Pick<AppContext, 'em' | 'now'> & { booth: BoothCaller }
 type Claimant = { holder?: string | undefined; ttlSeconds: number }
@@ -28,11 +29,7 @@ const claimRow = (booth: BoothCaller, holder: string | undefined, now: Date, ttl
 export async function claimNextSession(deps: ClaimDeps, { setId, holder, ttlSeconds }: { setId: string } & Claimant) {
   for (let tries = 0; tries < CLAIM_TRIES; tries++) {
     const now = deps.now()
-    const [row] = await deps.em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.claimNext, [
-      setId,
-      now,
-      ...claimRow(deps.booth, holder, now, ttlSeconds),
-    ])
+    const [row] = await run(deps.em, CLAIM_QUERIES.claimNext, [setId, now, ...claimRow(deps.booth, holder, now, ttlSeconds)])
     if (row) return { session: await claimedSession(deps, row.sessionId) }
     // Nobody waits, or another booth's claim took the session this one read meanwhile: read again.
     const { sessions } = await listQueue(deps, { setId, holder: holder ?? '' })
@@ -45,10 +42,7 @@ export async function claimNextSession(deps: ClaimDeps, { setId, holder, ttlSeco
 export async function claimSession(deps: ClaimDeps, { sessionId, holder, ttlSeconds }: { sessionId: string } & Claimant) {
   await requireActiveSession(deps.em, sessionId)
   const now = deps.now()
-  const [row] = await deps.em.execute<{ sessionId: string }[]>(CLAIM_QUERIES.claim, [
-    sessionId,
-    ...claimRow(deps.booth, holder, now, ttlSeconds),
-  ])
+  const [row] = await run(deps.em, CLAIM_QUERIES.claim, [sessionId, ...claimRow(deps.booth, holder, now, ttlSeconds)])
   if (!row) throw await heldElsewhere(deps.em, sessionId)
   return claimedSession(deps, sessionId)
 }
@@ -70,7 +64,7 @@ export async function releaseSession(deps: ClaimDeps, { sessionId, holder }: { s
 export async function liveClaims(em: EntityManager, sessionIds: readonly string[], now: Date) {
   const claims = new Map<string, Omit<LiveClaimRow, 'sessionId' | 'holder'> & { holder: string | null }>()
   if (sessionIds.length === 0) return claims
-  for (const { sessionId, holder, ...claim } of await em.execute<LiveClaimRow[]>(CLAIM_QUERIES.live, [[...sessionIds], now]))
+  for (const { sessionId, holder, ...claim } of await run(em, CLAIM_QUERIES.live, [[...sessionIds], now]))
     claims.set(sessionId, { ...claim, holder: holder || null })
   return claims
 }

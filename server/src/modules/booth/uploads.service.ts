@@ -7,6 +7,7 @@ import { requireActiveSession } from '../sessions/index.js'
 import { requireStorage, sessionPrefix, UPLOAD_URL_TTL_SECONDS, type UploadTarget } from '../storage/index.js'
 import { UploadGrant } from '../../db/entities/upload-grant.entity.js'
 import { UPLOAD_GRANT_QUERIES } from './upload-grants.queries.js'
+import { run } from '../../db/query.js'
 
 /** Fresh keys under the session's own prefix, each with a presigned PUT that binds image/jpeg. */
 export async function createUploadTargets(
@@ -32,6 +33,6 @@ export async function createUploadTargets(
  */
 export async function revokedUploads(em: EntityManager, keys: readonly string[]): Promise<string[]> {
   if (keys.length === 0) return []
-  const rows = await em.execute<{ storageKey: string }[]>(UPLOAD_GRANT_QUERIES.revoked, [[...keys]])
+  const rows = await run(em, UPLOAD_GRANT_QUERIES.revoked, [[...keys]])
   return rows.map((row) => row.storageKey)
 }

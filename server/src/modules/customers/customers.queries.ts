@@ -1,3 +1,5 @@
+import { statement } from '../../db/query.js'
+
 /** The customers' statements that are not MikroORM's. `?` placeholders, run through `em.execute`. */
 
 /** The latest value of a column among the customer's remaining guest rows (`c`), with a condition of its own. */
@@ -14,7 +16,9 @@ const latest = (column: string, also = 'true') => `(
  * neither remain free, the old one stays rather than break the rule that a customer has one. Param:
  * the customer ids.
  */
-export const REBUILD_CUSTOMERS = `with n as (
+export const REBUILD_CUSTOMERS = statement(
+  'customers.rebuild',
+  `with n as (
          select c.id,
                 ${latest('email', 'not exists (select 1 from customer o where o.id <> c.id and lower(o.email) = lower(g.email))')} as email,
                 ${latest('phone', 'not exists (select 1 from customer o where o.id <> c.id and o.phone = g.phone)')} as phone,
@@ -29,4 +33,5 @@ export const REBUILD_CUSTOMERS = `with n as (
               first_name = coalesce(n.first_name, c.first_name),
               last_name = coalesce(n.last_name, c.last_name)
          from n
-        where c.id = n.id`
+        where c.id = n.id`,
+)

@@ -4,6 +4,7 @@ import sharp from 'sharp'
 
 import { AppError } from '../../errors.js'
 import type { BrandingText } from '../../db/entities/event.entity.js'
+import type { BrandingRow } from './events.queries.js'
 
 export type { Language } from '../../db/entities/event.entity.js'
 
@@ -65,13 +66,7 @@ export function brandingOf(event: BrandingColumns, publicUrl: string) {
   return Object.keys(given).length > 0 ? given : undefined
 }
 
-/** The columns a row read with SQL holds branding in (`branding`, `logo_hash`, `logo_width`, `logo_height`). */
-export type BrandingRow = {
-  branding: BrandingText | null
-  logo_hash: string | null
-  logo_width: number | null
-  logo_height: number | null
-}
+export type { BrandingRow }
 
 export const brandingOfRow = (eventId: string, row: BrandingRow, publicUrl: string) =>
   brandingOf(

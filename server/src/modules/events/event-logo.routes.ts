@@ -3,6 +3,7 @@ import { Router } from 'express'
 import type { Services } from '../../context.js'
 import { sendPlain } from '../../http/answers.js'
 import { EVENT_LOGO } from './events.queries.js'
+import { run } from '../../db/query.js'
 
 /** A logo's URL names its hash: a new logo is a new URL, so every cache may keep this one for a year. */
 const LOGO_CACHE_CONTROL = 'public, max-age=31536000, immutable'
@@ -19,7 +20,7 @@ export function eventLogoRoutes({ orm }: Pick<Services, 'orm'>): Router {
     const hash = LOGO_FILE.exec(req.params.file)?.[1]
     if (!hash) return sendPlain(res, 404)
     try {
-      const [row] = await orm.em.fork().execute<{ logo_png: Buffer | null }[]>(EVENT_LOGO, [req.params.eventId, hash])
+      const [row] = await run(orm.em.fork(), EVENT_LOGO, [req.params.eventId, hash])
       if (!row?.logo_png) return sendPlain(res, 404)
       res.set({
         'Content-Type': 'image/png',

@@ -7,6 +7,7 @@ export { DEMO, seedDemo } from './demo-event.js'
 export { eventLogoRoutes } from './event-logo.routes.js'
 export {
   BRANDING_COLUMNS,
+  BRANDING_ROW,
   KIOSK_CONTEXT,
   type KioskContextRow,
   REGISTRATION_RULES,

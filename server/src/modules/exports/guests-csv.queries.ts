@@ -1,3 +1,6 @@
+import { z } from 'zod'
+
+import { query, type Query } from '../../db/query.js'
 import { micros } from '../../db/sql.js'
 
 /**
@@ -6,23 +9,24 @@ import { micros } from '../../db/sql.js'
  * `?` placeholders, run through `em.execute`.
  */
 
-export type GuestRow = {
-  first_name: string
-  last_name: string
-  email: string | null
-  phone: string | null
-  label: string
-  session_id: string
-  position: number
-  created_us: number
-  registered_at: string
-  marketing_opt_in: boolean
-  listing_choice: boolean | null
-  privacy_notice_version: string | null
+const GUEST_ROW = z.strictObject({
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  label: z.string(),
+  session_id: z.string(),
+  position: z.number(),
+  created_us: z.number(),
+  registered_at: z.string(),
+  marketing_opt_in: z.boolean(),
+  listing_choice: z.boolean().nullable(),
+  privacy_notice_version: z.string().nullable(),
   /** The state of the guest's latest gallery-link message by email and by SMS, when one was queued. */
-  email_state: string | null
-  sms_state: string | null
-}
+  email_state: z.string().nullable(),
+  sms_state: z.string().nullable(),
+})
+export type GuestRow = z.infer<typeof GUEST_ROW>
 
 /** Where the previous page ended: its last guest's session (creation time, id) and position. */
 export type GuestKey = { createdUs: number; sessionId: string; position: number }
@@ -35,7 +39,7 @@ export type GuestKey = { createdUs: number; sessionId: string; position: number 
 const latestState = (channel: 'email' | 'sms') =>
   `(select m.status from outbox_message m where m.session_id = s.id and m.session_guest_id = g.id and m.channel = '${channel}' order by m.created_at desc limit 1)`
 
-export function guestPageQuery(eventId: string, after: GuestKey | undefined, limit: number): [string, unknown[]] {
+export function guestPageQuery(eventId: string, after: GuestKey | undefined, limit: number): [Query<GuestRow>, unknown[]] {
   const keyset = after ? `and (s.created_at, s.id, g.position) > (timestamptz 'epoch' + ?::float8 * interval '1 microsecond', ?, ?)` : ''
   const sql = `select g.first_name, g.last_name, g.email, g.phone, s.label, s.id as session_id, g.position,
               ${micros('s.created_at')} as created_us,
@@ -48,5 +52,5 @@ export function guestPageQuery(eventId: string, after: GuestKey | undefined, lim
         where st.event_id = ? and s.status <> 'cancelled' ${keyset}
         order by s.created_at, s.id, g.position
         limit ?`
-  return [sql, [eventId, ...(after ? [after.createdUs, after.sessionId, after.position] : []), limit]]
+  return [query('guestsCsv.page', sql, GUEST_ROW), [eventId, ...(after ? [after.createdUs, after.sessionId, after.position] : []), limit]]
 }

@@ -7,6 +7,7 @@ import { NO_SUCH_EVENT } from '../events/index.js'
 import { attachment } from '../gallery/index.js'
 import { fullName } from '../common/index.js'
 import { guestPageQuery, type GuestKey, type GuestRow } from './guests-csv.queries.js'
+import { run } from '../../db/query.js'
 
 /** Guests read and written per round trip: a few tens of kilobytes of CSV. */
 const PAGE_ROWS = 500
@@ -82,7 +83,7 @@ export async function exportGuestsCsv(
     yield Buffer.from(BYTE_ORDER_MARK + csvLine(HEADER))
     let after: GuestKey | undefined
     while (!signal.aborted) {
-      const rows = await em.execute<GuestRow[]>(...guestPageQuery(eventId, after, PAGE_ROWS))
+      const rows = await run(em, ...guestPageQuery(eventId, after, PAGE_ROWS))
       if (rows.length > 0) yield Buffer.from(rows.map(toLine).join(''))
       if (rows.length < PAGE_ROWS) return
       const last = rows.at(-1)!

@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context.js'
-import { brandingOfRow, type BrandingRow } from '../events/index.js'
+import { brandingOfRow } from '../events/index.js'
 import { GALLERY_QUERIES, readLiveGallery } from '../gallery/index.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'
 import type { PhotoState } from './gallery-pages.html.js'
+import { run } from '../../db/query.js'
 
 /** How the page shows a photo without copies: awaited while queued; never, for one they could not be made of (or from before copies). */
 const STATE_OF: Record<ImageStatus, PhotoState> = { queued: 'coming', ready: 'shown', failed: 'unavailable', legacy: 'unavailable' }
@@ -19,10 +20,7 @@ export const photoStates = (statuses: ReadonlyMap<string, ImageStatus>) =>
 export async function readGalleryPage(context: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
   const live = await readLiveGallery(context, sessionId)
   if (live) return { kind: 'live', ...live, states: photoStates(live.imageStatuses) } as const
-  const [session] = await context.em.execute<(BrandingRow & { status: string; event_id: string; event_name: string })[]>(
-    GALLERY_QUERIES.notLive,
-    [sessionId],
-  )
+  const [session] = await run(context.em, GALLERY_QUERIES.notLive, [sessionId])
   if (!session) return { kind: 'missing' } as const
   return session.status === 'active'
     ? ({

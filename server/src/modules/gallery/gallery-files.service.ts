@@ -9,6 +9,7 @@ import { ensureFullSize, fullSizeKey } from '../photos/index.js'
 import { recordTracking } from '../tracking/index.js'
 import { PHOTO_FILE_QUERIES, type PhotoFileRow } from './gallery.queries.js'
 import { storedZipSize, streamStoredZip } from './stored-zip.js'
+import { run } from '../../db/query.js'
 
 /** The headers of a found file; its bytes are opened, and the download counted, only for a GET (not a HEAD). */
 export type BytesAnswer = { headers: Record<string, string>; open: () => Promise<BytesBody> }
@@ -68,7 +69,7 @@ export type FileDeps = Pick<AppContext, 'em' | 'storage' | 'now' | 'imageLimit'>
 
 /** One photo of a live gallery, as an attachment; counted as a download. */
 export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { sessionId: string; photoId: string }): Promise<BytesAnswer> {
-  const [photo] = await deps.em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
+  const [photo] = await run(deps.em, PHOTO_FILE_QUERIES.one, [sessionId, photoId])
   if (!photo) throw notFound()
   const storage = requireStorage(deps.storage)
   const file = await photoFile(deps, storage, photo)
@@ -98,14 +99,15 @@ export async function downloadPhoto(deps: FileDeps, { sessionId, photoId }: { se
 
 /** Every photo of a live gallery in one stored zip, streamed; counted as a zip. */
 export async function downloadZip(deps: FileDeps, { sessionId }: { sessionId: string }): Promise<BytesAnswer> {
-  const photos = await deps.em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.all, [sessionId])
+  const photos = await run(deps.em, PHOTO_FILE_QUERIES.all, [sessionId])
   const first = photos[0]
   if (!first) throw notFound()
   const storage = requireStorage(deps.storage)
   const pool = new ChunkPool(ZIP_READ_BYTES)
   const files = await Promise.all(photos.map((photo) => photoFile(deps, storage, photo)))
   // Dated when the session was completed: the photos' own day, not the zip format's 1980.
-  const date = new Date(first.completed_at)
+  // (A session recorded completed without its time, as old rows may be: the epoch, as before the rows were checked.)
+  const date = new Date(first.completed_at ?? 0)
   const entries = photos.map((photo, index) => ({
     name: photoFileName(photo.label, photo.position, photos.length),
     size: files[index]!.expected.size,

@@ -4,6 +4,7 @@ import type { Request, RequestHandler, Response } from 'express'
 
 import type { AppContext } from '../../context.js'
 import { GALLERY_QUERIES, type EventVersionRow, type GalleryVersionRow } from './gallery.queries.js'
+import { run } from '../../db/query.js'
 
 /** A session id or an event slug as a gallery route can name one (the contract's `Id` shape): anything else names nothing, without a query. */
 export const GALLERY_KEY = /^[A-Za-z0-9_-]{1,64}$/
@@ -25,7 +26,8 @@ export function versionTag(...parts: readonly (string | number)[]): string {
 }
 
 export const galleryVersion = (row: GalleryVersionRow) => [
-  row.completed_us,
+  // A session completed without its time (nullable column) joins as nothing, as it always has.
+  row.completed_us ?? '',
   row.event_updated_us,
   row.images_settled,
   row.copies_coming ? MAKING : READY,
@@ -45,13 +47,13 @@ export const eventPageVersion = (row: EventVersionRow) => [row.updated_us, row.l
 
 /** A live gallery's version; absent unless live. */
 export async function readGalleryVersion({ em }: Pick<AppContext, 'em'>, sessionId: string) {
-  const [row] = await em.execute<GalleryVersionRow[]>(GALLERY_QUERIES.galleryVersion, [sessionId])
+  const [row] = await run(em, GALLERY_QUERIES.galleryVersion, [sessionId])
   return row && galleryVersion(row)
 }
 
 /** A public event page's version; absent for an unknown or private event. */
 export async function readEventPageVersion({ em }: Pick<AppContext, 'em'>, slug: string) {
-  const [row] = await em.execute<EventVersionRow[]>(GALLERY_QUERIES.eventVersion, [slug])
+  const [row] = await run(em, GALLERY_QUERIES.eventVersion, [slug])
   return row && !row.is_private ? eventPageVersion(row) : undefined
 }
 

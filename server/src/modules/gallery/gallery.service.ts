@@ -6,18 +6,12 @@ import { groupBy } from '../../db/group.js'
 import { decodePageCursor, encodePageCursor } from '../../db/page-cursor.js'
 import { AppError } from '../../errors.js'
 import { brandingOfRow, NO_SUCH_EVENT } from '../events/index.js'
-import {
-  GALLERY_QUERIES,
-  SESSIONS_PER_SET,
-  type EventWithSetsRow,
-  type GalleryRow,
-  type LiveSessionRow,
-  type PhotoRow,
-} from './gallery.queries.js'
+import { GALLERY_QUERIES, SESSIONS_PER_SET, type LiveSessionRow, type PhotoRow } from './gallery.queries.js'
 import { cacheControlOf, eventPageVersion, galleryVersion, versionTag } from './gallery-versions.js'
 import { displayCopyKey, fullSizeKey, PREVIEW, previewKey } from '../photos/index.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'
 import { photoUrl } from './photo-url.js'
+import { run } from '../../db/query.js'
 
 type Photo = {
   id: string
@@ -60,13 +54,13 @@ export const INVALID_PAGE_CURSOR = 'Invalid cursor: pass the nextCursor of a set
  */
 export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' | 'config'>, slug: string, cursor?: string) {
   const after = cursor === undefined ? undefined : decodeCursor(cursor)
-  const sets = await em.execute<EventWithSetsRow[]>(GALLERY_QUERIES.eventWithSets, [slug])
+  const sets = await run(em, GALLERY_QUERIES.eventWithSets, [slug])
   const event = sets[0]
   if (!event || event.is_private) return undefined
 
   const sessions = after
-    ? await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.moreSessions, [event.id, after.setId, after.createdUs, after.id])
-    : await em.execute<LiveSessionRow[]>(GALLERY_QUERIES.liveSessions, [event.id])
+    ? await run(em, GALLERY_QUERIES.moreSessions, [event.id, after.setId, after.createdUs, after.id])
+    : await run(em, GALLERY_QUERIES.liveSessions, [event.id])
   const { photos, previews, statuses } = await readPhotos(
     em,
     sessions.map((session) => session.id),
@@ -87,8 +81,8 @@ export async function readPublicEventPage({ em, config }: Pick<AppContext, 'em' 
         const shown = listed.slice(0, SESSIONS_PER_SET)
         return {
           id: row.set_id!,
-          slug: row.set_slug,
-          name: row.set_name,
+          slug: row.set_slug!,
+          name: row.set_name!,
           sessions: shown.map((session) => {
             const preview = previews.get(session.id)
             return {
@@ -125,7 +119,7 @@ export const jsonTag = (config: AppContext['config'], version: readonly (string 
  * shapes it, and the recorded size of its photos (what "Download all" will weigh); absent unless live.
  */
 export async function readLiveGallery({ em, config }: Pick<AppContext, 'em' | 'config'>, sessionId: string) {
-  const [session] = await em.execute<GalleryRow[]>(GALLERY_QUERIES.gallery, [sessionId])
+  const [session] = await run(em, GALLERY_QUERIES.gallery, [sessionId])
   if (!session) return undefined
   const { photos, bytes, previews, statuses } = await readPhotos(em, [session.id], config.cdnUrl)
   const preview = previews.get(session.id)
@@ -165,7 +159,7 @@ async function readPhotos(em: AppContext['em'], sessionIds: string[], cdnUrl: st
   const previews = new Map<string, { url: string; width: 1200; height: 630; type: 'image/jpeg' }>()
   const statuses = new Map<string, ImageStatus>()
   if (sessionIds.length === 0) return { photos, bytes, previews, statuses }
-  const rows = await em.execute<PhotoRow[]>(GALLERY_QUERIES.photos, [sessionIds])
+  const rows = await run(em, GALLERY_QUERIES.photos, [sessionIds])
   for (const [sessionId, group] of groupBy(rows, (row) => row.session_id)) {
     photos.set(
       sessionId,

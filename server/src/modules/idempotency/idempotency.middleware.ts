@@ -14,7 +14,8 @@ import { routesOf } from '../../http/edge.js'
 import { boothOf } from '../booth-keys/index.js'
 import { staffOf } from '../staff/index.js'
 import { REPLAYED_HEADER, takesIdempotencyKey } from './idempotency-routes.js'
-import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type ClaimRow, type KeyRow } from './idempotency.queries.js'
+import { CLAIM, FIND, FINISH, PRUNE, RELEASE, RENEW, type KeyRow } from './idempotency.queries.js'
+import { run } from '../../db/query.js'
 
 /*
  * Retries and idempotency keys (docs/api.md, "Retries and idempotency keys").
@@ -180,18 +181,9 @@ export function idempotencyKeys(
     for (;;) {
       const at = now()
       const owner = randomBytes(16).toString('base64url')
-      const claimed = await em.execute<ClaimRow[]>(CLAIM, [
-        scope,
-        key,
-        owner,
-        request,
-        bodyHash,
-        at,
-        later(at, KEY_TTL_MS),
-        later(at, LEASE_MS),
-      ])
+      const claimed = await run(em, CLAIM, [scope, key, owner, request, bodyHash, at, later(at, KEY_TTL_MS), later(at, LEASE_MS)])
       if (claimed.length > 0) return { kind: 'owner', id, owner } as const
-      const [row] = await em.execute<KeyRow[]>(FIND, [scope, key, at])
+      const [row] = await run(em, FIND, [scope, key, at])
       if (row?.request !== undefined && row.request !== request)
         return { kind: 'refused', status: 422, body: KEY_USED_ON_ANOTHER_ROUTE } as const
       if (row !== undefined && row.body_hash !== bodyHash)
@@ -206,7 +198,7 @@ export function idempotencyKeys(
 
   function startClaim(em: EntityManager, scope: string, key: string, id: string, owner: string): Claim {
     const renew = setInterval(() => {
-      em.execute(RENEW, [later(now(), LEASE_MS), scope, key, owner]).catch((error: unknown) =>
+      run(em, RENEW, [later(now(), LEASE_MS), scope, key, owner]).catch((error: unknown) =>
         logger.error('idempotency key lease could not be renewed', error),
       )
     }, RENEW_EVERY_MS)
@@ -220,8 +212,8 @@ export function idempotencyKeys(
         clearInterval(renew)
         const answer = result?.matched ? storable(result.response) : undefined
         try {
-          if (answer) await em.execute(FINISH, [answer.status, answer.contentType ?? null, answer.body, scope, key, owner])
-          else await em.execute(RELEASE, [scope, key, owner])
+          if (answer) await run(em, FINISH, [answer.status, answer.contentType ?? null, answer.body, scope, key, owner])
+          else await run(em, RELEASE, [scope, key, owner])
         } catch (error) {
           // The answer is still sent; the row stays `running` until its lease passes.
           logger.error('idempotency key could not be settled', error)
@@ -293,7 +285,7 @@ export function idempotencyKeys(
 
 /** Deletes the keys expired at `at`: at start (server.ts), and hourly from the middleware. */
 export async function pruneExpiredKeys(em: EntityManager, at: Date): Promise<void> {
-  await em.execute(PRUNE, [at])
+  await run(em, PRUNE, [at])
 }
 
 function replay(res: Response, row: KeyRow): void {

@@ -1,3 +1,7 @@
+import { z } from 'zod'
+
+import { query, statement } from '../../db/query.js'
+
 /**
  * The idempotency keys' SQL (`?` placeholders, run through `em.execute`). Every statement is one
  * autocommitted round trip: a claim must be visible to the other instances at once, not at the end of
@@ -12,7 +16,9 @@
  * would have without a key). Parameters: scope, key, owner, request, body hash, now, expires at,
  * locked until.
  */
-export const CLAIM = `insert into idempotency_key as k (scope, key, owner, request, body_hash, state, created_at, expires_at, locked_until)
+export const CLAIM = query(
+  'idempotency.claim',
+  `insert into idempotency_key as k (scope, key, owner, request, body_hash, state, created_at, expires_at, locked_until)
   values (?, ?, ?, ?, ?, 'running', ?, ?, ?)
   on conflict (scope, key) do update
      set owner = excluded.owner, request = excluded.request, body_hash = excluded.body_hash, state = 'running',
@@ -20,36 +26,49 @@ export const CLAIM = `insert into idempotency_key as k (scope, key, owner, reque
          created_at = excluded.created_at, expires_at = excluded.expires_at, locked_until = excluded.locked_until
    where k.expires_at <= excluded.created_at
       or (k.state = 'running' and k.locked_until <= excluded.created_at and k.request = excluded.request and k.body_hash = excluded.body_hash)
-  returning owner`
-
-export type ClaimRow = { owner: string }
+  returning owner`,
+  z.strictObject({ owner: z.string() }),
+)
 
 /** The live row of a key (expired rows are ignored). Parameters: scope, key, now. */
-export const FIND = `select request, body_hash, state, status, content_type, body
+export const FIND = query(
+  'idempotency.find',
+  `select request, body_hash, state, status, content_type, body
     from idempotency_key
-   where scope = ? and key = ? and expires_at > ?`
+   where scope = ? and key = ? and expires_at > ?`,
+  z.strictObject({
+    request: z.string(),
+    body_hash: z.string(),
+    state: z.enum(['running', 'done']),
+    status: z.number().nullable(),
+    content_type: z.string().nullable(),
+    body: z.instanceof(Buffer).nullable(),
+  }),
+)
 
-export type KeyRow = {
-  request: string
-  body_hash: string
-  state: 'running' | 'done'
-  status: number | null
-  content_type: string | null
-  body: Buffer | null
-}
+export type KeyRow = z.infer<typeof FIND.row>
 
 /** The owner stores its answer. Parameters: status, content type, body, scope, key, owner. */
-export const FINISH = `update idempotency_key set state = 'done', status = ?, content_type = ?, body = ?
-   where scope = ? and key = ? and owner = ? and state = 'running'`
+export const FINISH = statement(
+  'idempotency.finish',
+  `update idempotency_key set state = 'done', status = ?, content_type = ?, body = ?
+   where scope = ? and key = ? and owner = ? and state = 'running'`,
+)
 
 /** The owner gives the key up (a 5xx, an answer not stored): a retry runs again. Parameters: scope, key, owner. */
-export const RELEASE = `delete from idempotency_key where scope = ? and key = ? and owner = ? and state = 'running'`
+export const RELEASE = statement(
+  'idempotency.release',
+  `delete from idempotency_key where scope = ? and key = ? and owner = ? and state = 'running'`,
+)
 
 /** The owner, still running, extends its lease. Parameters: locked until, scope, key, owner. */
-export const RENEW = `update idempotency_key set locked_until = ? where scope = ? and key = ? and owner = ? and state = 'running'`
+export const RENEW = statement(
+  'idempotency.renew',
+  `update idempotency_key set locked_until = ? where scope = ? and key = ? and owner = ? and state = 'running'`,
+)
 
 /** Removes expired keys. Parameter: now. */
-export const PRUNE = `delete from idempotency_key where expires_at <= ?`
+export const PRUNE = statement('idempotency.prune', `delete from idempotency_key where expires_at <= ?`)
 
 /**
  * The stored answers that name any of these sessions (a registration's label, a staff read of its
@@ -59,5 +78,8 @@ export const PRUNE = `delete from idempotency_key where expires_at <= ?`
  * `%<session id>%` patterns. Ids are base64url, so `_` may be in one: LIKE reads it as any character,
  * which can only forget more answers, never fewer.
  */
-export const FORGET_SESSIONS = `update idempotency_key set status = 410, content_type = 'application/json', body = convert_to(?, 'UTF8')
-   where body is not null and convert_from(body, 'UTF8') like any (array[?])`
+export const FORGET_SESSIONS = statement(
+  'idempotency.forgetSessions',
+  `update idempotency_key set status = 410, content_type = 'application/json', body = convert_to(?, 'UTF8')
+   where body is not null and convert_from(body, 'UTF8') like any (array[?])`,
+)

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core'
 
 import type { AppContext } from '../../context.js'
+import { run } from '../../db/query.js'
 import { transactionalWithRetry } from '../../db/retry.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../ids.js'
@@ -9,8 +10,6 @@ import { Customer } from '../../db/entities/customer.entity.js'
 import {
   brandingOfRow,
   KIOSK_CONTEXT,
-  type KioskContextRow,
-  type Language,
   NO_SUCH_SET,
   NOTICE_PUBLISHED,
   privacyNoticeOf,
@@ -26,7 +25,7 @@ export async function loadKioskContext(
   { em, config }: Pick<AppContext, 'em' | 'config'>,
   { eventSlug, setSlug }: { eventSlug: string; setSlug: string },
 ) {
-  const [row] = await em.execute<KioskContextRow[]>(KIOSK_CONTEXT, [setSlug, eventSlug])
+  const [row] = await run(em, KIOSK_CONTEXT, [setSlug, eventSlug])
   if (!row) throw new AppError('no_such_set', NO_SUCH_SET)
   const privacyNotice = privacyNoticeOf(noticeColumns(row))
   const branding = brandingOfRow(row.event_id, row, config.publicUrl)
@@ -39,14 +38,14 @@ export async function loadKioskContext(
       phoneCountry: row.phone_country ?? DEFAULT_PHONE_COUNTRY,
       listGuestsByDefault: row.list_guests_by_default,
       ...(privacyNotice ? { privacyNotice } : {}),
-      ...(row.language ? { language: row.language as Language } : {}),
+      ...(row.language ? { language: row.language } : {}),
       ...(row.kiosk_idle_seconds ? { kioskIdleSeconds: row.kiosk_idle_seconds } : {}),
       ...(branding ? { branding } : {}),
     },
   }
 }
 
-const noticeColumns = (row: RegistrationRulesRow) => ({
+const noticeColumns = (row: Pick<RegistrationRulesRow, 'privacy_notice_version' | 'privacy_notice_url' | 'privacy_notice_text'>) => ({
   privacyNoticeVersion: row.privacy_notice_version,
   privacyNoticeUrl: row.privacy_notice_url,
   privacyNoticeText: row.privacy_notice_text,
@@ -84,7 +83,7 @@ export async function registerGuests(
   { setId, guests, privacyNoticeVersion }: { setId: string; guests: readonly GuestInput[]; privacyNoticeVersion?: string },
 ) {
   // The event's rules (an unknown set: the defaults, and the 404 below once the guests are checked).
-  const [rules] = await em.execute<RegistrationRulesRow[]>(REGISTRATION_RULES, [setId])
+  const [rules] = await run(em, REGISTRATION_RULES, [setId])
   const details = normaliseGuests(guests, rules?.phone_country ?? DEFAULT_PHONE_COUNTRY)
   if (rules && privacyNoticeVersion !== undefined) await requirePublishedNotice(em, setId, privacyNoticeVersion)
   const noticeVersion = privacyNoticeVersion ?? rules?.privacy_notice_version ?? null
@@ -135,7 +134,7 @@ export async function registerGuests(
 
 /** A notice version the set's event never published is refused: consent is recorded under a notice guests could have read. */
 async function requirePublishedNotice(em: AppContext['em'], setId: string, version: string): Promise<void> {
-  const [row] = await em.execute<{ published: number }[]>(NOTICE_PUBLISHED, [setId, version])
+  const [row] = await run(em, NOTICE_PUBLISHED, [setId, version])
   if (!row)
     throw new AppError('unknown_privacy_notice', `This event never published the privacy notice ${version}`, {
       field: 'privacyNoticeVersion',

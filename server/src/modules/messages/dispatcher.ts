@@ -4,11 +4,12 @@ import { DEFAULT_DISPATCHER_SETTINGS } from '../../config.js'
 import type { Services } from '../../context.js'
 import { describeError, redact } from '../../logger.js'
 import type { Metrics } from '../../metrics.js'
-import { brandingOfRow, type BrandingRow } from '../events/index.js'
+import { brandingOfRow } from '../events/index.js'
 import { CHANNELS, OutboxMessage, type Channel } from '../../db/entities/outbox-message.entity.js'
 import { OUTBOX_QUERIES, type Settlement } from './outbox.queries.js'
 import { createPacer, SYSTEM_CLOCK, type Clock } from './pacer.js'
 import { PermanentFailure, Throttled, type OutgoingMessage, type Outcome, type Transports } from './transport.js'
+import { run } from '../../db/query.js'
 
 export type DispatcherSettings = {
   /** Who the messages say they are from (`SMS_SENDER_NAME`, a brand); null: each event's name. */
@@ -54,8 +55,6 @@ export type Dispatcher = {
  * since when it has been tried (its queueing, or staff's last retry), for its retry time. Epoch ms.
  */
 type Claimed = OutgoingMessage & { attempts: number; queuedAt: number; retrySince: number }
-/** A claimed row as the claim returns it: its event's branding in columns, made into `branding` once claimed. */
-type ClaimedRow = Omit<Claimed, 'branding'> & BrandingRow & { eventId: string }
 
 export const NOT_CONFIGURED = 'not configured'
 
@@ -228,7 +227,7 @@ export function startDispatcher(
       const giveUpAt = leaseEndsAt - Math.min(RECORD_MARGIN_MS, settings.leaseMs / 4)
       for (let waitMs = RECORD_RETRY_MS.first; ; waitMs = Math.min(waitMs * 2, RECORD_RETRY_MS.max)) {
         try {
-          await em().execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
+          await run(em(), OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
           return
         } catch (error) {
           if (clock.now() + waitMs >= giveUpAt) {
@@ -260,12 +259,12 @@ export function startDispatcher(
         delay_ms: delayMs,
         suppress: null,
       }))
-      await em()
-        .execute(OUTBOX_QUERIES.settle, [JSON.stringify(rows)])
-        .catch((error: unknown) => logger.error(`${channel} messages could not be handed back; their lease runs out`, error))
+      await run(em(), OUTBOX_QUERIES.settle, [JSON.stringify(rows)]).catch((error: unknown) =>
+        logger.error(`${channel} messages could not be handed back; their lease runs out`, error),
+      )
     }
 
-    async function run(): Promise<void> {
+    async function loop(): Promise<void> {
       while (!stopping) {
         // Claimed once half the window is free (or nothing waits): one claim per request done would cost a
         // round trip each.
@@ -273,14 +272,14 @@ export function startDispatcher(
           wanted = false
           const want = room()
           try {
-            const rows = (
-              await em().execute<ClaimedRow[]>(OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs, settings.senderName])
-            ).map(({ eventId, branding, logo_hash, logo_width, logo_height, ...row }): Claimed => {
-              const dress = deps.publicUrl
-                ? brandingOfRow(eventId, { branding, logo_hash, logo_width, logo_height }, deps.publicUrl)
-                : undefined
-              return { ...row, ...(dress && { branding: dress }) }
-            })
+            const rows = (await run(em(), OUTBOX_QUERIES.claim, [channel, want, settings.leaseMs, settings.senderName])).map(
+              ({ eventId, branding, logo_hash, logo_width, logo_height, ...row }): Claimed => {
+                const dress = deps.publicUrl
+                  ? brandingOfRow(eventId, { branding, logo_hash, logo_width, logo_height }, deps.publicUrl)
+                  : undefined
+                return { ...row, ...(dress && { branding: dress }) }
+              },
+            )
             const at = clock.now()
             for (const row of rows) claimedAt.set(row, at)
             ready.push(...rows)
@@ -322,7 +321,7 @@ export function startDispatcher(
       await Promise.all(sending)
     }
 
-    const done = run().catch((error: unknown) => logger.error(`${channel} delivery stopped on an error`, error))
+    const done = loop().catch((error: unknown) => logger.error(`${channel} delivery stopped on an error`, error))
     return {
       wake() {
         wanted = true

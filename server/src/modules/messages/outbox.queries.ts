@@ -1,4 +1,7 @@
-import { BRANDING_COLUMNS } from '../events/index.js'
+import { z } from 'zod'
+
+import { query, statement } from '../../db/query.js'
+import { BRANDING_COLUMNS, BRANDING_ROW } from '../events/index.js'
 import { addressHash } from './suppressions.queries.js'
 import type { SuppressionReason } from '../../db/entities/suppression.entity.js'
 
@@ -27,10 +30,16 @@ const GUEST_LINKS = `insert into outbox_message (id, session_id, session_guest_i
  * make several of (and the claim must be one statement to be safe between instances). `?`
  * placeholders, run through `em.execute`; an array value is a list (`in (?)`).
  */
+const QUEUED_ROW = z.strictObject({ id: z.string(), status: z.enum(['pending', 'suppressed']) })
+
 export const OUTBOX_QUERIES = {
   /** At completion. Params: id prefix, link, hold in milliseconds, session id. */
-  enqueue: `${GUEST_LINKS}
+  enqueue: query(
+    'outbox.enqueue',
+    `${GUEST_LINKS}
      returning id, status`,
+    QUEUED_ROW,
+  ),
   /**
    * Staff's resend: the links again, but not to a guest and channel with a message waiting, or one
    * created or sent within the last minute (a second click). On the database's clock, like every
@@ -39,7 +48,9 @@ export const OUTBOX_QUERIES = {
    * messages, and the second inserts nothing. A suppressed message does not count as sent: each
    * resend records (and answers) the suppression again. Params: id prefix, link, hold (0), session id.
    */
-  resend: `${GUEST_LINKS}
+  resend: query(
+    'outbox.resend',
+    `${GUEST_LINKS}
         and not exists (
           select 1 from outbox_message m
            where m.session_guest_id = g.id and m.channel = c.channel
@@ -47,6 +58,8 @@ export const OUTBOX_QUERIES = {
         )
      on conflict do nothing
      returning id, status`,
+    QUEUED_ROW,
+  ),
   /**
    * Claims due messages of one channel, skipping rows another instance holds, and leases them: each
    * counts an attempt and is due again when the lease runs out. Read through the partial index on
@@ -54,7 +67,9 @@ export const OUTBOX_QUERIES = {
    * never walks another channel's backlog. Params: channel, most rows, lease in milliseconds, the
    * sender's name (null: the event's).
    */
-  claim: `with due as (
+  claim: query(
+    'outbox.claim',
+    `with due as (
          select m.id, x.reason from outbox_message m
            left join suppression x on x.channel = m.channel and x.address_hash = ${addressHash('m.recipient')}
           where m.status = 'pending' and m.channel = ? and m.next_attempt_at <= now()
@@ -77,13 +92,31 @@ export const OUTBOX_QUERIES = {
                  e.id as "eventId", ${BRANDING_COLUMNS},
                  (extract(epoch from m.created_at) * 1000)::float8 as "queuedAt",
                  (extract(epoch from m.retry_since) * 1000)::float8 as "retrySince"`,
+    z.strictObject({
+      id: z.string(),
+      channel: z.enum(['email', 'sms']),
+      recipient: z.string(),
+      link: z.string(),
+      attempts: z.number(),
+      eventName: z.string(),
+      guestName: z.string(),
+      senderName: z.string(),
+      privacyNoticeUrl: z.string().nullable(),
+      eventId: z.string(),
+      ...BRANDING_ROW,
+      queuedAt: z.number(),
+      retrySince: z.number(),
+    }),
+  ),
   /**
    * What became of claimed messages, all in one statement (a Postmark batch settles up to 500): per
    * message its status, attempts given back (a throttled or handed-back message was not judged by the
    * provider), provider id, last error, and when it is due again (`delay_ms` from now; null: unchanged).
    * Param: a JSON array of `Settlement`.
    */
-  settle: `with v as (
+  settle: statement(
+    'outbox.settle',
+    `with v as (
          select * from json_to_recordset(?::json)
            as v (id text, status text, refund integer, provider_message_id text, last_error text, keep_error boolean, delay_ms double precision, suppress text)
        ),
@@ -103,6 +136,7 @@ export const OUTBOX_QUERIES = {
        insert into suppression (channel, address_hash, reason)
        select channel, ${addressHash('recipient')}, suppress from settled where suppress is not null
        on conflict do nothing`,
+  ),
 }
 
 /**
@@ -124,11 +158,17 @@ const retryFailed = (scope: string) => `with chosen as (
         where m.id = chosen.id and chosen.status = 'failed'
        returning m.id`
 
+const RETRIED_ROW = z.strictObject({ id: z.string() })
+
 export const RETRY_QUERIES = {
   /** Param: session id. */
-  session: retryFailed('select ?::text'),
+  session: query('outbox.retrySession', retryFailed('select ?::text'), RETRIED_ROW),
   /** Param: event id. */
-  event: retryFailed('select s.id from session s join event_set st on st.id = s.set_id where st.event_id = ?'),
+  event: query(
+    'outbox.retryEvent',
+    retryFailed('select s.id from session s join event_set st on st.id = s.set_id where st.event_id = ?'),
+    RETRIED_ROW,
+  ),
 }
 
 /** One row of `OUTBOX_QUERIES.settle`. */

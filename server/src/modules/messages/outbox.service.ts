@@ -9,6 +9,7 @@ import { newId } from '../../ids.js'
 import { LIVE, NO_SUCH_SESSION } from '../sessions/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { OUTBOX_QUERIES } from './outbox.queries.js'
+import { run } from '../../db/query.js'
 
 /** The channel on which queued messages are announced, to the dispatchers of every instance. */
 export const OUTBOX_CHANNEL = 'outbox_message'
@@ -24,12 +25,12 @@ export async function notifyDispatchers(tx: EntityManager): Promise<void> {
  */
 async function queueLinks(
   tx: EntityManager,
-  sql: string,
+  query: typeof OUTBOX_QUERIES.enqueue,
   sessionId: string,
   link: string,
   holdMs = 0,
 ): Promise<{ queued: number; suppressed: number }> {
-  const rows = await tx.execute<{ id: string; status: 'pending' | 'suppressed' }[]>(sql, [newId(), link, holdMs, sessionId])
+  const rows = await run(tx, query, [newId(), link, holdMs, sessionId])
   const queued = rows.filter((row) => row.status === 'pending').length
   if (queued > 0) await notifyDispatchers(tx)
   return { queued, suppressed: rows.length - queued }

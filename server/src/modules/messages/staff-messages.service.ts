@@ -13,6 +13,7 @@ import { Session } from '../../db/entities/session.entity.js'
 import { OutboxMessage } from '../../db/entities/outbox-message.entity.js'
 import { RETRY_QUERIES } from './outbox.queries.js'
 import { notifyDispatchers } from './outbox.service.js'
+import { run } from '../../db/query.js'
 
 export type StaffMessageBody = z.output<typeof StaffMessage>
 
@@ -82,7 +83,7 @@ export async function retryFailedMessages(
       if ((await tx.count(Session, { id: scope.sessionId })) === 0) throw new AppError('no_such_session', NO_SUCH_SESSION)
     } else if ((await tx.count(Event, { id: scope.eventId })) === 0) throw new AppError('no_such_event', NO_SUCH_EVENT)
     const [query, id] = 'sessionId' in scope ? [RETRY_QUERIES.session, scope.sessionId] : [RETRY_QUERIES.event, scope.eventId]
-    const rows = await tx.execute<{ id: string }[]>(query, [id]).catch((error: unknown) => {
+    const rows = await run(tx, query, [id]).catch((error: unknown) => {
       // A resend racing this one queued a message for the same guest and channel first.
       if (error instanceof UniqueConstraintViolationException)
         throw new AppError('concurrent_change', 'Messages were queued meanwhile: try again')

@@ -7,7 +7,8 @@ import type { SuppressionReason } from '../../db/entities/suppression.entity.js'
 import { AppError } from '../../errors.js'
 import { queriedPhone } from '../common/index.js'
 import { createPostmarkClient } from './postmark-transport.js'
-import { SUPPRESSION_QUERIES, type SuppressionRow } from './suppressions.queries.js'
+import { SUPPRESSION_QUERIES } from './suppressions.queries.js'
+import { run } from '../../db/query.js'
 
 /**
  * The suppression list: addresses nothing is sent to (hard bounces, complaints, STOPs), written by the
@@ -17,20 +18,20 @@ type Channel = 'email' | 'sms'
 
 /** Puts an address on the list (a hard bounce, a complaint, a STOP): nothing is sent to it again. */
 export async function suppress(em: EntityManager, channel: Channel, address: string | undefined, reason: SuppressionReason): Promise<void> {
-  if (address?.trim()) await em.execute(SUPPRESSION_QUERIES.suppress, [channel, address, reason])
+  if (address?.trim()) await run(em, SUPPRESSION_QUERIES.suppress, [channel, address, reason])
 }
 
 /** Takes an address off the list; whether it was on it. */
 export async function lift(em: EntityManager, channel: Channel, address: string | undefined): Promise<boolean> {
   if (!address?.trim()) return false
-  return (await em.execute<{ reason: string }[]>(SUPPRESSION_QUERIES.lift, [channel, address])).length > 0
+  return (await run(em, SUPPRESSION_QUERIES.lift, [channel, address])).length > 0
 }
 
 /** Staff look up an address: its suppression, if it has one. */
 export async function findSuppressions({ em }: Pick<AppContext, 'em'>, query: { email?: string; phone?: string }) {
   const [channel, address] =
     query.email !== undefined ? (['email', query.email] as const) : (['sms', queriedPhone(query.phone ?? '')] as const)
-  const rows = await em.execute<SuppressionRow[]>(SUPPRESSION_QUERIES.find, [channel, address])
+  const rows = await run(em, SUPPRESSION_QUERIES.find, [channel, address])
   return { suppressions: rows.map((row) => ({ ...row, reason: row.reason as z.output<typeof Suppression>['reason'] })) }
 }
 

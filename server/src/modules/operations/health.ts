@@ -8,6 +8,7 @@ import { describeError } from '../../logger.js'
 import { api } from '../../orpc.js'
 import type { PhotoStorage } from '../storage/index.js'
 import { withTimeout } from '../../timeouts.js'
+import { run } from '../../db/query.js'
 
 /** How long `/readyz` waits for the database before calling it unreachable. */
 const DATABASE_CHECK_MS = 2_000
@@ -58,7 +59,7 @@ async function whyNotReady({ orm, logger, draining, storage, metrics, rateLimitC
   }
   if (draining()) return 'draining'
   try {
-    await withTimeout(orm.em.fork().execute(PING), DATABASE_CHECK_MS)
+    await withTimeout(run(orm.em.fork(), PING), DATABASE_CHECK_MS)
     if (!migrated.has(orm) && (await withTimeout(pendingMigrations(orm), DATABASE_CHECK_MS)).length === 0) migrated.add(orm)
     metrics.dependencyUp.set({ dependency: 'database' }, 1)
   } catch (error) {

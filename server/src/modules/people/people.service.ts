@@ -12,7 +12,8 @@ import { deriveLabel, fullName, queriedPhone } from '../common/index.js'
 import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
-import { PEOPLE_QUERIES, type PersonRow, type RegistrationRow, type SessionToEraseRow } from './people.queries.js'
+import { PEOPLE_QUERIES, type PersonRow } from './people.queries.js'
+import { run } from '../../db/query.js'
 
 /** The answer for a customer id that names nothing (or someone already erased). */
 export const NO_SUCH_PERSON = 'no such person'
@@ -22,10 +23,10 @@ const nameOf = (row: { first_name: string; last_name: string }) => fullName({ fi
 /** Everyone registered with this email (whatever its case) or this phone (as typed: E.164, or US without a country code). */
 export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?: string; phone?: string }) {
   let rows: PersonRow[]
-  if (query.email !== undefined) rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byEmail, [query.email, query.email])
+  if (query.email !== undefined) rows = await run(em, PEOPLE_QUERIES.byEmail, [query.email, query.email])
   else {
     const phone = queriedPhone(query.phone ?? '')
-    rows = await em.execute<PersonRow[]>(PEOPLE_QUERIES.byPhone, [phone, phone])
+    rows = await run(em, PEOPLE_QUERIES.byPhone, [phone, phone])
   }
   return {
     people: rows.map((row) => ({
@@ -47,7 +48,7 @@ export async function findPeople({ em }: Pick<AppContext, 'em'>, query: { email?
 export async function exportPerson({ em, config, now }: Pick<AppContext, 'em' | 'config' | 'now'>, { customerId }: { customerId: string }) {
   const customer = await em.findOne(Customer, customerId)
   if (!customer) throw new AppError('no_such_person', NO_SUCH_PERSON)
-  const rows = await em.execute<RegistrationRow[]>(PEOPLE_QUERIES.registrations, [customerId])
+  const rows = await run(em, PEOPLE_QUERIES.registrations, [customerId])
   const messages = await messagesByGuest(em, [...new Set(rows.map((row) => row.session_id))])
   return {
     person: {
@@ -97,7 +98,7 @@ export async function erasePerson(
   const counts = await deps.em.transactional(async (tx): Promise<DeletedCounts> => {
     const customer = await tx.findOne(Customer, customerId, { lockMode: LockMode.PESSIMISTIC_WRITE })
     if (!customer) throw new AppError('no_such_person', NO_SUCH_PERSON)
-    const sessions = await tx.execute<SessionToEraseRow[]>(PEOPLE_QUERIES.sessionsToErase, [customerId, customerId])
+    const sessions = await run(tx, PEOPLE_QUERIES.sessionsToErase, [customerId, customerId])
     const shared = sessions.filter((session) => session.shared).map((session) => session.id)
     const guests = await tx.count(SessionGuest, { customer: customerId })
     const deleted = await deleteSessions(
@@ -114,9 +115,9 @@ export async function erasePerson(
         )
         await tx.nativeUpdate(Session, { id: sessionId }, { label: deriveLabel(stay) })
       }
-      await tx.execute(FORGET_SESSIONS, [shared.map((id) => `%${id}%`)])
+      await run(tx, FORGET_SESSIONS, [shared.map((id) => `%${id}%`)])
     }
-    for (const eventId of new Set(sessions.map((session) => session.event_id))) await tx.execute(TOUCH_EVENT, [eventId])
+    for (const eventId of new Set(sessions.map((session) => session.event_id))) await run(tx, TOUCH_EVENT, [eventId])
     await tx.nativeDelete(Customer, { id: customerId })
     return { sessions: deleted.sessions, guests, photos: deleted.photos }
   })

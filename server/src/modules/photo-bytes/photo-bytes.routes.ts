@@ -6,8 +6,9 @@ import { revokedUploads } from '../booth/index.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { contentTypeOf, EntityTooLargeError, isPhotoKey, type LocalStorage, ObjectExistsError } from '../storage/index.js'
 import { PHOTO_BYTES_QUERIES, type UploadState } from './photo-bytes.queries.js'
-import { PHOTO_FILE_QUERIES, type PhotoFileRow } from '../gallery/index.js'
+import { PHOTO_FILE_QUERIES } from '../gallery/index.js'
 import { ensureFullSize, fullSizeKey } from '../photos/index.js'
+import { run } from '../../db/query.js'
 
 /** Uploads above this are refused, as a bucket policy would. Booth JPEGs are a few megabytes. */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024
@@ -67,9 +68,7 @@ export function photoBytesRoutes({
    * to is not revoked: never once the session is completed or cancelled.
    */
   const uploadState = async (key: string): Promise<UploadState | undefined> => {
-    const rows = await orm.em
-      .fork()
-      .execute<{ state: UploadState | null }[]>(PHOTO_BYTES_QUERIES.uploadState, [key, key, key.split('/')[1]])
+    const rows = await run(orm.em.fork(), PHOTO_BYTES_QUERIES.uploadState, [key, key, key.split('/')[1]])
     return rows[0]?.state ?? undefined
   }
 
@@ -79,7 +78,7 @@ export function photoBytesRoutes({
     const photoId = name.slice(0, -'.jpg'.length)
     if (key !== fullSizeKey(sessionId, photoId)) return false
     const em = orm.em.fork()
-    const [photo] = await em.execute<PhotoFileRow[]>(PHOTO_FILE_QUERIES.one, [sessionId, photoId])
+    const [photo] = await run(em, PHOTO_FILE_QUERIES.one, [sessionId, photoId])
     if (!photo || photo.image_status === 'legacy') return false
     await ensureFullSize({ em, storage: local, imageLimit }, photo)
     return true

@@ -7,6 +7,7 @@ import { outageOf } from '../../outages.js'
 import type { PhotoStorage } from '../storage/index.js'
 import { makeCopies, settleCopies, type CopiesDeps } from './photo-copies.service.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
+import { run } from '../../db/query.js'
 
 export type CopiesWorkerSettings = {
   /** Photos in hand at once in this instance (each holds its upload and one decoded frame). */
@@ -70,9 +71,9 @@ export function startCopiesWorker(
       // hour must not fail the photos in hand); it is tried again every few seconds until it is back.
       if (outageOf(error)) {
         logger.warn('photo copies wait for storage or the database', { photoId: photo.id, error: describeError(error) })
-        await em()
-          .execute(COPIES_QUERIES.retryLater, [1, OUTAGE_RETRY_MS + randomInt(0, OUTAGE_RETRY_MS + 1), message, photo.id])
-          .catch((settleError: unknown) => logger.error('photo copies could not be settled', settleError))
+        await run(em(), COPIES_QUERIES.retryLater, [1, OUTAGE_RETRY_MS + randomInt(0, OUTAGE_RETRY_MS + 1), message, photo.id]).catch(
+          (settleError: unknown) => logger.error('photo copies could not be settled', settleError),
+        )
         return
       }
       // Any other failure: tried again after a delay, and given up on (failed, for staff) past the limit.
@@ -89,7 +90,7 @@ export function startCopiesWorker(
             preview: false,
           }).then(({ released }) => released && deps.wakeDelivery())
         } else {
-          await em().execute(COPIES_QUERIES.retryLater, [0, retryDelayMs(photo.image_attempts), message, photo.id])
+          await run(em(), COPIES_QUERIES.retryLater, [0, retryDelayMs(photo.image_attempts), message, photo.id])
         }
       } catch (settleError) {
         // Its lease runs out and it is taken again.
@@ -105,7 +106,7 @@ export function startCopiesWorker(
       if (stopped || free <= 0) return
       let claimed: ClaimedPhoto[]
       try {
-        claimed = await em().execute<ClaimedPhoto[]>(COPIES_QUERIES.claim, [free, settings.leaseMs])
+        claimed = await run(em(), COPIES_QUERIES.claim, [free, settings.leaseMs])
       } catch (error) {
         logger.error('photo copies claim failed', error)
         return

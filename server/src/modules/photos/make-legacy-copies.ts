@@ -8,6 +8,7 @@ import type { PhotoStorage } from '../storage/index.js'
 import { startCopiesWorker, type CopiesWorkerSettings } from './copies-worker.js'
 import { COPIES_QUERIES } from './photo-copies.queries.js'
 import type { ImageStatus } from '../../db/entities/photo.entity.js'
+import { run } from '../../db/query.js'
 
 /** Legacy photos queued per statement: a large archive is queued in short transactions. */
 const QUEUE_BATCH = 1_000
@@ -26,7 +27,7 @@ export async function makeLegacyCopies(
   progress: (counts: CopiesProgress) => void,
 ): Promise<CopiesProgress> {
   const em = () => deps.orm.em.fork()
-  while ((await em().execute(COPIES_QUERIES.queueLegacy, [QUEUE_BATCH])).length === QUEUE_BATCH);
+  while ((await run(em(), COPIES_QUERIES.queueLegacy, [QUEUE_BATCH])).length === QUEUE_BATCH);
   const worker = startCopiesWorker({ ...deps, imageLimit: pLimit(deps.settings.concurrency), wakeDelivery: () => {} })
   try {
     for (;;) {
@@ -43,7 +44,6 @@ export async function makeLegacyCopies(
 
 async function readProgress(orm: Orm): Promise<CopiesProgress> {
   const counts: CopiesProgress = { legacy: 0, queued: 0, ready: 0, failed: 0 }
-  for (const row of await orm.em.fork().execute<{ status: ImageStatus; count: number }[]>(COPIES_QUERIES.progress))
-    counts[row.status] = row.count
+  for (const row of await run(orm.em.fork(), COPIES_QUERIES.progress)) counts[row.status] = row.count
   return counts
 }

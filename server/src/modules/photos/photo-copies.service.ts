@@ -8,6 +8,7 @@ import { stripJpegMetadata } from './jpeg-metadata.js'
 import { makeDisplayCopies, makeFullSize } from './photo-copies.js'
 import { COPIES_QUERIES, type ClaimedPhoto } from './photo-copies.queries.js'
 import type { DisplayCopy } from '../../db/entities/photo.entity.js'
+import { run } from '../../db/query.js'
 
 /** The channel on which completions announce photos to copy, to the workers of every instance. */
 export const COPIES_CHANNEL = 'photo_copies'
@@ -125,9 +126,9 @@ export async function settleCopies(
   made: MadeCopies,
 ): Promise<{ released: boolean }> {
   const settled = await em.transactional(async (tx) => {
-    const [session] = await tx.execute(COPIES_QUERIES.lockSession, [photo.session_id])
+    const [session] = await run(tx, COPIES_QUERIES.lockSession, [photo.session_id])
     if (!session) return undefined
-    const rows = await tx.execute(COPIES_QUERIES.settlePhoto, [
+    const rows = await run(tx, COPIES_QUERIES.settlePhoto, [
       made.status,
       made.error,
       made.full?.size ?? null,
@@ -139,9 +140,9 @@ export async function settleCopies(
       photo.id,
     ])
     if (rows.length === 0) return { released: false }
-    const [state] = await tx.execute<{ becameReady: boolean }[]>(COPIES_QUERIES.settleSession, [photo.session_id, photo.session_id])
+    const [state] = await run(tx, COPIES_QUERIES.settleSession, [photo.session_id, photo.session_id])
     if (!state?.becameReady) return { released: false }
-    const released = await tx.execute(COPIES_QUERIES.releaseLinks, [photo.session_id])
+    const released = await run(tx, COPIES_QUERIES.releaseLinks, [photo.session_id])
     if (released.length > 0) await notifyDispatchers(tx)
     return { released: released.length > 0 }
   })
@@ -161,10 +162,6 @@ export async function ensureFullSize(deps: CopiesDeps & { em: EntityManager }, p
     const made = await makeFullSize(await readOriginal(deps.storage, photo), { width: photo.width, height: photo.height })
     return deps.storage.putCopy(fullSizeKey(photo.session_id, photo.id), made.bytes)
   })
-  const [recorded] = await deps.em.execute<{ full_size: number; full_etag: string }[]>(COPIES_QUERIES.recordFullSize, [
-    full.size,
-    full.etag,
-    photo.id,
-  ])
+  const [recorded] = await run(deps.em, COPIES_QUERIES.recordFullSize, [full.size, full.etag, photo.id])
   return recorded ? { size: recorded.full_size, etag: recorded.full_etag } : full
 }

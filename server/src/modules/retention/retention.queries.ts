@@ -1,3 +1,7 @@
+import { z } from 'zod'
+
+import { query, statement } from '../../db/query.js'
+
 /**
  * The purge's statements. `?` placeholders, run through `em.execute`.
  */
@@ -8,7 +12,9 @@ export const RETENTION_QUERIES = {
    * registration when that came later (an event entered after the fact keeps its guests as long), and
    * cancelled sessions a day after their cancellation. Params: now, the default days, now, how many.
    */
-  due: `select s.id, st.event_id
+  due: query(
+    'retention.due',
+    `select s.id, st.event_id
       from session s
       join event_set st on st.id = s.set_id
       join event e on e.id = st.event_id
@@ -17,11 +23,16 @@ export const RETENTION_QUERIES = {
      order by s.id
      limit ?
        for update of s skip locked`,
+    z.strictObject({ id: z.string(), event_id: z.string() }),
+  ),
   /** Views and shares stay counted for their event, no longer tied to a session that is gone. */
-  detachTracking: `update tracking_event set session_id = null where session_id in (?)`,
+  detachTracking: statement('retention.detachTracking', `update tracking_event set session_id = null where session_id in (?)`),
   /** The event's anonymous counts of what was purged. Params: sessions, guests, photos, event id. */
-  countPurged: `update event set purged_sessions = purged_sessions + ?, purged_guests = purged_guests + ?, purged_photos = purged_photos + ?
+  countPurged: statement(
+    'retention.countPurged',
+    `update event set purged_sessions = purged_sessions + ?, purged_guests = purged_guests + ?, purged_photos = purged_photos + ?
      where id = ?`,
+  ),
 } as const
 
-export type DueRow = { id: string; event_id: string }
+export type DueRow = z.infer<typeof RETENTION_QUERIES.due.row>

@@ -2,7 +2,8 @@ import type { Services } from '../../context.js'
 import { groupBy } from '../../db/group.js'
 import { pruneAuditEvents } from '../audit/index.js'
 import { deleteSessions, removeDeletedPhotos } from '../sessions/index.js'
-import { RETENTION_QUERIES, type DueRow } from './retention.queries.js'
+import { RETENTION_QUERIES } from './retention.queries.js'
+import { run } from '../../db/query.js'
 
 /** Sessions purged per transaction: a short lock, and progress kept if the instance stops. */
 const BATCH = 100
@@ -29,15 +30,15 @@ export async function purgeExpired(deps: PurgeDeps): Promise<number> {
   while (!deps.signal?.aborted) {
     const batch = await deps.orm.em.fork().transactional(async (tx) => {
       const now = deps.now()
-      const due = await tx.execute<DueRow[]>(RETENTION_QUERIES.due, [now, deps.defaultDays, now, BATCH])
+      const due = await run(tx, RETENTION_QUERIES.due, [now, deps.defaultDays, now, BATCH])
       if (due.length === 0) return 0
-      await tx.execute(RETENTION_QUERIES.detachTracking, [due.map((row) => row.id)])
+      await run(tx, RETENTION_QUERIES.detachTracking, [due.map((row) => row.id)])
       for (const [eventId, rows] of groupBy(due, (row) => row.event_id)) {
         const counts = await deleteSessions(
           tx,
           rows.map((row) => row.id),
         )
-        await tx.execute(RETENTION_QUERIES.countPurged, [counts.sessions, counts.guests, counts.photos, eventId])
+        await run(tx, RETENTION_QUERIES.countPurged, [counts.sessions, counts.guests, counts.photos, eventId])
       }
       return due.length
     })

@@ -10,6 +10,7 @@ import { StorageDeletion } from '../../db/entities/storage-deletion.entity.js'
 import { purgeCdn, sessionPrefix } from '../storage/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
+import { run } from '../../db/query.js'
 
 export type DeletedCounts = { sessions: number; guests: number; photos: number }
 
@@ -44,7 +45,7 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
       .ignore()
       .execute()
     counts.sessions += await tx.nativeDelete(Session, { id: { $in: ids } })
-    await tx.execute(FORGET_SESSIONS, [JSON.stringify(GONE), ids.map((id) => `%${id}%`)])
+    await run(tx, FORGET_SESSIONS, [JSON.stringify(GONE), ids.map((id) => `%${id}%`)])
 
     const customerIds = [...new Set(guests.map((guest) => guest.customer.id))]
     if (customerIds.length === 0) continue
@@ -57,7 +58,7 @@ export async function deleteSessions(tx: EntityManager, sessionIds: readonly str
     const erased = customerIds.filter((id) => !kept.has(id))
     if (erased.length > 0) await tx.nativeDelete(Customer, { id: { $in: erased } })
     // Those who stay keep only what their remaining registrations gave.
-    if (kept.size > 0) await tx.execute(REBUILD_CUSTOMERS, [[...kept]])
+    if (kept.size > 0) await run(tx, REBUILD_CUSTOMERS, [[...kept]])
   }
   return counts
 }

@@ -19,9 +19,10 @@ import {
   TOUCH_EVENT,
 } from '../events/index.js'
 import { Event, type BrandingText } from '../../db/entities/event.entity.js'
-import { EVENT_COUNTS, type EventCountsRow } from './staff-events.queries.js'
+import { EVENT_COUNTS } from './staff-events.queries.js'
 import { isPhoneCountry } from '../common/index.js'
 import { requireOwnerFor, type StaffCaller } from '../staff/index.js'
+import { run } from '../../db/query.js'
 
 type Deps = Pick<AppContext, 'em' | 'config'> & { staff?: StaffCaller }
 
@@ -119,7 +120,7 @@ async function findStaffEvents(deps: Deps, where: FilterQuery<Event>) {
     await em.find(EventSet, { event: { $in: ids } }, { orderBy: { createdAt: 'asc', slug: 'asc' } }),
     (set) => set.event.id,
   )
-  const counts = new Map((await em.execute<EventCountsRow[]>(EVENT_COUNTS, [ids])).map((row) => [row.event_id, row]))
+  const counts = new Map((await run(em, EVENT_COUNTS, [ids])).map((row) => [row.event_id, row]))
   return events.map((event) => {
     const count = counts.get(event.id)
     return {
@@ -215,7 +216,7 @@ export async function updateStaffSet(deps: Deps, { setId, changes }: { setId: st
  * or deleted changes what they show); answers whether it exists. It locks the event's row.
  */
 async function touchEvent(em: EntityManager, eventId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(TOUCH_EVENT, [eventId])
+  const rows = await run(em, TOUCH_EVENT, [eventId])
   return rows.length > 0
 }
 

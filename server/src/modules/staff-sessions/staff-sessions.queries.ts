@@ -1,3 +1,6 @@
+import { z } from 'zod'
+
+import { query, type Query } from '../../db/query.js'
 import { epochMillis, micros } from '../../db/sql.js'
 
 /**
@@ -11,17 +14,18 @@ const SESSION_COLUMNS = `s.id, s.set_id, s.label, s.status, s.photo_count,
        ${epochMillis('s.created_at')} as created_at, ${epochMillis('s.completed_at')} as completed_at,
        ${epochMillis('s.cancelled_at')} as cancelled_at, ${micros('s.created_at')} as created_us`
 
-export type SessionRow = {
-  id: string
-  set_id: string
-  label: string
-  status: 'active' | 'completed' | 'cancelled'
-  photo_count: number
-  created_at: number
-  completed_at: number | null
-  cancelled_at: number | null
-  created_us: number
-}
+const SESSION_ROW = z.strictObject({
+  id: z.string(),
+  set_id: z.string(),
+  label: z.string(),
+  status: z.enum(['active', 'completed', 'cancelled']),
+  photo_count: z.number(),
+  created_at: z.number(),
+  completed_at: z.number().nullable(),
+  cancelled_at: z.number().nullable(),
+  created_us: z.number(),
+})
+export type SessionRow = z.infer<typeof SESSION_ROW>
 
 /** Where the previous page ended: the last session's creation time (microseconds) and id. */
 export type SessionKey = { createdUs: number; id: string }
@@ -29,7 +33,7 @@ export type SessionKey = { createdUs: number; id: string }
 export type SessionPageFilter = { eventId: string; setId?: string; status?: string; after?: SessionKey; limit: number }
 
 /** One page of an event's sessions, newest first, with only the conditions the filter asks for. */
-export function sessionPageQuery({ eventId, setId, status, after, limit }: SessionPageFilter): [string, unknown[]] {
+export function sessionPageQuery({ eventId, setId, status, after, limit }: SessionPageFilter): [Query<SessionRow>, unknown[]] {
   const conditions = ['st.event_id = ?']
   const params: unknown[] = [eventId]
   if (setId !== undefined) {
@@ -49,21 +53,25 @@ export function sessionPageQuery({ eventId, setId, status, after, limit }: Sessi
       where ${conditions.join(' and ')}
       order by s.created_at desc, s.id desc
       limit ?`
-  return [sql, [...params, limit]]
+  return [query('staffSessions.page', sql, SESSION_ROW), [...params, limit]]
 }
 
 export const STAFF_SESSION_QUERIES = {
-  one: `select ${SESSION_COLUMNS} from session s where s.id = ?`,
+  one: query('staffSessions.one', `select ${SESSION_COLUMNS} from session s where s.id = ?`, SESSION_ROW),
   /** The sessions' photos by copies status, with the failed ones and their reasons. Param: session ids. */
-  copies: `select session_id, image_status as status, count(*)::int as count,
+  copies: query(
+    'staffSessions.copies',
+    `select session_id, image_status as status, count(*)::int as count,
             json_agg(json_build_object('photoId', id, 'position', position, 'reason', image_error) order by position)
               filter (where image_status = 'failed') as failed
        from photo where session_id in (?) group by session_id, image_status`,
+    z.strictObject({
+      session_id: z.string(),
+      status: z.enum(['legacy', 'queued', 'ready', 'failed']),
+      count: z.number(),
+      failed: z.array(z.strictObject({ photoId: z.string(), position: z.number(), reason: z.string() })).nullable(),
+    }),
+  ),
 }
 
-export type CopiesRow = {
-  session_id: string
-  status: 'legacy' | 'queued' | 'ready' | 'failed'
-  count: number
-  failed: { photoId: string; position: number; reason: string }[] | null
-}
+export type CopiesRow = z.infer<typeof STAFF_SESSION_QUERIES.copies.row>

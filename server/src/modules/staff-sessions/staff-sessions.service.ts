@@ -13,7 +13,8 @@ import { NO_SUCH_EVENT } from '../events/index.js'
 import { fullName } from '../common/index.js'
 import { deleteSessions, NO_SUCH_SESSION, removeDeletedPhotos } from '../sessions/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
-import { sessionPageQuery, STAFF_SESSION_QUERIES, type CopiesRow, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
+import { sessionPageQuery, STAFF_SESSION_QUERIES, type SessionKey, type SessionRow } from './staff-sessions.queries.js'
+import { run } from '../../db/query.js'
 
 export type StaffSessionBody = z.output<typeof StaffSession>
 
@@ -77,7 +78,7 @@ async function toStaffSessions({ em, config, now, staff }: ReadDeps, rows: reado
 /** Where each session's photo copies stand (sessions without photos have none). */
 async function copiesBySession(em: AppContext['em'], ids: string[]) {
   const states = new Map<string, NonNullable<StaffSessionBody['copies']>>()
-  for (const row of await em.execute<CopiesRow[]>(STAFF_SESSION_QUERIES.copies, [ids])) {
+  for (const row of await run(em, STAFF_SESSION_QUERIES.copies, [ids])) {
     let state = states.get(row.session_id)
     if (!state) states.set(row.session_id, (state = { queued: 0, ready: 0, failed: [], legacy: 0 }))
     if (row.status === 'failed') state.failed = row.failed ?? []
@@ -107,7 +108,7 @@ export async function listStaffSessions(
 ) {
   const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor)
   // One more than a page: whether it comes tells if there is a next page.
-  const rows = await deps.em.execute<SessionRow[]>(...sessionPageQuery({ ...filter, after, limit: filter.limit + 1 }))
+  const rows = await run(deps.em, ...sessionPageQuery({ ...filter, after, limit: filter.limit + 1 }))
   // Rows prove the event exists; only an empty page needs to ask.
   if (rows.length === 0 && !(await deps.em.findOne(Event, filter.eventId, { fields: ['id'] })))
     throw new AppError('no_such_event', NO_SUCH_EVENT)
@@ -119,7 +120,7 @@ export async function listStaffSessions(
 }
 
 export async function getStaffSession(deps: ReadDeps, { sessionId }: { sessionId: string }): Promise<StaffSessionBody> {
-  const [session] = await toStaffSessions(deps, await deps.em.execute<SessionRow[]>(STAFF_SESSION_QUERIES.one, [sessionId]))
+  const [session] = await toStaffSessions(deps, await run(deps.em, STAFF_SESSION_QUERIES.one, [sessionId]))
   if (!session) throw new AppError('no_such_session', NO_SUCH_SESSION)
   return session
 }

@@ -14,6 +14,7 @@ import { roleOf, type StaffRole } from './roles.js'
 import { CHANGE_PASSWORD_FIRST } from './staff-auth.middleware.js'
 import { MEMBER_BY_EMAIL, type MemberRow } from './staff.queries.js'
 import { USED_TOTP_QUERIES } from './used-totp.queries.js'
+import { run } from '../../db/query.js'
 
 /** A sign-in is an address and a password: a few hundred bytes. */
 const MAX_AUTH_BODY_BYTES = 16 * 1024
@@ -125,7 +126,7 @@ async function firstUseOfCode(
     .catch(() => undefined)) ?? {}) as { user?: { id?: unknown } }
   if (typeof code !== 'string' || typeof user?.id !== 'string') return true
   const codeHash = createHash('sha256').update(`${user.id}:${code}`).digest('base64url')
-  const recorded = await orm.em.fork().execute(USED_TOTP_QUERIES.record, [user.id, user.id, codeHash])
+  const recorded = await run(orm.em.fork(), USED_TOTP_QUERIES.record, [user.id, user.id, codeHash])
   if (recorded.length > 0) return true
   const ctx = await auth.$context
   for (const cookie of response.headers.getSetCookie()) {
@@ -168,7 +169,7 @@ async function auditSigningIn(
   let member: MemberRow | undefined
   if (action === 'signIn') {
     const { email } = (parseJson(body?.toString('utf8') ?? '') ?? {}) as { email?: unknown }
-    if (typeof email === 'string') [member] = await services.orm.em.fork().execute<MemberRow[]>(MEMBER_BY_EMAIL, [email])
+    if (typeof email === 'string') [member] = await run(services.orm.em.fork(), MEMBER_BY_EMAIL, [email])
   } else {
     const signedIn = (req.headers.cookie ?? '').includes((await services.auth.$context).authCookies.sessionToken.name)
     const user = json?.user as { id?: unknown; role?: unknown } | undefined

@@ -1,7 +1,9 @@
+import { z } from 'zod'
+
+import { query } from '../../db/query.js'
 import { SHARE_CHANNELS } from '@photobooth/sdk/schemas'
 
 import { epochMillis } from '../../db/sql.js'
-import type { ShareChannel } from '../../db/entities/tracking-event.entity.js'
 
 /**
  * The staff's numbers, as SQL: aggregates the entity manager has no words for (counts by kind in
@@ -18,24 +20,44 @@ const TRACKING_COUNTS = [
   `count(*) filter (where t.kind = 'zip')::int as zips`,
 ].join(', ')
 
+/** The columns of TRACKING_COUNTS. */
+const TRACKING_COUNTS_ROW = {
+  views: z.number(),
+  shares: z.number(),
+  ...(Object.fromEntries(SHARE_CHANNELS.map((channel) => [`share_${channel}`, z.number()])) as Record<
+    `share_${(typeof SHARE_CHANNELS)[number]}`,
+    z.ZodNumber
+  >),
+  downloads: z.number(),
+  zips: z.number(),
+}
+
 /** Outbox rows `m` counted by state. */
 const MESSAGE_COUNTS = `count(*) filter (where m.status = 'pending')::int as pending,
        count(*) filter (where m.status = 'sent')::int as sent,
        count(*) filter (where m.status = 'failed')::int as failed`
+
+const MESSAGE_COUNTS_ROW = { pending: z.number(), sent: z.number(), failed: z.number() }
 
 /** Keeps the sessions `s` of the event `e`. */
 const OF_EVENT = 'join event_set st on st.id = s.set_id and st.event_id = e.id'
 
 export const STATS_QUERIES = {
   /** No row: no such session. */
-  session: `select t.*, g.guests, m.*
+  session: query(
+    'stats.session',
+    `select t.*, g.guests, m.*
        from session s
        cross join lateral (select ${TRACKING_COUNTS} from tracking_event t where t.session_id = s.id) t
        cross join lateral (select count(*)::int as guests from session_guest g where g.session_id = s.id) g
        cross join lateral (select ${MESSAGE_COUNTS} from outbox_message m where m.session_id = s.id) m
       where s.id = ?`,
+    z.strictObject({ ...TRACKING_COUNTS_ROW, ...MESSAGE_COUNTS_ROW, guests: z.number() }),
+  ),
   /** No row: no such event. */
-  event: `select t.*, g.guests, m.*, ss.*
+  event: query(
+    'stats.event',
+    `select t.*, g.guests, m.*, ss.*
        from event e
        cross join lateral (select ${TRACKING_COUNTS} from tracking_event t where t.event_id = e.id) t
        cross join lateral (
@@ -47,11 +69,22 @@ export const STATS_QUERIES = {
        cross join lateral (select count(*)::int as guests from session_guest g join session s on s.id = g.session_id ${OF_EVENT}) g
        cross join lateral (select ${MESSAGE_COUNTS} from outbox_message m join session s on s.id = m.session_id ${OF_EVENT}) m
       where e.id = ?`,
+    z.strictObject({
+      ...TRACKING_COUNTS_ROW,
+      ...MESSAGE_COUNTS_ROW,
+      guests: z.number(),
+      active: z.number(),
+      completed: z.number(),
+      cancelled: z.number(),
+    }),
+  ),
   /**
    * Every UTC hour from the first to the last with a tracking row or a registered session, empty
    * hours included (none at all: no rows). Params: event id, event id.
    */
-  hourly: `with tracked as (
+  hourly: query(
+    'stats.hourly',
+    `with tracked as (
          select date_trunc('hour', t.created_at, 'UTC') as slot, ${TRACKING_COUNTS}
            from tracking_event t where t.event_id = ? group by 1
        ), registered as (
@@ -66,10 +99,17 @@ export const STATS_QUERIES = {
          left join tracked t on t.slot = h.slot
          left join registered r on r.slot = h.slot
         order by h.slot`,
+    z.strictObject({
+      hour: z.number(),
+      views: z.number(),
+      shares: z.number(),
+      downloads: z.number(),
+      zips: z.number(),
+      sessions: z.number(),
+    }),
+  ),
 }
 
-export type TrackingCountsRow = { views: number; shares: number; downloads: number; zips: number } & Record<`share_${ShareChannel}`, number>
-export type MessageCountsRow = { pending: number; sent: number; failed: number }
-export type SessionStatsRow = TrackingCountsRow & MessageCountsRow & { guests: number }
-export type EventStatsRow = SessionStatsRow & { active: number; completed: number; cancelled: number }
-export type HourRow = { hour: number; views: number; shares: number; downloads: number; zips: number; sessions: number }
+export type SessionStatsRow = z.infer<typeof STATS_QUERIES.session.row>
+export type EventStatsRow = z.infer<typeof STATS_QUERIES.event.row>
+export type HourRow = z.infer<typeof STATS_QUERIES.hourly.row>

@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js'
 import { AppError } from '../../errors.js'
 import { NO_SUCH_SESSION } from '../sessions/index.js'
 import { NO_SUCH_EVENT } from '../events/index.js'
-import { STATS_QUERIES, type EventStatsRow, type HourRow, type SessionStatsRow } from './stats.queries.js'
+import { STATS_QUERIES, type SessionStatsRow } from './stats.queries.js'
+import { run } from '../../db/query.js'
 
 type Deps = Pick<AppContext, 'em'>
 
@@ -27,18 +28,18 @@ const toSessionStats = (row: SessionStatsRow): z.output<typeof SessionStats> => 
 
 /** A session's views, shares by channel, downloads and zips, its guests and its messages by state. */
 export async function sessionStats({ em }: Deps, { sessionId }: { sessionId: string }): Promise<z.output<typeof SessionStats>> {
-  const [row] = await em.execute<SessionStatsRow[]>(STATS_QUERIES.session, [sessionId])
+  const [row] = await run(em, STATS_QUERIES.session, [sessionId])
   if (!row) throw new AppError('no_such_session', NO_SUCH_SESSION)
   return toSessionStats(row)
 }
 
 /** The same over every session of an event (views of its page included), its sessions by state, and the hourly series. */
 export async function eventStats({ em }: Deps, { eventId }: { eventId: string }): Promise<z.output<typeof EventStats>> {
-  const [row] = await em.execute<EventStatsRow[]>(STATS_QUERIES.event, [eventId])
+  const [row] = await run(em, STATS_QUERIES.event, [eventId])
   if (!row) throw new AppError('no_such_event', NO_SUCH_EVENT)
   return {
     ...toSessionStats(row),
     sessions: { active: row.active, completed: row.completed, cancelled: row.cancelled },
-    hourly: await em.execute<HourRow[]>(STATS_QUERIES.hourly, [eventId, eventId]),
+    hourly: await run(em, STATS_QUERIES.hourly, [eventId, eventId]),
   }
 }

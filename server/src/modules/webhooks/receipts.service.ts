@@ -6,6 +6,7 @@ import { lift, suppress, TWILIO_UNSUBSCRIBED } from '../messages/index.js'
 import type { MessageStatus } from '../../db/entities/outbox-message.entity.js'
 import { RECEIPT_QUERIES, REPLAY_QUERIES } from './receipts.queries.js'
 import type { SuppressionReason } from '../../db/entities/suppression.entity.js'
+import { run } from '../../db/query.js'
 
 type Ctx = Pick<AppContext, 'em'>
 type Channel = 'email' | 'sms'
@@ -35,7 +36,7 @@ type Report = {
 /** One provider report applied to its message: at most one row, and only forward. */
 async function report(em: Ctx['em'], { channel, status, messageId, providerMessageId, at, reason }: Report): Promise<void> {
   if (!messageId && !providerMessageId) return
-  await em.execute(RECEIPT_QUERIES.report, [
+  await run(em, RECEIPT_QUERIES.report, [
     status,
     at && !Number.isNaN(at.getTime()) ? at.toISOString() : null,
     reason ?? null,
@@ -129,9 +130,9 @@ export async function recordTwilioInbound(
   const sid = typeof message['MessageSid'] === 'string' ? message['MessageSid'] : undefined
   const keys = [...(delivery.idempotencyToken ? [`twilio-token:${delivery.idempotencyToken}`] : []), ...(sid ? [`twilio-sid:${sid}`] : [])]
   return em.transactional(async (tx) => {
-    if (keys.length > 0) await tx.execute(REPLAY_QUERIES.forget)
+    if (keys.length > 0) await run(tx, REPLAY_QUERIES.forget)
     let seen = false
-    for (const key of keys) seen = (await tx.execute<unknown[]>(REPLAY_QUERIES.remember, [key])).length === 0 || seen
+    for (const key of keys) seen = (await run(tx, REPLAY_QUERIES.remember, [key])).length === 0 || seen
     if (seen) return 'replayed'
     if (STOP_WORDS.has(word)) await suppress(tx, 'sms', message.From, 'unsubscribed')
     else await lift(tx, 'sms', message.From)
