@@ -13,6 +13,15 @@ type Deps = { auth: StaffAuth }
 
 type User = { id: string; email: string; name: string; createdAt: Date; role?: unknown; twoFactorEnabled?: unknown }
 
+/*
+ * Better Auth's `internalAdapter` here, not its public API (docs/architecture.md, "Better Auth's
+ * internal adapter"): sign-up is closed (`signUpEmail` refuses), and the admin plugin's endpoints
+ * (create-user, get-user, list-users, set-role, remove-user) need an admin plugin session whose role
+ * its own access control allows, which `pnpm admin` and a service call do not have, plus the
+ * plugin's schema (ban columns, `impersonatedBy`) and its role model in place of ours. Each call
+ * below is one the admin plugin's endpoint itself makes. Pinned by test/members and test/staff.
+ */
+
 const toMember = (user: User): StaffMember => ({
   id: user.id,
   email: user.email,
@@ -50,6 +59,7 @@ export async function createStaffMember(
   const ctx = await auth.$context
   const email = input.email.trim().toLowerCase()
   const taken = () => new AppError('email_taken', `A staff member with the email ${email} already exists`)
+  // As admin create-user does (without a session: the admin command has none).
   if (await ctx.internalAdapter.findUserByEmail(email)) throw taken()
   const hash = await ctx.password.hash(input.password)
   // The unique email settles two invitations racing past the check above.
@@ -61,6 +71,7 @@ export async function createStaffMember(
     .catch((error: unknown) => {
       throw isUniqueViolation(error) ? taken() : error
     })
+  // Its credential account, as admin create-user links it.
   await ctx.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: hash })
   return toMember(user)
 }
@@ -69,6 +80,7 @@ export async function createStaffMember(
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === '23505'
 
 export async function getStaffMember({ auth }: Deps, memberId: string): Promise<StaffMember> {
+  // admin get-user needs an admin session; `pnpm admin` and the /staff/me handler read by id.
   const user = await (await auth.$context).internalAdapter.findUserById(memberId)
   if (!user) throw new AppError('no_such_member', 'no such staff member')
   return toMember(user)
@@ -76,12 +88,14 @@ export async function getStaffMember({ auth }: Deps, memberId: string): Promise<
 
 export async function listStaffMembers({ auth }: Deps): Promise<StaffMember[]> {
   const ctx = await auth.$context
+  // admin list-users needs an admin session, and pages by 100 unless told.
   const users = await ctx.internalAdapter.listUsers(undefined, undefined, { field: 'createdAt', direction: 'asc' })
   return users.map(toMember)
 }
 
 /** The owners left: the team's last owner can be neither removed nor made anything else. */
 async function owners(ctx: Awaited<StaffAuth['$context']>): Promise<User[]> {
+  // Read inside the team's lock (see removeStaffMember): no endpoint answers this.
   return (await ctx.internalAdapter.listUsers()).filter((user) => roleOf((user as User).role) === 'owner')
 }
 
@@ -91,6 +105,7 @@ async function owners(ctx: Awaited<StaffAuth['$context']>): Promise<User[]> {
  */
 async function stillOwner(ctx: Awaited<StaffAuth['$context']>, staff: StaffCaller | undefined): Promise<void> {
   if (!staff) return
+  // Read again inside the team's lock: the caller's session says what they were, not what they are now.
   const actor = (await ctx.internalAdapter.findUserById(staff.memberId)) as User | null
   if (!actor) throw new AppError('concurrent_change', 'You were removed by another staff member meanwhile')
   if (roleOf(actor.role) !== 'owner') throw new AppError('concurrent_change', 'Your role was changed by another owner meanwhile')
@@ -111,6 +126,7 @@ export async function removeStaffMember({ auth, staff, em }: Deps & Pick<AppCont
     const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
     if (!member) throw new AppError('no_such_member', 'no such staff member')
     if (roleOf(member.role) === 'owner' && (await owners(ctx)).length <= 1) throw new AppError('last_owner', LAST_OWNER)
+    // admin remove-user makes this call (it deletes the sessions and accounts too), after checks ours replace.
     await ctx.internalAdapter.deleteUser(memberId)
   })
 }
@@ -132,6 +148,7 @@ export async function setStaffRole(
     const member = (await ctx.internalAdapter.findUserById(memberId)) as User | null
     if (!member) throw new AppError('no_such_member', 'no such staff member')
     if (roleOf(member.role) === 'owner' && role !== 'owner' && (await owners(ctx)).length <= 1) throw new AppError('last_owner', LAST_OWNER)
+    // admin set-role makes this call; `role` is not a field a member's own update-user may set (input: false).
     const updated = (await ctx.internalAdapter.updateUser(memberId, { role })) as User
     return toMember(updated)
   })

@@ -38,6 +38,8 @@ export async function updateTeamSettings(
   changes: { requireTwoFactor: boolean },
 ): Promise<{ requireTwoFactor: boolean }> {
   if (changes.requireTwoFactor && staff) {
+    // The member as stored now (Better Auth's internal adapter: docs/architecture.md, "Better Auth's
+    // internal adapter"); get-session would need the request's cookie, which a domain function is not given.
     const user = (await (await auth.$context).internalAdapter.findUserById(staff.memberId)) as { twoFactorEnabled?: boolean } | null
     if (!user?.twoFactorEnabled)
       throw new AppError('own_two_factor_required', 'Set up your own second factor first (POST /api/auth/two-factor/enable)')
