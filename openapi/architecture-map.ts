@@ -1,8 +1,9 @@
 /**
  * The route map of docs/architecture.md: for every route of the contract, where its contract entry,
- * its handler, the domain functions the handler calls and its tests are. Read from the sources with
- * TypeScript's parser, so that it is as true as the code: `pnpm generate` writes it and
- * `pnpm check:generated` fails when it is stale.
+ * its handler, the domain functions the handler calls and its tests are; then the paths Express
+ * serves outside the contract (the guests' pages, the bytes of photos and logos, the web apps). Read
+ * from the sources with TypeScript's parser, so that it is as true as the code: `pnpm generate`
+ * writes it and `pnpm check:generated` fails when it is stale.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -185,8 +186,8 @@ function testsOf(route: Route, tests: Map<string, string>, area: string | undefi
   const segment = String.raw`(?:\$\{[^}]+\}|[^/'"\`\s?#]+)`
   const escaped = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, segment)
   const byPath = new RegExp(String.raw`['"\`}\s]` + escaped + String.raw`(?=['"\`?#$\s])`)
-  const byKey = new RegExp(String.raw`\.` + route.key.join(String.raw`\.`) + String.raw`\(`)
-  const matching = [...tests].filter(([, text]) => byPath.test(text) || byKey.test(text)).map(([file]) => file)
+  const byKey = route.key.length > 0 ? new RegExp(String.raw`\.` + route.key.join(String.raw`\.`) + String.raw`\(`) : undefined
+  const matching = [...tests].filter(([, text]) => byPath.test(text) || byKey?.test(text)).map(([file]) => file)
   const inArea = (file: string) => (area && file.startsWith(`test/${area}/`) ? 0 : 1)
   return matching.sort((a, b) => inArea(a) - inArea(b) || a.localeCompare(b))
 }
@@ -225,6 +226,87 @@ export function routeRows(): Row[] {
   })
 }
 
+/**
+ * The paths Express serves that the contract does not hold (docs/architecture.md, "What Express
+ * answers"): each with what it is and the exported function that serves it, which must exist.
+ */
+const OUTSIDE_THE_CONTRACT: { method: string; path: string; what: string; handler: Place }[] = [
+  {
+    method: 'GET',
+    path: '/g/{sessionId}',
+    what: "A guest's gallery page (HTML)",
+    handler: { file: 'server/src/modules/gallery-pages/gallery-pages.routes.ts', symbol: 'galleryPageRoutes' },
+  },
+  {
+    method: 'GET',
+    path: '/g/events/{slug}',
+    what: "An event's page (HTML)",
+    handler: { file: 'server/src/modules/gallery-pages/gallery-pages.routes.ts', symbol: 'galleryPageRoutes' },
+  },
+  {
+    method: 'GET',
+    path: '/robots.txt',
+    what: 'For crawlers: nothing but link previews',
+    handler: { file: 'server/src/modules/gallery-pages/robots.ts', symbol: 'robotsTxt' },
+  },
+  {
+    method: 'GET',
+    path: '/photos/{key}',
+    what: "A photo's bytes from the local bucket (development)",
+    handler: { file: 'server/src/modules/photo-bytes/photo-bytes.routes.ts', symbol: 'photoBytesRoutes' },
+  },
+  {
+    method: 'PUT',
+    path: '/photos/{key}',
+    what: 'A presigned upload to the local bucket (development)',
+    handler: { file: 'server/src/modules/photo-bytes/photo-bytes.routes.ts', symbol: 'photoBytesRoutes' },
+  },
+  {
+    method: 'GET',
+    path: '/brand/{eventId}/{file}',
+    what: "An event's logo (PNG, under its hash)",
+    handler: { file: 'server/src/modules/events/event-logo.routes.ts', symbol: 'eventLogoRoutes' },
+  },
+  {
+    method: 'GET',
+    path: '/kiosk/{eventSlug}/{setSlug}',
+    what: 'The kiosk app (apps/kiosk)',
+    handler: { file: 'server/src/http/static-apps.ts', symbol: 'staticApps' },
+  },
+  {
+    method: 'GET',
+    path: '/console/{screen}',
+    what: 'The staff console (apps/console): `/console` and its screens',
+    handler: { file: 'server/src/http/static-apps.ts', symbol: 'staticApps' },
+  },
+]
+
+/** Whether `file` exports a function or constant named `symbol`. */
+function exports(file: string, symbol: string): boolean {
+  return parse(file).statements.some(
+    (statement) =>
+      (ts.isFunctionDeclaration(statement) || ts.isVariableStatement(statement)) &&
+      statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword) === true &&
+      ((ts.isFunctionDeclaration(statement) && statement.name?.text === symbol) ||
+        (ts.isVariableStatement(statement) &&
+          statement.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === symbol))),
+  )
+}
+
+function outsideTheContractTable(): string {
+  const tests = new Map(filesUnder('test', '.test.ts').map((file) => [file, readFileSync(resolve(root, file), 'utf8')]))
+  const lines = ['| Path | What | Handler | Tests |', '| --- | --- | --- | --- |']
+  for (const route of OUTSIDE_THE_CONTRACT) {
+    if (!exports(route.handler.file, route.handler.symbol!)) throw new Error(`${route.handler.file} exports no ${route.handler.symbol}`)
+    const found = testsOf({ key: [], method: route.method, path: route.path, operationId: '' }, tests, undefined)
+    const shown = found.slice(0, 3).map(short)
+    if (found.length > 3) shown.push(`and ${found.length - 3} more`)
+    const handler = `${link(route.handler)}<br>${route.handler.file.replace(/^server\/src\//, '')}`
+    lines.push(`| \`${route.method} ${route.path}\` | ${route.what} | ${handler} | ${shown.join('<br>') || '**none**'} |`)
+  }
+  return lines.join('\n')
+}
+
 /** docs/architecture.md with its route map brought up to date (the text around the markers is kept). */
 export function architectureDocument(current: string): string {
   const start = current.indexOf(MAP_START)
@@ -233,5 +315,6 @@ export function architectureDocument(current: string): string {
   const rows = routeRows()
   const missing = rows.filter((row) => !row.handler).map((row) => `${row.method} ${row.path}`)
   if (missing.length > 0) throw new Error(`no handler found for ${missing.join(', ')}`)
-  return `${current.slice(0, start + MAP_START.length)}\n\n${table(rows)}\n\n${current.slice(end)}`
+  const outside = `Served by Express outside the contract:\n\n${outsideTheContractTable()}`
+  return `${current.slice(0, start + MAP_START.length)}\n\n${table(rows)}\n\n${outside}\n\n${current.slice(end)}`
 }
