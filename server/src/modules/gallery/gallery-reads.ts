@@ -9,6 +9,7 @@ import { expressPath } from '../../http/edge.js'
 import {
   answeredNotModified,
   GALLERY_CACHE_CONTROL,
+  GALLERY_KEY,
   readEventPageVersion,
   readGalleryVersion,
   type VersionCache,
@@ -38,14 +39,17 @@ export function galleryReads({ orm, config }: Pick<Services, 'orm' | 'config'>, 
       read: (context: Pick<AppContext, 'em' | 'config'>, input: Input) => Promise<Found>,
     ) =>
     async (req: Request, res: Response, next: NextFunction) => {
-      // As oRPC reads a GET's input: the query's fields, then the path's over them.
-      const parsed = procedure['~orpc'].inputSchema!.safeParse({ ...req.query, ...req.params })
-      if (!parsed.success) return sendInvalid(res, parsed.error.issues)
-      const input = parsed.data as Input
+      const query = req.query
+      const plain = Object.keys(query).length === 0 && GALLERY_KEY.test(String(req.params[key]))
+      // As oRPC reads a GET's input: the query's fields, then the path's over them. A plain key with
+      // no query (every guest's and the CDN's request) is one the schema takes as it is: not parsed again.
+      const parsed = plain ? undefined : procedure['~orpc'].inputSchema!.safeParse({ ...query, ...req.params })
+      if (parsed && !parsed.success) return sendInvalid(res, parsed.error.issues)
+      const input = (parsed ? parsed.data : req.params) as Input
       const value = String(input[key])
       try {
         // A set's next page (`?cursor=`) is another answer than the page's version tags.
-        if (Object.keys(req.query).length === 0) {
+        if (plain) {
           const version = () => versions.read(`${key}:${value}`, () => readVersion({ em: orm.em.fork() }, value))
           if (await answeredNotModified(req, res, { version, tag: (current) => jsonTag(config, current) })) return
         }
