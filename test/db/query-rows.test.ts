@@ -5,8 +5,9 @@
  */
 import { loadSettings } from '@photobooth/server/config'
 import { Fault } from '@photobooth/server/errors'
-import { checkRows, query, run, statement } from '@photobooth/server/db/query'
+import { checkParams, checkRows, query, run, statement } from '@photobooth/server/db/query'
 import { GALLERY_QUERIES, PHOTO_FILE_QUERIES } from '@photobooth/server/modules/gallery/gallery.queries'
+import { FORGET_SESSIONS } from '@photobooth/server/modules/idempotency/idempotency.queries'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { makeLiveGallery } from '../support/gallery-fixture.js'
@@ -88,6 +89,15 @@ describe('raw query rows', () => {
     await run(app.orm.em.fork(), nullable, [sessionId])
     const strict = query('gallery.photoFiles', nullable.sql, PHOTO_FILE_QUERIES.all.row.extend({ etag: text }))
     expect((await refusal(run(app.orm.em.fork(), strict, [sessionId]))).message).toContain('column etag')
+  })
+
+  it('when a query is given fewer or more parameters than its placeholders, then it is refused before it runs; a list is one parameter', async () => {
+    // The erasure once forgot its replays with the patterns alone: bound where the 410's body goes.
+    const error = await refusal(run(app.orm.em.fork(), FORGET_SESSIONS, [['%one%', '%two%']]))
+    expect(error.message).toBe('Query idempotency.forgetSessions takes 2 parameters, given 1')
+    expect(error.message).not.toContain('%one%')
+    expect(() => checkParams(FORGET_SESSIONS, ['{}', ['%one%', '%two%']])).not.toThrow()
+    expect(await run(app.orm.em.fork(), FORGET_SESSIONS, ['{}', ['%no-such-session-id%']])).toEqual([])
   })
 
   it('when rows are checked `first` (production), then only the first row is; `every` (development and tests) checks each', () => {

@@ -72,6 +72,17 @@ export function checkRows<Row>(query: Query<Row>, rows: readonly unknown[], chec
  * schema. A house rule refuses `em.execute` anywhere else.
  */
 export async function run<Row>(em: EntityManager, query: Query<Row>, params: readonly unknown[] = []): Promise<Row[]> {
+  const checks = rowChecks.get(em.config) ?? 'every'
+  if (checks === 'every') checkParams(query, params)
   const rows = await em.execute<unknown[]>(query.sql, [...params])
-  return checkRows(query, rows, rowChecks.get(em.config) ?? 'every')
+  return checkRows(query, rows, checks)
+}
+
+/**
+ * One parameter per `?` (a list is one array): a missing one would be bound as nothing, or a list
+ * spread into the wrong place, and the statement run anyway. Checked where every row is.
+ */
+export function checkParams(query: Pick<Query<unknown>, 'name' | 'sql'>, params: readonly unknown[]): void {
+  const placeholders = query.sql.split('?').length - 1
+  if (placeholders !== params.length) throw new Fault(`Query ${query.name} takes ${placeholders} parameters, given ${params.length}`)
 }

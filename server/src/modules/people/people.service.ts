@@ -9,7 +9,7 @@ import { messagesByGuest } from '../messages/index.js'
 import { TOUCH_EVENT } from '../events/index.js'
 import { FORGET_SESSIONS } from '../idempotency/index.js'
 import { deriveLabel, fullName, queriedPhone } from '../common/index.js'
-import { deleteSessions, removeDeletedPhotos, type DeletedCounts } from '../sessions/index.js'
+import { deleteSessions, GONE, removeDeletedPhotos, type DeletedCounts } from '../sessions/index.js'
 import { SessionGuest } from '../../db/entities/session-guest.entity.js'
 import { Session } from '../../db/entities/session.entity.js'
 import { PEOPLE_QUERIES, type PersonRow } from './people.queries.js'
@@ -115,7 +115,7 @@ export async function erasePerson(
         )
         await tx.nativeUpdate(Session, { id: sessionId }, { label: deriveLabel(stay) })
       }
-      await run(tx, FORGET_SESSIONS, [shared.map((id) => `%${id}%`)])
+      await run(tx, FORGET_SESSIONS, [JSON.stringify(GONE), shared.map((id) => `%${id}%`)])
     }
     for (const eventId of new Set(sessions.map((session) => session.event_id))) await run(tx, TOUCH_EVENT, [eventId])
     await tx.nativeDelete(Customer, { id: customerId })
