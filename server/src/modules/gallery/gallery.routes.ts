@@ -1,4 +1,4 @@
-import { Router } from 'express'
+import type { RequestHandler } from 'express'
 
 import type { Services } from '../../context.js'
 import { galleryFileRoutes } from './bytes-routes.js'
@@ -13,6 +13,9 @@ import type { VersionCache } from './gallery-versions.js'
 export function galleryRoutes(
   services: Pick<Services, 'orm' | 'config' | 'storage' | 'now' | 'logger' | 'metrics' | 'imageLimit'>,
   versions: VersionCache,
-): Router {
-  return Router().use(galleryFileRoutes(services), galleryReads(services, versions))
+): RequestHandler {
+  const files = galleryFileRoutes(services)
+  const reads = galleryReads(services, versions)
+  // One after the other, as a router would run them, without one more router on the reads' way.
+  return (req, res, next) => files(req, res, (error?: unknown) => (error ? next(error) : reads(req, res, next)))
 }
