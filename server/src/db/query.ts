@@ -28,9 +28,9 @@ export const statement = (name: string, sql: string): Query<never> => ({ name, s
 
 /**
  * How many of a result's rows `run` checks: `every` in development and tests (what the tests run
- * is checked whole), `first` in production (ROW_CHECKS): one row per statement costs about a
- * microsecond whatever the result's size, where every row of the event page's 2,600 photos costs
- * about 3 ms, a tenth of its CPU (measured with zod 4.6 on the bench's rows). The first row still
+ * is checked whole), `first` in production (ROW_CHECKS): one row per statement costs 1 to 3 µs
+ * whatever the result's size, where every row of the event page's 2,600 photos costs 3 ms (7 on a
+ * busy machine), a tenth of its CPU or more (zod 4.6 on the bench's rows). The first row still
  * catches a column renamed, retyped or gone (a migration without its code, or the reverse).
  */
 export type RowChecks = 'every' | 'first'
