@@ -55,10 +55,12 @@ describe('GET /gallery/:sessionId', () => {
     expect(missing.status).toBe(404)
   })
 
-  it('when no session has the id, then 404 "no such gallery"', async () => {
+  it('when no session has the id, then 404 "no such gallery" after one query: the one handler reads it once (a second handler read it again)', async () => {
+    app.queries.length = 0
     const response = await fetch(`${app.url}/gallery/AAAAAAAAAAAAAAAAAAAAAA`)
     expect(response.status).toBe(404)
     expect(await response.json()).toEqual({ error: 'no such gallery', code: 'no_such_gallery' })
+    expect(app.queries).toHaveLength(1)
   })
 
   it('when the id is not one we hand out (a space, a dot, 65 characters), then 404 "no such gallery"', async () => {
