@@ -9,6 +9,7 @@ import { operationsRouter } from './modules/operations/index.js'
 import { staffPeopleRouter } from './modules/people/index.js'
 import { staffAuditRouter } from './modules/audit/index.js'
 import { staffSessionsRouter } from './modules/staff-sessions/index.js'
+import { staffAuthRouter } from './modules/staff/index.js'
 import { trackingRouter } from './modules/tracking/index.js'
 import { webhooksRouter } from './modules/webhooks/index.js'
 import { api } from './orpc.js'
@@ -30,5 +31,6 @@ export const router = api.router({
     members: staffMembersRouter,
     people: staffPeopleRouter,
     audit: staffAuditRouter,
+    auth: staffAuthRouter,
   },
 })

@@ -29,9 +29,17 @@ const staff = {
 /**
  * What oRPC's handler serves: the server implements exactly this. The rest of the contract is
  * answered by Express, each for a reason written in docs/architecture.md ("What Express answers"):
- * the gallery's reads and files, the guests' CSV, Better Auth's sign-in routes.
+ * the gallery's reads and files, the guests' CSV, Better Auth's sign-in routes but the current session.
  */
-export const servedContract = { kiosk, booth: boothContract, tracking, contact, staff, operations, webhooks }
+export const servedContract = {
+  kiosk,
+  booth: boothContract,
+  tracking,
+  contact,
+  staff: { ...staff, auth: { getSession: staffAuth.getSession } },
+  operations,
+  webhooks,
+}
 
 /** The whole API: the one source of the OpenAPI document and the SDK. */
 export const contract = {

@@ -38,7 +38,8 @@ type AuthServices = Pick<Services, 'auth' | 'config' | 'orm'> & { recordSignIn: 
 export function authRoutes(services: AuthServices): Router {
   const router = Router()
   const handler = answerWithBetterAuth(services)
-  for (const procedure of Object.values(contract.staff.auth)) {
+  // The current session is a read that oRPC answers (auth.router.ts).
+  for (const procedure of Object.values(contract.staff.auth).filter((procedure) => procedure !== contract.staff.auth.getSession)) {
     const method = procedure['~orpc'].route.method === 'GET' ? 'get' : 'post'
     router[method](expressPath(procedure), handler)
   }
@@ -233,7 +234,7 @@ function parseJson(text: string): unknown {
 }
 
 /** The sign-in answer's `token` and the session's `token`: the cookie carries the session, nothing else does. */
-function withoutTokens(json: unknown): unknown {
+export function withoutTokens(json: unknown): unknown {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return json
   const { token: _token, ...rest } = json as Record<string, unknown>
   const session = rest.session

@@ -4,6 +4,7 @@
  */
 export { AUTH_TABLES } from './auth-schema.js'
 export { resolveAuthSecret } from './auth-secret.js'
+export { staffAuthRouter } from './auth.router.js'
 export { authRoutes, type SignInRecorder } from './auth.routes.js'
 export { type AuthService, createAuth, type StaffAuth } from './auth.js'
 export { weakPasswordReason } from './password-strength.js'
