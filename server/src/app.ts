@@ -142,7 +142,7 @@ function openApiDocument({ openApiDocument, config }: Services): RequestHandler 
   return (_req, res) => void res.type('application/json').send(served)
 }
 
-/** Every JSON route of the contract, through oRPC's OpenAPI handler. */
+/** Every route of the served contract (`servedContract`: all but what Express answers, above), through oRPC's OpenAPI handler. */
 function serveApi(services: Services): RequestHandler {
   // Every error answer passes here, so faults are logged here, at no cost to answers that succeed.
   const customErrorResponseBodyEncoder = (error: ORPCError<string, unknown>) => {

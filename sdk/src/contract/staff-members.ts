@@ -168,7 +168,10 @@ const twoFactorRoute = ({
     .meta({ rateLimit: { bucket: 'two-factor', perMinute: 10 } })
     .errors({ UNAUTHORIZED: { status: 401, message: 'Invalid code' }, FORBIDDEN: signInRefusals.FORBIDDEN, ...rateLimited })
 
-/** Better Auth answers these (server/src/modules/staff/auth.routes.ts); the document and the SDK describe them. */
+/**
+ * Better Auth answers these: its own handler (server/src/modules/staff/auth.routes.ts), and its API for
+ * the current session (auth.router.ts, served by oRPC); the document and the SDK describe them.
+ */
 export const staffAuth = {
   signIn: base
     .route({
