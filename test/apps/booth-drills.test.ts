@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestBoothKey, registerGuests, seedEvent, startTestServer, type TestServer } from '../support/harness.js'
 import { freePort } from '../support/processes.js'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js'
+import { until } from '../support/until.js'
 import { cameraPhotos, event, sha256, startConnector, writeSlowly, type RunningConnector } from './booth-connector.js'
 
 let app: TestServer
@@ -189,7 +190,12 @@ describe('the booth connector under a venue’s conditions', () => {
       await connector.next(event('session.closed', 10), { past: true, ms: 120_000 })
       const waiting = rss(connector.child.pid!)
       expect(waiting - idle).toBeLessThan(50 * 2 ** 20)
-      expect(JSON.parse(await readFile(join(work, 'offline-state/status.json'), 'utf8'))).toMatchObject({ waiting: 10, service: 'away' })
+      // The status file is rewritten every 2 s: read until it has caught up with the cut.
+      const status = await until(
+        async () => JSON.parse(await readFile(join(work, 'offline-state/status.json'), 'utf8')) as { waiting: number; service: string },
+        (saved) => saved.service === 'away',
+      )
+      expect(status).toMatchObject({ waiting: 10, service: 'away' })
       console.log(
         `connector memory: idle ${(idle / 2 ** 20).toFixed(1)} MiB, with 10 sessions (40 camera photos) waiting ${(waiting / 2 ** 20).toFixed(1)} MiB`,
       )
