@@ -257,10 +257,10 @@ function expectDrained(load: { answers: Answer[]; failures: string[] }, held: An
   // No connection is kept alive once the drain has begun…
   const late = load.answers.filter((answer) => answer.sentAfterStopping)
   expect(late.filter((answer) => answer.headers.connection !== 'close')).toEqual([])
-  // …and each busy one ended on an answer that said so, not cut with a request on its way: the
-  // clients' only failures are new connections refused (the server no longer listens).
-  const last = new Map(load.answers.map((answer) => [answer.connection, answer]))
-  expect([...last.values()].filter((answer) => answer.headers.connection !== 'close')).toEqual([])
+  // …and none was cut with a request on its way: the clients' only failures are new connections
+  // refused (the server no longer listens). A pooled agent may leave a connection idle at any moment:
+  // one idle when the drain began is ended after its linger without another answer (its client reads
+  // the end of the stream), so its last answer may say keep-alive; a request lost on it would fail here.
   expect(load.failures.filter((failure) => !failure.startsWith('ECONNREFUSED'))).toEqual([])
 }
 
