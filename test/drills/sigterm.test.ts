@@ -212,11 +212,10 @@ describe('SIGTERM on the built server', () => {
     // The requests on their way when the signal came were answered.
     expect(answers.filter((answer) => answer.afterSignal).length).toBeGreaterThan(0)
     expect(answers.filter((answer) => answer.status >= 500).map((answer) => `${answer.status} ${answer.path} ${answer.body}`)).toEqual([])
-    // Every answer given once the drain had begun said it was its connection's last, and so did the
-    // last answer on every connection.
+    // Every answer given once the drain had begun said it was its connection's last. A connection idle
+    // when the drain began is ended after its linger without another answer (its client reads the end
+    // of the stream): its last answer may say keep-alive; a request lost on it is a failure below.
     expect(answers.filter((answer) => answer.afterStopping && !answer.close)).toEqual([])
-    const last = new Map(answers.map((answer) => [answer.connection, answer]))
-    expect([...last.values()].filter((answer) => !answer.close)).toEqual([])
     // The clients' failures are at the connection level only: new connections refused once it no
     // longer listens (and, rarely, a request that crossed the close of its idle connection).
     expect(failures.filter((failure) => !['ECONNREFUSED', 'ECONNRESET'].includes(failure))).toEqual([])
