@@ -72,7 +72,7 @@ export function galleryPageRoutes(
   const context = () => ({ config, now, em: orm.em.fork() })
   /** A cursor that is not one of this event's names no page: the not-found page, as any wrong link. */
   const noSuchEventPage = (error: unknown) => {
-    if (error instanceof AppError && error.data.code === 'invalid_cursor') return undefined
+    if (error instanceof AppError && error.code === 'invalid_cursor') return undefined
     throw error
   }
 
