@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 
-import { contract, ERROR_CODE_TABLE, genericErrorCode, type ErrorCode } from '@photobooth/sdk/contract'
+import { contract, ERROR_CODE_TABLE, genericErrorCode, servedContract, type ErrorCode } from '@photobooth/sdk/contract'
 import { fromNodeHeaders } from 'better-auth/node'
 import { Router, type Request, type RequestHandler, type Response } from 'express'
 
@@ -38,8 +38,9 @@ type AuthServices = Pick<Services, 'auth' | 'config' | 'orm'> & { recordSignIn: 
 export function authRoutes(services: AuthServices): Router {
   const router = Router()
   const handler = answerWithBetterAuth(services)
-  // The current session is a read that oRPC answers (auth.router.ts).
-  for (const procedure of Object.values(contract.staff.auth).filter((procedure) => procedure !== contract.staff.auth.getSession)) {
+  // What the served contract holds of staff.auth (the current session: auth.router.ts) oRPC answers.
+  const servedByORPC = new Set<unknown>(Object.values(servedContract.staff.auth))
+  for (const procedure of Object.values(contract.staff.auth).filter((procedure) => !servedByORPC.has(procedure))) {
     const method = procedure['~orpc'].route.method === 'GET' ? 'get' : 'post'
     router[method](expressPath(procedure), handler)
   }
